@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+func registerCheck(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
+	cmd := app.Command("check", "Probe one MCP server once and compare it with a declared manifest.")
+	manifestPath := cmd.Arg("manifest", "The declared manifest (JSON or YAML).").Required().String()
+	tf := addTargetFlags(cmd)
+	asJSON := cmd.Flag("json", "Print the report artifact as JSON.").Bool()
+	failOn := cmd.Flag("fail-on", "Exit 1 when a finding is at or above this severity (ERROR, WARN, INFO).").Default("ERROR").String()
+	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
+		threshold, ok := catalogue.ParseSeverity(*failOn)
+		if !ok || threshold == catalogue.Off {
+			return usageErr("--fail-on %q: want ERROR, WARN or INFO", *failOn)
+		}
+		t, err := tf.target()
+		if err != nil {
+			return err
+		}
+		declared, err := manifest.Load(*manifestPath)
+		if err != nil {
+			return usageErr("manifest: %v", err)
+		}
+		t.Manifest = *manifestPath
+		rep := probe.Run(ctx, t, declared, probe.Options{Version: version})
+		if *asJSON {
+			err = writeJSON(stdout, rep)
+		} else {
+			err = probe.WriteText(stdout, rep)
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case !rep.Success:
+			return &exitError{exitNoProbe, errors.New("")}
+		case rep.MaxSeverity() >= threshold.Rank():
+			return &exitError{exitFindings, errors.New("")}
+		}
+		return nil
+	}
+}
+
+func registerCapture(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
+	cmd := app.Command("capture", "Write the served tool set as a canonical manifest.")
+	tf := addTargetFlags(cmd)
+	out := cmd.Flag("output", "Write the manifest to FILE instead of stdout.").Short('o').PlaceHolder("FILE").String()
+	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
+		t, err := tf.target()
+		if err != nil {
+			return err
+		}
+		rep := probe.Run(ctx, t, nil, probe.Options{Version: version})
+		if !rep.Success {
+			return &exitError{exitNoProbe, fmt.Errorf("probe failed (%s): %s", rep.FailureReason, rep.FailureMessage)}
+		}
+		if rep.Tools.PageCapReached {
+			return &exitError{exitNoProbe, fmt.Errorf("the page cap of %d was reached: the manifest would be incomplete; raise --max-list-pages", t.MaxListPages)}
+		}
+		tools, dropped := probe.Unique(rep.Served())
+		for _, name := range dropped {
+			fmt.Fprintf(stderr, "driftd capture: warning: tool %q served more than once; kept the first\n", name)
+		}
+		b, err := manifest.Canonical(tools)
+		if err != nil {
+			return err
+		}
+		if *out == "" {
+			_, err = stdout.Write(b)
+			return err
+		}
+		if err := writeFileAtomic(*out, b); err != nil {
+			return &exitError{exitUsage, err}
+		}
+		fmt.Fprintf(stderr, "driftd capture: wrote %d tools (%s era, %s) to %s\n", len(tools), rep.Era, revisionText(rep), *out)
+		return nil
+	}
+}
+
+func revisionText(rep *probe.Report) string {
+	if rep.ProtocolRevision.Value != nil {
+		return "revision " + *rep.ProtocolRevision.Value
+	}
+	return "revision not claimed"
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeFileAtomic writes b to path through a temporary file and a rename,
+// so a reader never sees half a manifest.
+func writeFileAtomic(path string, b []byte) error {
+	dir := "."
+	if i := strings.LastIndex(path, "/"); i >= 0 {
+		dir = path[:i+1]
+	}
+	f, err := os.CreateTemp(dir, ".driftd-capture-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

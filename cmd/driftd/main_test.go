@@ -1,0 +1,154 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+)
+
+const marker = "MARKER-cli-5ecr3t"
+
+func mockTools(names ...string) []json.RawMessage {
+	out := make([]json.RawMessage, len(names))
+	for i, n := range names {
+		out[i] = json.RawMessage(`{"name":"` + n + `","inputSchema":{"type":"object"}}`)
+	}
+	return out
+}
+
+func writeManifest(t *testing.T, names ...string) string {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"tools": mockTools(names...)})
+	path := filepath.Join(t.TempDir(), "declared.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a", "b")})
+	defer srv.Close()
+	authed := mcptest.NewServer(mcptest.Options{Tools: mockTools("a"), BearerToken: marker})
+	defer authed.Close()
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte("{\n  \"tools\": [,]\n}"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string // in stdout or stderr
+	}{
+		{"clean", []string{"check", writeManifest(t, "a", "b"), "--base-url", srv.URL}, exitOK, "0 ERROR, 0 WARN, 1 INFO"},
+		{"missing tool", []string{"check", writeManifest(t, "a", "b", "c"), "--base-url", srv.URL}, exitFindings, "MCP-DRIFT-TOOL-MISSING c:"},
+		{"undeclared below fail-on", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL}, exitOK, "MCP-DRIFT-TOOL-UNDECLARED b:"},
+		{"undeclared at fail-on WARN", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL, "--fail-on", "warn"}, exitFindings, "WARN (1)"},
+		{"auth required, no credentials", []string{"check", writeManifest(t, "a", "zzz"), "--base-url", authed.URL}, exitNoProbe, "probe failed (auth_required)"},
+		{"unreachable", []string{"check", writeManifest(t, "a"), "--base-url", "http://127.0.0.1:1/mcp", "--timeout", "2s"}, exitNoProbe, "probe failed (connect)"},
+		{"bad manifest", []string{"check", bad, "--base-url", srv.URL}, exitUsage, "line 2, column 13"},
+		{"missing manifest", []string{"check", "/nonexistent.json", "--base-url", srv.URL}, exitUsage, "no such file"},
+		{"bad fail-on", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL, "--fail-on", "LOUD"}, exitUsage, "--fail-on"},
+		{"bad url", []string{"check", writeManifest(t, "a"), "--base-url", "ftp://x/mcp"}, exitUsage, "http:// or https://"},
+		{"bad header", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL, "--header", "novalue"}, exitUsage, "NAME=VALUE"},
+		{"unknown flag", []string{"check", "--nope"}, exitUsage, "unknown long flag"},
+		{"no subcommand", nil, exitUsage, "command not specified"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := driftd(t, tc.args...)
+			if code != tc.code || !strings.Contains(stdout+stderr, tc.want) {
+				t.Fatalf("exit %d (want %d); want %q in output\nstdout:\n%s\nstderr:\n%s", code, tc.code, tc.want, stdout, stderr)
+			}
+			if strings.Contains(stdout, "zzz") {
+				t.Fatal("a run that could not list tools reported a declared tool")
+			}
+		})
+	}
+}
+
+// TestSecretsNeverPrinted runs check and capture with a marker secret in
+// every credential flag and searches all output for it.
+func TestSecretsNeverPrinted(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a"), BearerToken: marker, Challenge: `Bearer scope="x"`})
+	defer srv.Close()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(marker+"\n"), 0o600)
+	headerFile := filepath.Join(t.TempDir(), "hdr")
+	os.WriteFile(headerFile, []byte(marker), 0o600)
+	m := writeManifest(t, "a")
+	for _, args := range [][]string{
+		{"check", m, "--base-url", srv.URL, "--bearer-token-file", tokenFile},
+		{"check", m, "--base-url", srv.URL, "--bearer-token-file", tokenFile, "--json"},
+		{"check", m, "--base-url", srv.URL, "--header", "Authorization=Bearer " + marker, "--json", "--environment", "production"},
+		{"check", m, "--base-url", srv.URL, "--header", "X-Key=" + marker, "--header-file", "X-Other=" + headerFile, "--json"},
+		{"check", m, "--base-url", srv.URL, "--header", "bad" + marker},
+		{"capture", "--base-url", srv.URL, "--bearer-token-file", tokenFile},
+	} {
+		code, stdout, stderr := driftd(t, args...)
+		if code == exitUsage && !strings.Contains(stderr, "NAME=VALUE") {
+			t.Errorf("%v: exit 2: %s", args[:2], stderr)
+		}
+		if strings.Contains(stdout, marker) || strings.Contains(stderr, marker) {
+			t.Fatalf("%v printed the secret:\nstdout:\n%s\nstderr:\n%s", args, stdout, stderr)
+		}
+	}
+}
+
+func TestCheckEnforcedAuthFindings(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a"), BearerToken: marker})
+	defer srv.Close()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(marker), 0o600)
+	code, stdout, _ := driftd(t, "check", writeManifest(t, "a"), "--base-url", srv.URL, "--bearer-token-file", tokenFile, "--json")
+	var rep struct {
+		Findings []catalogue.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != exitOK {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	var rules []string
+	for _, f := range rep.Findings {
+		rules = append(rules, f.Rule)
+	}
+	if strings.Join(rules, ",") != "MCP-AUTH-NO-CHALLENGE,MCP-AUTH-ENFORCED" {
+		t.Fatalf("rules = %v", rules)
+	}
+}
+
+func TestRulesAndVersion(t *testing.T) {
+	code, stdout, _ := driftd(t, "rules", "--json")
+	var rules []catalogue.Rule
+	if code != 0 || json.Unmarshal([]byte(stdout), &rules) != nil || len(rules) != len(catalogue.Rules) {
+		t.Fatalf("rules --json: exit %d, %d rules", code, len(rules))
+	}
+	code, stdout, _ = driftd(t, "rules")
+	if code != 0 || !strings.Contains(stdout, "MCP-DRIFT-TOOL-MISSING") {
+		t.Fatalf("rules: exit %d\n%s", code, stdout)
+	}
+	code, stdout, _ = driftd(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "driftd, version ") {
+		t.Fatalf("version: exit %d %q", code, stdout)
+	}
+}
+
+func TestCaptureWritesCanonicalManifest(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("zeta", "alpha", "alpha"), PageSize: 2})
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "out.json")
+	code, _, stderr := driftd(t, "capture", "--base-url", srv.URL, "-o", path)
+	if code != 0 || !strings.Contains(stderr, `tool "alpha" served more than once`) {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(path)
+	if strings.Index(string(b), "alpha") > strings.Index(string(b), "zeta") || strings.Count(string(b), `"alpha"`) != 1 {
+		t.Fatalf("manifest not sorted or not deduplicated:\n%s", b)
+	}
+	code, _, stderr = driftd(t, "capture", "--base-url", srv.URL, "--max-list-pages", "1")
+	if code != exitNoProbe || !strings.Contains(stderr, "page cap") {
+		t.Fatalf("capped capture: exit %d: %s", code, stderr)
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	promconfig "github.com/prometheus/common/config"
+
+	"github.com/driftd/driftd/internal/config"
+)
+
+// targetFlags are the flags that mirror a config target, shared by check
+// and capture.
+type targetFlags struct {
+	baseURL         string
+	name            string
+	headers         []string
+	headerFiles     []string
+	bearerTokenFile string
+	timeout         time.Duration
+	maxListPages    int
+	skipAuthProbe   bool
+	environment     string
+}
+
+func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
+	f := &targetFlags{}
+	cmd.Flag("base-url", "The MCP endpoint, e.g. https://orders.internal/mcp.").Required().StringVar(&f.baseURL)
+	cmd.Flag("target", "Target name used in the report and fingerprints (default: the URL's host).").StringVar(&f.name)
+	cmd.Flag("header", "Send header NAME=VALUE (repeatable). The value is treated as a secret.").PlaceHolder("NAME=VALUE").StringsVar(&f.headers)
+	cmd.Flag("header-file", "Send header NAME with the contents of PATH, re-read on every request (repeatable).").PlaceHolder("NAME=PATH").StringsVar(&f.headerFiles)
+	cmd.Flag("bearer-token-file", "Send Authorization: Bearer with the token in PATH, re-read on every request.").PlaceHolder("PATH").StringVar(&f.bearerTokenFile)
+	cmd.Flag("timeout", "Deadline for the whole probe.").Default(config.DefaultTimeout.String()).DurationVar(&f.timeout)
+	cmd.Flag("max-list-pages", "Stop paging tools/list after this many pages.").Default(fmt.Sprint(config.DefaultMaxListPages)).IntVar(&f.maxListPages)
+	cmd.Flag("skip-auth-probe", "Do not send the extra anonymous tools/list when credentials are configured.").BoolVar(&f.skipAuthProbe)
+	cmd.Flag("environment", "Classification override: local, dev, staging, production or unknown.").EnumVar(&f.environment, config.Classes...)
+	return f
+}
+
+var nonNameChars = regexp.MustCompile(`[^a-z0-9_.-]+`)
+
+// target builds and validates the config target the flags describe.
+func (f *targetFlags) target() (config.Target, error) {
+	name := f.name
+	if name == "" {
+		if u, err := url.Parse(f.baseURL); err == nil {
+			name = strings.Trim(nonNameChars.ReplaceAllString(strings.ToLower(u.Hostname()), "-"), "-._")
+		}
+		if len(name) > 63 {
+			name = name[:63]
+		}
+	}
+	t := config.NewTarget(name, f.baseURL)
+	t.Timeout, t.MaxListPages, t.SkipAuthProbe, t.Environment = f.timeout, f.maxListPages, f.skipAuthProbe, f.environment
+	hc := &t.HTTPClient
+	for _, h := range f.headers {
+		k, v, ok := strings.Cut(h, "=")
+		if !ok || k == "" {
+			return t, usageErr("--header %q: want NAME=VALUE", redactFlag(h))
+		}
+		if http.CanonicalHeaderKey(k) == "Authorization" {
+			scheme, cred, _ := strings.Cut(v, " ")
+			hc.Authorization = &promconfig.Authorization{Type: scheme, Credentials: promconfig.Secret(cred)}
+			continue
+		}
+		addHeader(hc, k, func(h *promconfig.Header) { h.Secrets = append(h.Secrets, promconfig.Secret(v)) })
+	}
+	for _, h := range f.headerFiles {
+		k, path, ok := strings.Cut(h, "=")
+		if !ok || k == "" || path == "" {
+			return t, usageErr("--header-file %q: want NAME=PATH", h)
+		}
+		addHeader(hc, k, func(h *promconfig.Header) { h.Files = append(h.Files, path) })
+	}
+	if f.bearerTokenFile != "" {
+		if hc.Authorization != nil {
+			return t, usageErr("--bearer-token-file and an Authorization --header cannot be combined")
+		}
+		hc.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: f.bearerTokenFile}
+	}
+	if err := t.Validate(); err != nil {
+		return t, usageErr("%v", err)
+	}
+	return t, nil
+}
+
+// addHeader changes the configured header k, creating it.
+func addHeader(hc *promconfig.HTTPClientConfig, k string, change func(*promconfig.Header)) {
+	if hc.HTTPHeaders == nil {
+		hc.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{}}
+	}
+	h := hc.HTTPHeaders.Headers[k]
+	change(&h)
+	hc.HTTPHeaders.Headers[k] = h
+}
+
+// redactFlag keeps a malformed flag's name but never its value.
+func redactFlag(s string) string {
+	if k, _, ok := strings.Cut(s, "="); ok {
+		return k + "=<secret>"
+	}
+	return "<secret>"
+}

@@ -1,0 +1,103 @@
+package catalogue
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+)
+
+// Severity orders findings; OFF disables a rule in overrides.
+type Severity string
+
+// The severities, most severe first.
+const (
+	Error Severity = "ERROR"
+	Warn  Severity = "WARN"
+	Info  Severity = "INFO"
+	Off   Severity = "OFF"
+)
+
+// Severities lists the reportable severities, most severe first.
+var Severities = []Severity{Error, Warn, Info}
+
+// Rank is larger for more severe levels; unknown levels rank 0.
+func (s Severity) Rank() int {
+	switch s {
+	case Error:
+		return 3
+	case Warn:
+		return 2
+	case Info:
+		return 1
+	}
+	return 0
+}
+
+// ParseSeverity accepts ERROR, WARN, INFO and OFF in any case.
+func ParseSeverity(s string) (Severity, bool) {
+	v := Severity(strings.ToUpper(s))
+	switch v {
+	case Error, Warn, Info, Off:
+		return v, true
+	}
+	return "", false
+}
+
+// Finding is one rule firing. Messages describe what was observed; they
+// never quote a credential or a value a tool returned.
+type Finding struct {
+	Rule           string   `json:"rule"`
+	Severity       Severity `json:"severity"`
+	Tool           string   `json:"tool"`
+	Direction      string   `json:"direction,omitempty"`
+	Pointer        string   `json:"pointer"`
+	Change         string   `json:"change,omitempty"`
+	Grade          string   `json:"grade,omitempty"`
+	Classification string   `json:"classification,omitempty"`
+	Message        string   `json:"message"`
+	Fingerprint    string   `json:"fingerprint"`
+	TraceID        string   `json:"trace_id,omitempty"`
+	SpanID         string   `json:"span_id,omitempty"`
+}
+
+// New returns a finding of rule at its catalogue severity. An id missing
+// from the catalogue gets no severity, which the catalogue tests catch.
+func New(rule, tool, message string) Finding {
+	r := byID[rule]
+	return Finding{Rule: rule, Severity: r.Severity, Tool: tool, Message: message}
+}
+
+// Fingerprint is the first 16 hex digits of SHA-256 over target, rule,
+// tool, direction, pointer and change: stable across runs and restarts.
+func Fingerprint(target string, f Finding) string {
+	h := sha256.New()
+	for _, part := range []string{target, f.Rule, f.Tool, f.Direction, f.Pointer, f.Change} {
+		h.Write([]byte(part))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// Sort orders findings by severity (most severe first), rule, tool, pointer.
+func Sort(fs []Finding) {
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		return cmp.Or(
+			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
+			cmp.Compare(a.Rule, b.Rule),
+			cmp.Compare(a.Tool, b.Tool),
+			cmp.Compare(a.Pointer, b.Pointer),
+			cmp.Compare(a.Message, b.Message),
+		)
+	})
+}
+
+// Summary counts findings per severity, always with all three keys.
+func Summary(fs []Finding) map[Severity]int {
+	m := map[Severity]int{Error: 0, Warn: 0, Info: 0}
+	for _, f := range fs {
+		m[f.Severity]++
+	}
+	return m
+}

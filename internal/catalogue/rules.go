@@ -1,0 +1,106 @@
+// Package catalogue is the single source of truth for every rule driftd can
+// emit: id, family, default severity and one-line doc, plus the Finding type
+// and its fingerprint.
+package catalogue
+
+import "strings"
+
+// Family groups rules by what they compare.
+type Family string
+
+// The rule families.
+const (
+	FamilyDrift Family = "MCP-DRIFT" // the manifest against the server
+	FamilyConf  Family = "MCP-CONF"  // the server against the specification
+	FamilyAuth  Family = "MCP-AUTH"  // who the server will talk to
+)
+
+// Rule ids. Names here are what alert rules and dashboards depend on.
+const (
+	DriftToolMissing         = "MCP-DRIFT-TOOL-MISSING"
+	DriftToolUndeclared      = "MCP-DRIFT-TOOL-UNDECLARED"
+	DriftProtocolUnsupported = "MCP-DRIFT-PROTOCOL-UNSUPPORTED"
+	DriftLegacyServer        = "MCP-DRIFT-LEGACY-SERVER"
+	DriftPaginationCapped    = "MCP-DRIFT-PAGINATION-CAPPED"
+
+	ConfCacheHints     = "MCP-CONF-CACHE-HINTS"
+	ConfResultType     = "MCP-CONF-RESULT-TYPE"
+	ConfToolName       = "MCP-CONF-TOOL-NAME"
+	ConfToolNameFormat = "MCP-CONF-TOOL-NAME-FORMAT"
+	ConfDuplicateTool  = "MCP-CONF-DUPLICATE-TOOL"
+	ConfInputSchema    = "MCP-CONF-INPUT-SCHEMA"
+	ConfSchemaInvalid  = "MCP-CONF-SCHEMA-INVALID"
+	ConfToolsetVaries  = "MCP-CONF-TOOLSET-VARIES"
+	ConfOrderVaries    = "MCP-CONF-ORDER-VARIES"
+	ConfPaginationLoop = "MCP-CONF-PAGINATION-LOOP"
+	ConfServerInfo     = "MCP-CONF-SERVER-INFO"
+	ConfRedirect       = "MCP-CONF-REDIRECT"
+
+	AuthAnonymousList      = "MCP-AUTH-ANONYMOUS-LIST"
+	AuthEnforced           = "MCP-AUTH-ENFORCED"
+	AuthNoChallenge        = "MCP-AUTH-NO-CHALLENGE"
+	AuthIndeterminate      = "MCP-AUTH-INDETERMINATE"
+	AuthPlaintextTransport = "MCP-AUTH-PLAINTEXT-TRANSPORT"
+)
+
+// Rule is one row of the catalogue.
+type Rule struct {
+	ID       string   `json:"id"`
+	Family   Family   `json:"family"`
+	Severity Severity `json:"severity"`
+	Doc      string   `json:"doc"`
+	// HasTool is true when findings of this rule name a tool.
+	HasTool bool `json:"has_tool"`
+}
+
+// Rules is the catalogue, in the order it is documented.
+var Rules = []Rule{
+	{DriftToolMissing, FamilyDrift, Error, "declared, not served (suppressed when paging was capped)", true},
+	{DriftToolUndeclared, FamilyDrift, Warn, "served, not declared", true},
+	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false},
+	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false},
+	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached; missing-tool findings suppressed", false},
+
+	{ConfCacheHints, FamilyConf, Warn, "a modern tools/list page lacks ttlMs/cacheScope, or they are invalid", false},
+	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one", false},
+	{ConfToolName, FamilyConf, Error, "a served tool has no name or a non-string name", false},
+	{ConfToolNameFormat, FamilyConf, Info, "a tool name is outside 1-128 characters of A-Za-z0-9_-. (a SHOULD)", true},
+	{ConfDuplicateTool, FamilyConf, Error, "two served tools share a name", true},
+	{ConfInputSchema, FamilyConf, Error, `inputSchema missing, not an object, or root type not "object"`, true},
+	{ConfSchemaInvalid, FamilyConf, Error, "an input or output schema does not compile as JSON Schema, or exceeds driftd's bounds", true},
+	{ConfToolsetVaries, FamilyConf, Error, "the tool set differs on a second connection", false},
+	{ConfOrderVaries, FamilyConf, Info, "the same tool set came in a different order on a second connection", false},
+	{ConfPaginationLoop, FamilyConf, Error, "a nextCursor repeated", false},
+	{ConfServerInfo, FamilyConf, Info, "no io.modelcontextprotocol/serverInfo in a modern result's _meta (a SHOULD)", false},
+	{ConfRedirect, FamilyConf, Error, "the endpoint answered with a redirect (never followed)", false},
+
+	{AuthAnonymousList, FamilyAuth, Warn, "tools/list succeeded without credentials (INFO local, WARN dev/staging/unknown, ERROR production)", false},
+	{AuthEnforced, FamilyAuth, Info, "a request without credentials was refused with 401/403", false},
+	{AuthNoChallenge, FamilyAuth, Warn, "a 401/403 came without a WWW-Authenticate challenge", false},
+	{AuthIndeterminate, FamilyAuth, Warn, "the anonymous request neither listed tools nor was refused with 401/403", false},
+	{AuthPlaintextTransport, FamilyAuth, Warn, "the endpoint is plain http:// on a non-local host (ERROR for production)", false},
+}
+
+var byID = func() map[string]Rule {
+	m := make(map[string]Rule, len(Rules))
+	for _, r := range Rules {
+		m[r.ID] = r
+	}
+	return m
+}()
+
+// Lookup returns the rule with id.
+func Lookup(id string) (Rule, bool) {
+	r, ok := byID[id]
+	return r, ok
+}
+
+// FamilyOf returns the family of a rule id by its prefix.
+func FamilyOf(id string) Family {
+	for _, f := range []Family{FamilyDrift, FamilyConf, FamilyAuth} {
+		if strings.HasPrefix(id, string(f)+"-") {
+			return f
+		}
+	}
+	return ""
+}

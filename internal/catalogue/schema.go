@@ -1,0 +1,110 @@
+package catalogue
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kaptinlin/jsonschema"
+)
+
+// MaxSchemaDepth bounds the nesting of a schema driftd will compile or walk.
+const MaxSchemaDepth = 64
+
+// NewSchemaCompiler is the only way driftd builds a JSON Schema compiler.
+// kaptinlin/jsonschema registers HTTP and HTTPS loaders by default and would
+// fetch a remote $ref while compiling; schemas are server-controlled, and the
+// specification forbids dereferencing network references automatically.
+func NewSchemaCompiler() *jsonschema.Compiler {
+	c := jsonschema.NewCompiler()
+	for scheme := range c.Loaders {
+		delete(c.Loaders, scheme)
+	}
+	return c
+}
+
+// CheckSchema reports why raw is not a usable JSON Schema, or nil. Each
+// schema gets its own compiler, so one tool's $id cannot shadow another's.
+func CheckSchema(raw []byte) error {
+	if d := JSONDepth(raw); d > MaxSchemaDepth {
+		return fmt.Errorf("nested %d levels deep, more than driftd's bound of %d", d, MaxSchemaDepth)
+	}
+	c := NewSchemaCompiler()
+	switch dialect := declaredDialect(raw); dialect {
+	case "", jsonschema.Draft202012, jsonschema.Draft201909:
+		// No offline meta-schema ships for these; Compile checks keyword shapes.
+	case jsonschema.Draft7, jsonschema.Draft6, jsonschema.Draft4:
+		res, err := c.ValidateSchema(raw)
+		if err != nil || !res.IsValid() {
+			return fmt.Errorf("does not validate against the %s meta-schema", dialect)
+		}
+	default:
+		return fmt.Errorf("declares $schema %s, a dialect driftd does not support", clipText(strconv.Quote(string(dialect))))
+	}
+	schema, err := c.Compile(raw)
+	if err != nil {
+		return fmt.Errorf("does not compile as JSON Schema: %s", clipText(err.Error()))
+	}
+	for _, ref := range schema.UnresolvedReferenceURIs() {
+		if strings.HasPrefix(ref, "#") {
+			return fmt.Errorf("local $ref %s does not resolve", clipText(strconv.Quote(ref)))
+		}
+		return fmt.Errorf("remote $ref %s is never fetched, so the schema cannot be resolved", clipText(strconv.Quote(ref)))
+	}
+	return nil
+}
+
+// declaredDialect returns the $schema a schema object declares, normalised
+// to the library's dialect URIs (with or without the trailing "#").
+func declaredDialect(raw []byte) jsonschema.Dialect {
+	var head struct {
+		Schema string `json:"$schema"`
+	}
+	if json.Unmarshal(raw, &head) != nil || head.Schema == "" {
+		return ""
+	}
+	for _, d := range []jsonschema.Dialect{jsonschema.Draft202012, jsonschema.Draft201909, jsonschema.Draft7, jsonschema.Draft6, jsonschema.Draft4} {
+		if strings.TrimSuffix(head.Schema, "#") == strings.TrimSuffix(string(d), "#") {
+			return d
+		}
+	}
+	return jsonschema.Dialect(head.Schema)
+}
+
+// clipText bounds a message that may carry server-controlled schema text.
+func clipText(s string) string {
+	const n = 160
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// JSONDepth returns the deepest nesting of objects and arrays in the JSON
+// text b, without decoding it. Malformed input yields a best-effort count.
+func JSONDepth(b []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}

@@ -1,0 +1,58 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	promconfig "github.com/prometheus/common/config"
+)
+
+func TestTargetValidate(t *testing.T) {
+	ok := NewTarget("orders", "https://orders.internal/mcp")
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("valid target: %v", err)
+	}
+	for _, tc := range []struct {
+		change func(*Target)
+		want   string
+	}{
+		{func(t *Target) { t.Name = "Orders!" }, `name "Orders!" must match`},
+		{func(t *Target) { t.URL = "ftp://x/mcp" }, "absolute http:// or https:// URL"},
+		{func(t *Target) { t.URL = "https://user:pw@x/mcp" }, "must not carry credentials"},
+		{func(t *Target) { t.Timeout = 0 }, "timeout 0s must be positive"},
+		{func(t *Target) { t.MaxListPages = 0 }, "max_list_pages 0"},
+		{func(t *Target) { t.MaxResponseBytes = 10 }, "max_response_bytes 10"},
+		{func(t *Target) { t.Environment = "prod" }, `environment "prod" must be one of`},
+		{func(t *Target) { t.HTTPClient.FollowRedirects = true }, "follow_redirects must be false"},
+		{func(t *Target) {
+			t.HTTPClient.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{"Authorization": {Values: []string{"x"}}}}
+		}, `setting header "Authorization" is not allowed`},
+	} {
+		tg := NewTarget("orders", "https://orders.internal/mcp")
+		tc.change(&tg)
+		err := tg.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Validate() = %v, want %q", err, tc.want)
+		}
+	}
+}
+
+func TestCredentialsAndAnonymous(t *testing.T) {
+	c := DefaultHTTPClientConfig()
+	c.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: "/t"}
+	c.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{"X-Tenant": {Values: []string{"acme"}}}}
+	c.TLSConfig.CertFile, c.TLSConfig.KeyFile, c.TLSConfig.CAFile = "/c", "/k", "/ca"
+	if got := strings.Join(CredentialHeaders(&c), ","); got != "Authorization,X-Tenant" {
+		t.Fatalf("CredentialHeaders = %s", got)
+	}
+	a := Anonymous(c)
+	if len(CredentialHeaders(&a)) != 0 || a.TLSConfig.CertFile != "" || a.TLSConfig.KeyFile != "" {
+		t.Fatalf("Anonymous kept credentials: %+v", a)
+	}
+	if a.TLSConfig.CAFile != "/ca" {
+		t.Fatal("Anonymous dropped the CA: the anonymous request must trust the same server")
+	}
+	if c.Authorization == nil {
+		t.Fatal("Anonymous mutated its input")
+	}
+}

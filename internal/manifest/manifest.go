@@ -1,0 +1,240 @@
+// Package manifest reads declared tool manifests and writes canonical ones.
+// A manifest is a saved tools/list result: what consumers were built against.
+package manifest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+// Manifest is a declared tool set.
+type Manifest struct {
+	Path  string
+	Tools []mcp.Tool
+	// Hash is the SHA-256 of the canonical form: equal hashes, equal manifests.
+	Hash string
+}
+
+// Names returns the declared tool names in manifest order.
+func (m *Manifest) Names() []string {
+	names := make([]string, len(m.Tools))
+	for i, t := range m.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// Load reads a manifest file, JSON or YAML, in any of the accepted shapes.
+func Load(path string) (*Manifest, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := Parse(b, filepath.Ext(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	m.Path = path
+	return m, nil
+}
+
+// Parse reads manifest bytes. ext (".json", ".yaml", ".yml" or "") picks the
+// syntax; without one, text that does not start with { or [ is YAML.
+func Parse(b []byte, ext string) (*Manifest, error) {
+	trimmed := bytes.TrimSpace(b)
+	isYAML := ext == ".yaml" || ext == ".yml" ||
+		(ext != ".json" && len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[')
+	if isYAML {
+		j, err := yamlToJSON(b)
+		if err != nil {
+			return nil, err
+		}
+		b = j
+	} else if err := syntaxCheck(b); err != nil {
+		return nil, err
+	}
+	raws, err := toolArray(b)
+	if err != nil {
+		return nil, err
+	}
+	return fromRaw(raws)
+}
+
+// toolArray finds the tools in a tools/list result, a bare array, or a
+// JSON-RPC response carrying a result.
+func toolArray(b []byte) ([]json.RawMessage, error) {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '[' {
+		var raws []json.RawMessage
+		err := json.Unmarshal(b, &raws)
+		return raws, err
+	}
+	var doc struct {
+		JSONRPC string             `json:"jsonrpc"`
+		Result  *json.RawMessage   `json:"result"`
+		Tools   *[]json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, errors.New(`expected a tools/list result {"tools": [...]}, a bare array of tools, or a JSON-RPC response`)
+	}
+	if doc.Tools != nil {
+		return *doc.Tools, nil
+	}
+	if doc.Result != nil {
+		var res struct {
+			Tools *[]json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(*doc.Result, &res); err == nil && res.Tools != nil {
+			return *res.Tools, nil
+		}
+		return nil, errors.New(`JSON-RPC response: "result" has no "tools" array`)
+	}
+	return nil, errors.New(`no "tools" array: expected a tools/list result, a bare array of tools, or a JSON-RPC response`)
+}
+
+func fromRaw(raws []json.RawMessage) (*Manifest, error) {
+	m := &Manifest{Tools: make([]mcp.Tool, 0, len(raws))}
+	seen := map[string]int{}
+	for i, raw := range raws {
+		t, err := mcp.ParseTool(raw)
+		if err != nil {
+			return nil, fmt.Errorf("tools[%d]: %w", i, err)
+		}
+		if j, dup := seen[t.Name]; dup {
+			return nil, fmt.Errorf("tools[%d]: tool %q is already declared at tools[%d]", i, t.Name, j)
+		}
+		seen[t.Name] = i
+		m.Tools = append(m.Tools, t)
+	}
+	canon, err := Canonical(m.Tools)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(canon)
+	m.Hash = hex.EncodeToString(sum[:])
+	return m, nil
+}
+
+// Canonical renders tools as a tools/list result sorted by name, with keys
+// in a stable order, numbers kept exactly, and no HTML escaping.
+func Canonical(tools []mcp.Tool) ([]byte, error) {
+	sorted := slices.Clone(tools)
+	slices.SortStableFunc(sorted, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+	out := make([]any, len(sorted))
+	for i, t := range sorted {
+		dec := json.NewDecoder(bytes.NewReader(t.Raw))
+		dec.UseNumber()
+		if err := dec.Decode(&out[i]); err != nil {
+			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(map[string]any{"tools": out}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// syntaxCheck reports a JSON syntax error with its line and column.
+func syntaxCheck(b []byte) error {
+	var v any
+	err := json.Unmarshal(b, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// Offset counts the bytes read including the offending one.
+		line, col := position(b, se.Offset-1)
+		return fmt.Errorf("line %d, column %d: %v", line, col, se)
+	}
+	if err != nil {
+		return err
+	}
+	return nil
+}
+
+func position(b []byte, offset int64) (line, col int) {
+	line, col = 1, 1
+	for _, c := range b[:max(0, min(int(offset), len(b)))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// yamlToJSON converts a YAML document to JSON, keeping yaml.v3's line
+// numbers in errors. Mapping keys must be strings, as in JSON.
+func yamlToJSON(b []byte) ([]byte, error) {
+	var node yaml.Node
+	if err := yaml.Unmarshal(b, &node); err != nil {
+		return nil, err
+	}
+	v, err := nodeValue(&node)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+func nodeValue(n *yaml.Node) (any, error) {
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			return nil, errors.New("empty YAML document")
+		}
+		return nodeValue(n.Content[0])
+	case yaml.AliasNode:
+		return nil, fmt.Errorf("line %d: YAML aliases are not allowed in manifests", n.Line)
+	case yaml.SequenceNode:
+		out := make([]any, len(n.Content))
+		for i, c := range n.Content {
+			v, err := nodeValue(c)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	case yaml.MappingNode:
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, vn := n.Content[i], n.Content[i+1]
+			if k.Kind != yaml.ScalarNode || (k.Tag != "!!str" && k.Tag != "!!int" && k.Tag != "!!bool") {
+				return nil, fmt.Errorf("line %d: mapping keys must be strings", k.Line)
+			}
+			if _, dup := out[k.Value]; dup {
+				return nil, fmt.Errorf("line %d: key %q repeated", k.Line, k.Value)
+			}
+			v, err := nodeValue(vn)
+			if err != nil {
+				return nil, err
+			}
+			out[k.Value] = v
+		}
+		return out, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	if f, ok := v.(float64); ok && (f != f || f > 1.7e308 || f < -1.7e308) {
+		return nil, fmt.Errorf("line %d: %v is not a JSON number", n.Line, f)
+	}
+	return v, nil
+}

@@ -1,0 +1,321 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Era is the protocol generation a server speaks.
+type Era string
+
+// The two eras.
+const (
+	EraModern Era = "modern" // 2026-07-28: stateless, server/discover
+	EraLegacy Era = "legacy" // initialize + optional session
+)
+
+// Limits bound what one server can make driftd read.
+type Limits struct {
+	MaxResponseBytes int64 // per HTTP response body
+	MaxEventBytes    int   // per SSE event
+}
+
+// DefaultLimits are used for zero fields.
+var DefaultLimits = Limits{MaxResponseBytes: 16 << 20, MaxEventBytes: 16 << 20}
+
+// Exchange is one request and its response as observed on the wire.
+type Exchange struct {
+	Method      string
+	ID          int64
+	Era         Era
+	Version     string // MCP-Protocol-Version sent, "" for none
+	Status      int
+	ContentType string
+	Duration    time.Duration
+	Result      json.RawMessage
+	Err         error // nil, or an *Error
+	// Notifications counts server notifications read before the response.
+	Notifications int
+}
+
+// Client sends MCP requests to one endpoint. It never retries and never
+// follows a redirect; the caller's http.Client must be built that way too
+// (CheckRedirect returning http.ErrUseLastResponse), which Client enforces.
+type Client struct {
+	http       *http.Client
+	url        string
+	info       Implementation
+	limits     Limits
+	nextID     atomic.Int64
+	onExchange func(*Exchange)
+}
+
+// NewClient returns a Client for the endpoint url. onExchange, if not nil,
+// sees every exchange after it completes.
+func NewClient(hc *http.Client, url string, info Implementation, limits Limits, onExchange func(*Exchange)) *Client {
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if limits.MaxResponseBytes <= 0 {
+		limits.MaxResponseBytes = DefaultLimits.MaxResponseBytes
+	}
+	if limits.MaxEventBytes <= 0 || int64(limits.MaxEventBytes) > limits.MaxResponseBytes {
+		limits.MaxEventBytes = int(min(limits.MaxResponseBytes, int64(DefaultLimits.MaxEventBytes)))
+	}
+	return &Client{http: &c, url: url, info: info, limits: limits, onExchange: onExchange}
+}
+
+// CloseIdleConnections closes the client's idle keep-alive connections.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// call is one request of one era. It is the only place that builds a
+// request envelope and its headers.
+type call struct {
+	era       Era
+	version   string // protocol version: in _meta (modern) and the header
+	method    string
+	params    map[string]any
+	sessionID string
+	notify    bool // a notification: no id, no response body expected
+	noVersion bool // legacy initialize: no MCP-Protocol-Version header
+}
+
+// envelope builds the JSON-RPC body and the HTTP headers for cl. In the
+// modern era the per-request _meta goes inside params and
+// MCP-Protocol-Version is derived from it, so the two cannot disagree.
+func (c *Client) envelope(cl call, id int64) ([]byte, http.Header, error) {
+	params := make(map[string]any, len(cl.params)+1)
+	for k, v := range cl.params {
+		params[k] = v
+	}
+	h := http.Header{}
+	h.Set("Accept", "application/json, text/event-stream")
+	h.Set("Content-Type", "application/json")
+	if cl.era == EraModern {
+		meta := map[string]any{
+			MetaProtocolVersion:    cl.version,
+			MetaClientCapabilities: map[string]any{},
+			MetaClientInfo:         c.info,
+		}
+		params["_meta"] = meta
+		h.Set(HeaderProtocolVersion, meta[MetaProtocolVersion].(string))
+		h.Set(HeaderMethod, cl.method)
+		if key, ok := NameHeaderMethods[cl.method]; ok {
+			name, _ := params[key].(string)
+			h.Set(HeaderName, EncodeHeaderValue(name))
+		}
+	} else if !cl.noVersion {
+		h.Set(HeaderProtocolVersion, cl.version)
+	}
+	if cl.sessionID != "" {
+		h.Set(HeaderSessionID, cl.sessionID)
+	}
+	msg := map[string]any{"jsonrpc": "2.0", "method": cl.method, "params": params}
+	if !cl.notify {
+		msg["id"] = id
+	}
+	body, err := json.Marshal(msg)
+	return body, h, err
+}
+
+// do sends cl and reads the answer. For a request the result is returned;
+// any failure is an *Error carrying its Reason.
+func (c *Client) do(ctx context.Context, cl call) (*Exchange, http.Header, error) {
+	ex := &Exchange{Method: cl.method, Era: cl.era, Version: cl.version}
+	if !cl.notify {
+		ex.ID = c.nextID.Add(1)
+	}
+	start := time.Now()
+	respHeader, err := c.roundTrip(ctx, cl, ex)
+	ex.Duration = time.Since(start)
+	if err != nil {
+		var me *Error
+		if !errors.As(err, &me) {
+			me = &Error{Err: err}
+		}
+		if me.Reason == "" {
+			me.Reason = Classify(err)
+		}
+		me.Method, me.Status = cl.method, ex.Status
+		ex.Err = me
+		err = me
+	}
+	if c.onExchange != nil {
+		c.onExchange(ex)
+	}
+	return ex, respHeader, err
+}
+
+func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Header, error) {
+	body, h, err := c.envelope(cl, ex.ID)
+	if err != nil {
+		return nil, &Error{Reason: ReasonConfig, Err: err}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, &Error{Reason: ReasonConfig, Err: err}
+	}
+	req.Header = h
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	ex.Status = resp.StatusCode
+	ex.ContentType = resp.Header.Get("Content-Type")
+	switch {
+	case resp.StatusCode >= 300 && resp.StatusCode < 400:
+		return resp.Header, &Error{Reason: ReasonHTTPStatus, Location: resp.Header.Get("Location"),
+			Detail: "redirect not followed"}
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		ch := ParseChallenge(resp.Header)
+		ch.Status = resp.StatusCode
+		return resp.Header, &Error{Reason: ReasonAuthRequired, Challenge: ch}
+	}
+	if cl.notify {
+		if resp.StatusCode/100 != 2 {
+			return resp.Header, &Error{Reason: ReasonHTTPStatus, Detail: "notification refused"}
+		}
+		return resp.Header, drain(resp.Body)
+	}
+	result, err := c.readResponse(resp, ex)
+	ex.Result = result
+	return resp.Header, err
+}
+
+// readResponse reads the JSON-RPC answer to ex from a JSON or SSE body,
+// whatever the HTTP status.
+func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessage, error) {
+	body := &limitedReader{r: resp.Body, n: c.limits.MaxResponseBytes}
+	mediaType, _, _ := mime.ParseMediaType(ex.ContentType)
+	var (
+		msg *response
+		err error
+	)
+	if mediaType == "text/event-stream" {
+		msg, err = c.readSSE(body, ex)
+	} else {
+		var b []byte
+		if b, err = io.ReadAll(body); err == nil {
+			msg, err = decodeResponse(b)
+		}
+	}
+	if err != nil {
+		if errors.Is(err, errResponseTooLarge) || errors.Is(err, errEventTooLarge) {
+			return nil, &Error{Reason: ReasonResponseTooLarge, Err: err}
+		}
+		if Classify(err) == ReasonTimeout {
+			return nil, err
+		}
+		if resp.StatusCode/100 != 2 {
+			return nil, &Error{Reason: ReasonHTTPStatus, Detail: describeBody(mediaType)}
+		}
+		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}
+	}
+	result, rpc, err := checkResponse(msg, ex.ID)
+	switch {
+	case err != nil:
+		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}
+	case rpc != nil:
+		return nil, &Error{Reason: ReasonJSONRPCError, RPC: rpc}
+	case resp.StatusCode/100 != 2:
+		return nil, &Error{Reason: ReasonHTTPStatus, Detail: "result carried by an error status"}
+	}
+	return result, nil
+}
+
+// readSSE reads events until the response to ex arrives, skipping
+// notifications (and server requests, which driftd never answers).
+func (c *Client) readSSE(body io.Reader, ex *Exchange) (*response, error) {
+	sse := newSSEReader(body, c.limits.MaxEventBytes)
+	for {
+		data, err := sse.Next()
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, errors.New("event stream ended without a response")
+		}
+		if err != nil {
+			return nil, err
+		}
+		msg, kind, err := decodeMessage(data)
+		if err != nil {
+			return nil, err
+		}
+		if kind == kindResponse {
+			return msg, nil
+		}
+		ex.Notifications++
+	}
+}
+
+func decodeResponse(b []byte) (*response, error) {
+	msg, kind, err := decodeMessage(b)
+	if err != nil {
+		return nil, err
+	}
+	if kind != kindResponse {
+		return nil, errors.New("body is a JSON-RPC request or notification, not a response")
+	}
+	return msg, nil
+}
+
+// describeBody names a non-JSON-RPC error body without quoting it.
+func describeBody(mediaType string) string {
+	if mediaType == "" {
+		return "body without a content type"
+	}
+	return fmt.Sprintf("%s body is not JSON-RPC", mediaType)
+}
+
+// drain reads what is left of a small body so the connection can be reused.
+func drain(r io.Reader) error {
+	_, err := io.Copy(io.Discard, io.LimitReader(r, 64<<10))
+	return err
+}
+
+// Challenge is what a 401/403 said about authentication. Values are recorded,
+// never fetched.
+type Challenge struct {
+	Status           int    `json:"status"`
+	WWWAuthenticate  bool   `json:"www_authenticate"`
+	Scheme           string `json:"scheme,omitempty"`
+	ResourceMetadata string `json:"resource_metadata,omitempty"`
+	Scope            string `json:"scope,omitempty"`
+}
+
+// ParseChallenge reads the WWW-Authenticate header of a refusal.
+func ParseChallenge(h http.Header) *Challenge {
+	ch := &Challenge{}
+	v := h.Get("WWW-Authenticate")
+	if v == "" {
+		return ch
+	}
+	ch.WWWAuthenticate = true
+	scheme, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
+	ch.Scheme = scheme
+	params := parseAuthParams(rest)
+	ch.ResourceMetadata = params["resource_metadata"]
+	ch.Scope = params["scope"]
+	return ch
+}
+
+// deleteSession sends the legacy session-ending DELETE and ignores the answer.
+func (c *Client) deleteSession(ctx context.Context, id, version string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
+	if err != nil {
+		return
+	}
+	req.Header.Set(HeaderSessionID, id)
+	req.Header.Set(HeaderProtocolVersion, version)
+	if resp, err := c.http.Do(req); err == nil {
+		_ = drain(resp.Body)
+		resp.Body.Close()
+	}
+}

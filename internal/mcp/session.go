@@ -1,0 +1,211 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Session is an established conversation with one server: the era and
+// version to use, and for legacy servers the session id.
+type Session struct {
+	c          *Client
+	Era        Era
+	Version    string
+	SessionID  string
+	ServerInfo *Implementation
+	// Discover is the DiscoverResult of a modern server.
+	Discover *DiscoverResult
+	// FallbackReason says why a legacy fallback happened ("" when modern).
+	FallbackReason string
+	// Retried is true when server/discover was retried after -32022.
+	Retried bool
+}
+
+// DiscoverResult is the part of server/discover's result driftd reads.
+type DiscoverResult struct {
+	SupportedVersions []string `json:"supportedVersions"`
+	ResultMeta
+}
+
+// ResultMeta holds the members every modern result carries.
+type ResultMeta struct {
+	ResultType *string                    `json:"resultType"`
+	TTLMs      *json.RawMessage           `json:"ttlMs"`
+	CacheScope *json.RawMessage           `json:"cacheScope"`
+	Meta       map[string]json.RawMessage `json:"_meta"`
+}
+
+// ServerInfo returns _meta's io.modelcontextprotocol/serverInfo, if valid.
+func (m ResultMeta) ServerInfo() *Implementation {
+	raw, ok := m.Meta[MetaServerInfo]
+	if !ok {
+		return nil
+	}
+	var impl Implementation
+	if json.Unmarshal(raw, &impl) != nil || impl.Name == "" {
+		return nil
+	}
+	return &impl
+}
+
+// Connect establishes the era: server/discover first (retried once on
+// -32022 naming a modern version), then, for anything that is not a
+// recognised modern answer, the legacy initialize handshake.
+func (c *Client) Connect(ctx context.Context) (*Session, error) {
+	s := &Session{c: c}
+	version := ModernVersion
+	for attempt := 0; ; attempt++ {
+		ex, _, err := c.do(ctx, call{era: EraModern, version: version, method: "server/discover"})
+		if err == nil {
+			return s.fromDiscover(ctx, ex.Result)
+		}
+		var me *Error
+		errors.As(err, &me)
+		switch {
+		case me.RPC == nil:
+			if me.Reason != ReasonHTTPStatus || me.IsRedirect() {
+				return nil, err // transport, auth, size, redirect: not era evidence
+			}
+			return s.legacy(ctx, DefaultLegacyVersion, fmt.Sprintf("server/discover answered HTTP %d without a JSON-RPC body", me.Status))
+		case me.RPC.Code == CodeUnsupportedProtocolVersion:
+			supported := supportedVersions(me.RPC.Data)
+			me.Supported = supported
+			if slices.Contains(supported, ModernVersion) && attempt == 0 {
+				s.Retried = true
+				continue
+			}
+			if v := NewestLegacy(supported); v != "" {
+				return s.legacy(ctx, v, "server/discover refused 2026-07-28 and listed only legacy versions")
+			}
+			me.Reason = ReasonProtocolUnsupported
+			return nil, me
+		case IsModernError(me.RPC.Code):
+			return nil, err // a modern server rejected the request: no fallback
+		default:
+			return s.legacy(ctx, DefaultLegacyVersion, fmt.Sprintf("server/discover answered JSON-RPC error %d", me.RPC.Code))
+		}
+	}
+}
+
+func supportedVersions(data json.RawMessage) []string {
+	var d struct {
+		Supported []string `json:"supported"`
+	}
+	_ = json.Unmarshal(data, &d)
+	return d.Supported
+}
+
+func (s *Session) fromDiscover(ctx context.Context, result json.RawMessage) (*Session, error) {
+	var d DiscoverResult
+	if err := json.Unmarshal(result, &d); err != nil {
+		return nil, &Error{Reason: ReasonInvalidResponse, Method: "server/discover", Err: err}
+	}
+	if slices.Contains(d.SupportedVersions, ModernVersion) {
+		s.Era, s.Version, s.Discover, s.ServerInfo = EraModern, ModernVersion, &d, d.ServerInfo()
+		return s, nil
+	}
+	if v := NewestLegacy(d.SupportedVersions); v != "" {
+		return s.legacy(ctx, v, "server/discover listed only legacy versions")
+	}
+	return nil, &Error{Reason: ReasonProtocolUnsupported, Method: "server/discover",
+		Supported: d.SupportedVersions, Detail: "no version driftd speaks"}
+}
+
+// legacy runs the initialize handshake without the 2026 header, keeps the
+// session id the server mints, and sends notifications/initialized.
+func (s *Session) legacy(ctx context.Context, version, why string) (*Session, error) {
+	ex, h, err := s.c.do(ctx, call{era: EraLegacy, version: version, method: "initialize", noVersion: true,
+		params: map[string]any{
+			"protocolVersion": version,
+			"capabilities":    map[string]any{},
+			"clientInfo":      s.c.info,
+		}})
+	if err != nil {
+		return nil, fmt.Errorf("legacy fallback (%s): %w", why, err)
+	}
+	var init struct {
+		ProtocolVersion string          `json:"protocolVersion"`
+		ServerInfo      *Implementation `json:"serverInfo"`
+	}
+	if err := json.Unmarshal(ex.Result, &init); err != nil {
+		return nil, &Error{Reason: ReasonInvalidResponse, Method: "initialize", Err: err}
+	}
+	if !IsLegacyVersion(init.ProtocolVersion) {
+		return nil, &Error{Reason: ReasonProtocolUnsupported, Method: "initialize",
+			Supported: []string{init.ProtocolVersion}, Detail: "initialize negotiated a version driftd does not speak"}
+	}
+	s.Era, s.Version, s.FallbackReason = EraLegacy, init.ProtocolVersion, why
+	s.SessionID, s.ServerInfo = h.Get(HeaderSessionID), init.ServerInfo
+	_, _, err = s.c.do(ctx, call{era: EraLegacy, version: s.Version, method: "notifications/initialized",
+		sessionID: s.SessionID, notify: true})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Open starts a session on c in the era of like, without discovery: for a
+// modern server nothing is sent, a legacy server gets its own initialize.
+func (c *Client) Open(ctx context.Context, like *Session) (*Session, error) {
+	s := &Session{c: c, Era: like.Era, Version: like.Version, ServerInfo: like.ServerInfo}
+	if like.Era == EraModern {
+		return s, nil
+	}
+	return s.legacy(ctx, like.Version, like.FallbackReason)
+}
+
+// ListPage is one page of tools/list.
+type ListPage struct {
+	Tools      []json.RawMessage
+	NextCursor string
+	HasNext    bool
+	ResultMeta
+	Exchange *Exchange
+}
+
+// ListTools fetches one page of tools/list; cursor "" asks for the first.
+func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, error) {
+	params := map[string]any{}
+	if cursor != "" {
+		params["cursor"] = cursor
+	}
+	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/list", params: params, sessionID: s.SessionID})
+	page := &ListPage{Exchange: ex}
+	if err != nil {
+		return page, err
+	}
+	var raw struct {
+		Tools      *[]json.RawMessage `json:"tools"`
+		NextCursor *json.RawMessage   `json:"nextCursor"`
+		ResultMeta
+	}
+	if err := json.Unmarshal(ex.Result, &raw); err != nil {
+		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New("result does not have the ListToolsResult shape")}
+	}
+	if raw.Tools == nil {
+		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`result has no "tools" array`)}
+	}
+	page.Tools, page.ResultMeta = *raw.Tools, raw.ResultMeta
+	if raw.NextCursor != nil && string(*raw.NextCursor) != "null" {
+		if err := json.Unmarshal(*raw.NextCursor, &page.NextCursor); err != nil {
+			return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`"nextCursor" is not a string`)}
+		}
+		page.HasNext = true
+	}
+	return page, nil
+}
+
+// Close ends a legacy session with DELETE, best effort and briefly.
+func (s *Session) Close(ctx context.Context) {
+	defer s.c.CloseIdleConnections()
+	if s.SessionID == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	s.c.deleteSession(ctx, s.SessionID, s.Version)
+}

@@ -1,0 +1,116 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// errEventTooLarge is returned when one SSE event outgrows its limit.
+var errEventTooLarge = errors.New("SSE event exceeds the size limit")
+
+// sseReader yields the data of each event of a text/event-stream body. It
+// ignores comment lines, the id, event and retry fields, and events without
+// data (priming events), and bounds the size of one event.
+type sseReader struct {
+	r       *bufio.Reader
+	maxData int
+	data    bytes.Buffer
+}
+
+func newSSEReader(r io.Reader, maxEvent int) *sseReader {
+	return &sseReader{r: bufio.NewReaderSize(r, 4096), maxData: maxEvent}
+}
+
+// Next returns the data of the next event that has any. At the end of the
+// stream it returns io.EOF; an unterminated last event is discarded, as the
+// SSE processing model says.
+func (s *sseReader) Next() ([]byte, error) {
+	s.data.Reset()
+	hasData := false
+	for {
+		line, err := s.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if len(line) == 0 {
+			// An event whose data buffer is empty is not dispatched
+			// (WHATWG SSE processing model): priming events end here.
+			if hasData && s.data.Len() > 0 {
+				return s.data.Bytes(), nil
+			}
+			s.data.Reset()
+			hasData = false
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		if string(field) != "data" {
+			continue
+		}
+		value = bytes.TrimPrefix(value, []byte(" "))
+		if hasData {
+			s.data.WriteByte('\n')
+		}
+		if s.data.Len()+len(value) > s.maxData {
+			return nil, errEventTooLarge
+		}
+		s.data.Write(value)
+		hasData = true
+	}
+}
+
+// readLine returns one line without its terminator (LF, CRLF or CR),
+// refusing lines longer than the event limit.
+func (s *sseReader) readLine() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := s.r.ReadSlice('\n')
+		if len(line)+len(chunk) > s.maxData+2 {
+			return nil, errEventTooLarge
+		}
+		if err == bufio.ErrBufferFull {
+			line = append(line, chunk...)
+			continue
+		}
+		if err != nil {
+			if err == io.EOF && len(chunk)+len(line) > 0 {
+				// A last line with no terminator ends no event.
+				return nil, io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if line == nil {
+			line = chunk
+		} else {
+			line = append(line, chunk...)
+		}
+		line = bytes.TrimSuffix(line[:len(line)-1], []byte("\r"))
+		return line, nil
+	}
+}
+
+// limitedReader fails with errResponseTooLarge once more than n bytes have
+// been read, instead of silently truncating.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return 0, errResponseTooLarge
+	}
+	if int64(len(p)) > l.n+1 {
+		p = p[:l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if l.n < 0 {
+		return n, errResponseTooLarge
+	}
+	return n, err
+}

@@ -1,0 +1,122 @@
+package probe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+// authPosture finds out whether the server lists tools without credentials.
+func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listing) {
+	ap := &r.rep.AuthPosture
+	if !r.rep.AuthorizationPresented {
+		ap.AnonymousList = "served"
+		r.anonymousList("tools/list answered a request that carried no credentials")
+		return
+	}
+	if r.t.SkipAuthProbe {
+		ap.AnonymousList = "skipped"
+		return
+	}
+	c, err := r.client(config.Anonymous(r.t.HTTPClient), true)
+	if err != nil {
+		ap.AnonymousList = "indeterminate"
+		r.indeterminate(err)
+		return
+	}
+	defer c.CloseIdleConnections()
+	s, err := c.Open(ctx, like)
+	var anon *listing
+	if err == nil {
+		defer s.Close(context.WithoutCancel(ctx))
+		anon, err = r.page(ctx, s, false)
+	}
+	var me *mcp.Error
+	switch {
+	case err == nil:
+		ap.AnonymousList = "served"
+		equal := sameSet(anon.names(), served.names())
+		ap.AnonymousToolsEqual = &equal
+		what := "the same tool set"
+		if !equal {
+			what = fmt.Sprintf("%d tools where the authenticated list has %d", len(anon.tools), len(served.tools))
+		}
+		r.anonymousList(fmt.Sprintf("tools/list without the configured credentials (%v stripped) answered with %s",
+			r.rep.AuthorizationHeaders, what))
+	case errors.As(err, &me) && me.Reason == mcp.ReasonAuthRequired:
+		ap.AnonymousList = "refused"
+		ap.Challenge = me.Challenge
+		r.refused(me.Challenge, "tools/list without the configured credentials")
+	default:
+		ap.AnonymousList = "indeterminate"
+		r.indeterminate(err)
+	}
+}
+
+// anonymousList emits MCP-AUTH-ANONYMOUS-LIST graded by classification.
+func (r *run) anonymousList(observed string) {
+	cl := r.rep.Classification
+	f := catalogue.New(catalogue.AuthAnonymousList, "", fmt.Sprintf("%s (classification %s: %s)", observed, cl.Class, cl.Reason))
+	switch cl.Class {
+	case "local":
+		f.Severity = catalogue.Info
+	case "production":
+		f.Severity = catalogue.Error
+	default:
+		f.Severity = catalogue.Warn
+	}
+	f.Classification = cl.Class
+	r.emit(f)
+}
+
+// refused emits MCP-AUTH-ENFORCED, and MCP-AUTH-NO-CHALLENGE without a
+// WWW-Authenticate header.
+func (r *run) refused(ch *mcp.Challenge, what string) {
+	cl := r.rep.Classification
+	status := 0
+	if ch != nil {
+		status = ch.Status
+	}
+	r.emitAuth(catalogue.New(catalogue.AuthEnforced, "",
+		fmt.Sprintf("%s was refused with HTTP %d (classification %s: %s)", what, status, cl.Class, cl.Reason)))
+	if ch == nil || !ch.WWWAuthenticate {
+		r.emitAuth(catalogue.New(catalogue.AuthNoChallenge, "",
+			fmt.Sprintf("the HTTP %d refusal carried no WWW-Authenticate challenge, so clients cannot discover how to authenticate", status)))
+	}
+}
+
+func (r *run) indeterminate(err error) {
+	cl := r.rep.Classification
+	r.emitAuth(catalogue.New(catalogue.AuthIndeterminate, "",
+		fmt.Sprintf("tools/list without the configured credentials failed with %s, which is not evidence of enforcement (classification %s: %s)",
+			mcp.Classify(err), cl.Class, cl.Reason)))
+}
+
+func (r *run) emitAuth(f catalogue.Finding) {
+	f.Classification = r.rep.Classification.Class
+	r.emit(f)
+}
+
+// plaintextCheck emits MCP-AUTH-PLAINTEXT-TRANSPORT for http:// endpoints
+// that are not local.
+func (r *run) plaintextCheck() {
+	u, err := url.Parse(r.t.URL)
+	cl := r.rep.Classification
+	if err != nil || u.Scheme != "http" || cl.Class == "local" {
+		return
+	}
+	msg := fmt.Sprintf("the endpoint is plain http:// (classification %s: %s)", cl.Class, cl.Reason)
+	if r.rep.AuthorizationPresented {
+		msg += "; configured credentials travel unencrypted"
+	}
+	f := catalogue.New(catalogue.AuthPlaintextTransport, "", msg)
+	if cl.Class == "production" {
+		f.Severity = catalogue.Error
+	}
+	r.emitAuth(f)
+}

@@ -1,0 +1,146 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+// drift compares the served set with the declared manifest by name.
+func (r *run) drift(served *listing) {
+	servedSet := nameSet(served.names())
+	declaredSet := nameSet(r.declared.Names())
+	if !served.capped {
+		for _, name := range r.declared.Names() {
+			if !servedSet[name] {
+				r.emit(catalogue.New(catalogue.DriftToolMissing, name, "declared in the manifest, not served"))
+			}
+		}
+	}
+	for _, name := range served.names() {
+		if !declaredSet[name] {
+			r.emit(catalogue.New(catalogue.DriftToolUndeclared, name, "served, not declared in the manifest"))
+		}
+	}
+}
+
+// secondConnection lists again on a fresh TCP connection: the tool set
+// must not vary per connection.
+func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *listing) {
+	c, err := r.client(r.t.HTTPClient, true)
+	if err != nil {
+		r.rep.Tools.SecondConnection = "failed: config"
+		return
+	}
+	defer c.CloseIdleConnections()
+	s, err := c.Open(ctx, like)
+	if err != nil {
+		r.rep.Tools.SecondConnection = "failed: " + string(mcp.Classify(err))
+		return
+	}
+	defer s.Close(context.WithoutCancel(ctx))
+	second, ok := r.listAll(ctx, s, false)
+	if !ok {
+		r.rep.Tools.SecondConnection = "failed: listing"
+		return
+	}
+	a, b := first.names(), second.names()
+	switch {
+	case !sameSet(a, b):
+		r.rep.Tools.SecondConnection = "set_varies"
+		r.toolsetVaries(a, b)
+	case !slices.Equal(a, b):
+		r.rep.Tools.SecondConnection = "order_varies"
+		r.emit(catalogue.New(catalogue.ConfOrderVaries, "",
+			"a second connection served the same tools in a different order (tools/list SHOULD be deterministic)"))
+	default:
+		r.rep.Tools.SecondConnection = "same"
+	}
+}
+
+func (r *run) toolsetVaries(a, b []string) {
+	onlyFirst, onlySecond := setMinus(a, b), setMinus(b, a)
+	r.emit(catalogue.New(catalogue.ConfToolsetVaries, "",
+		fmt.Sprintf("a second connection served a different tool set: %d tools only on the first (%s), %d only on the second (%s)",
+			len(onlyFirst), quoteList(head(onlyFirst)), len(onlySecond), quoteList(head(onlySecond)))))
+}
+
+func nameSet(names []string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+func sameSet(a, b []string) bool {
+	return len(setMinus(a, b)) == 0 && len(setMinus(b, a)) == 0
+}
+
+// setMinus returns the names in a that are not in b, sorted.
+func setMinus(a, b []string) []string {
+	in := nameSet(b)
+	var out []string
+	for n := range nameSet(a) {
+		if !in[n] {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func head(names []string) []string {
+	if len(names) > 5 {
+		return names[:5]
+	}
+	return names
+}
+
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", clipName(n))
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// clipName bounds a server-controlled name for reports: at most 128 bytes
+// of valid UTF-8.
+func clipName(s string) string {
+	const n = 128
+	if len(s) <= n && utf8.ValidString(s) {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// Unique returns tools with later duplicates of a name removed, and the
+// names that were duplicated.
+func Unique(tools []mcp.Tool) ([]mcp.Tool, []string) {
+	seen := map[string]bool{}
+	var out []mcp.Tool
+	var dup []string
+	for _, t := range tools {
+		if seen[t.Name] {
+			dup = append(dup, t.Name)
+			continue
+		}
+		seen[t.Name] = true
+		out = append(out, t)
+	}
+	return out, dup
+}

@@ -1,0 +1,187 @@
+package probe_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+func TestModernCleanRun(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b", "c"), PageSize: 2, SSE: true})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a", "b", "c"), nil)
+	if !rep.Success || rep.Era != "modern" || rep.ProtocolRevision.Value == nil || *rep.ProtocolRevision.Value != mcp.ModernVersion {
+		t.Fatalf("success=%v era=%s revision=%v", rep.Success, rep.Era, rep.ProtocolRevision)
+	}
+	if rep.Tools.Served != 3 || rep.Tools.Pages != 2 || rep.Tools.SecondConnection != "same" {
+		t.Fatalf("tools = %+v", rep.Tools)
+	}
+	if rep.ServerInfo == nil || rep.ServerInfo.Name != "mcptest" {
+		t.Fatalf("server_info = %v", rep.ServerInfo)
+	}
+	// The only finding on a clean loopback server: it lists without credentials.
+	if len(rep.Findings) != 1 || rep.Findings[0].Rule != catalogue.AuthAnonymousList || rep.Findings[0].Severity != catalogue.Info {
+		t.Fatalf("findings = %+v", rep.Findings)
+	}
+	for _, f := range rep.Findings {
+		if len(f.Fingerprint) != 16 {
+			t.Fatalf("fingerprint %q", f.Fingerprint)
+		}
+	}
+}
+
+func TestSecondConnectionIsAFreshTCPConnection(t *testing.T) {
+	srv := mcptest.NewServer(clean.opts)
+	defer srv.Close()
+	probeOnce(t, srv, declare(t, clean.declared...), nil)
+	conns := map[int]bool{}
+	for _, r := range srv.Requests() {
+		if r.Method == "tools/list" {
+			conns[r.Conn] = true
+		}
+	}
+	if len(conns) < 2 {
+		t.Fatalf("tools/list arrived on %d TCP connection(s), want a second fresh one", len(conns))
+	}
+}
+
+// The seed's three silences.
+func TestPageCapSuppressesMissingTools(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b", "c", "d"), PageSize: 1})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a", "b", "c", "d", "e"), func(tg *config.Target) { tg.MaxListPages = 2 })
+	if !has(rep, catalogue.DriftPaginationCapped) || !rep.Tools.PageCapReached || rep.Tools.Pages != 2 {
+		t.Fatalf("cap not reported: %+v", rep.Tools)
+	}
+	if has(rep, catalogue.DriftToolMissing) {
+		t.Fatal("a capped listing emitted MCP-DRIFT-TOOL-MISSING")
+	}
+}
+
+func TestUnsupportedProtocolStopsBeforeComparison(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a"), SupportedVersions: []string{"2099-01-01"}})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a", "b"), nil)
+	if rep.Success || rep.FailureReason != mcp.ReasonProtocolUnsupported || !has(rep, catalogue.DriftProtocolUnsupported) {
+		t.Fatalf("success=%v reason=%s", rep.Success, rep.FailureReason)
+	}
+	if has(rep, catalogue.DriftToolMissing) || has(rep, catalogue.DriftToolUndeclared) || srv.Count("tools/list") != 0 {
+		t.Fatalf("tools were compared (tools/list sent %d times)", srv.Count("tools/list"))
+	}
+}
+
+func TestLegacyServerComparedNormally(t *testing.T) {
+	for _, style := range []string{"plain400", "method-not-found", "discover-legacy-only"} {
+		t.Run(style, func(t *testing.T) {
+			srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b"), Legacy: true, Sessions: true, LegacyDiscover: style})
+			defer srv.Close()
+			rep := probeOnce(t, srv, declare(t, "a", "b", "gone"), nil)
+			if !rep.Success || rep.Era != "legacy" || rep.ProtocolRevision.Value != nil || rep.ProtocolRevision.Reason == "" {
+				t.Fatalf("success=%v era=%s revision=%+v", rep.Success, rep.Era, rep.ProtocolRevision)
+			}
+			if got := toolsOf(rep, catalogue.DriftToolMissing); !slices.Equal(got, []string{"gone"}) {
+				t.Fatalf("missing = %v, want [gone]", got)
+			}
+			if !has(rep, catalogue.DriftLegacyServer) {
+				t.Fatal("no MCP-DRIFT-LEGACY-SERVER")
+			}
+		})
+	}
+}
+
+func TestRetryOnceAfterUnsupportedVersion(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a"), RejectFirstModern: true})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a"), nil)
+	if !rep.Success || rep.Era != "modern" || srv.Count("server/discover") != 2 {
+		t.Fatalf("success=%v era=%s discover sent %d times", rep.Success, rep.Era, srv.Count("server/discover"))
+	}
+}
+
+func TestToolNameNeedingEncodingIsListed(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("Hello, 世界", "a")})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "Hello, 世界", "a"), nil)
+	if !rep.Success || has(rep, catalogue.DriftToolMissing) || !slices.Equal(toolsOf(rep, catalogue.ConfToolNameFormat), []string{"Hello, 世界"}) {
+		t.Fatalf("findings = %+v", rep.Findings)
+	}
+}
+
+func TestClassification(t *testing.T) {
+	for _, tc := range []struct{ url, env, class string }{
+		{"http://127.0.0.1:1/mcp", "", "local"},
+		{"http://[::1]:1/mcp", "", "local"},
+		{"http://localhost/mcp", "", "local"},
+		{"http://api.localhost/mcp", "", "local"},
+		{"https://orders.dev.example.com/mcp", "", "dev"},
+		{"https://orders-sandbox.example.com/mcp", "", "dev"},
+		{"https://stg-orders.example.com/mcp", "", "staging"},
+		{"https://orders.uat.example.com/mcp", "", "staging"},
+		{"https://orders.prod.example.com/mcp", "", "production"},
+		{"https://live.example.com/mcp", "", "production"},
+		{"https://orders.internal/mcp", "", "unknown"},
+		{"https://mcp.tools.svc.cluster.local/mcp", "", "unknown"},
+		{"https://10.0.0.7/mcp", "", "unknown"},
+		{"https://developer.example.com/mcp", "", "unknown"},
+		{"http://127.0.0.1:1/mcp", "production", "production"},
+	} {
+		tg := config.NewTarget("x", tc.url)
+		tg.Environment = tc.env
+		if got := probe.Classify(tg); got.Class != tc.class || got.Reason == "" {
+			t.Errorf("Classify(%s, env=%q) = %+v, want %s", tc.url, tc.env, got, tc.class)
+		}
+	}
+}
+
+func TestRunReturnsWithinDeadlineWhenServerHangs(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a"), Delay: time.Hour})
+	defer srv.Close()
+	start := time.Now()
+	rep := probeOnce(t, srv, declare(t, "a"), func(tg *config.Target) { tg.Timeout = 300 * time.Millisecond })
+	if el := time.Since(start); el > 300*time.Millisecond+time.Second {
+		t.Fatalf("run took %v", el)
+	}
+	if rep.Success || rep.FailureReason != mcp.ReasonTimeout {
+		t.Fatalf("success=%v reason=%s", rep.Success, rep.FailureReason)
+	}
+}
+
+func TestCancelledContext(t *testing.T) {
+	srv := mcptest.NewServer(clean.opts)
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rep := probe.Run(ctx, config.NewTarget("x", srv.URL), nil, probe.Options{})
+	if rep.Success || rep.FailureReason != mcp.ReasonTimeout {
+		t.Fatalf("success=%v reason=%s", rep.Success, rep.FailureReason)
+	}
+}
+
+func TestConnectionRefused(t *testing.T) {
+	srv := mcptest.NewServer(clean.opts)
+	url := srv.URL
+	srv.Close()
+	rep := probe.Run(context.Background(), config.NewTarget("x", url), nil, probe.Options{})
+	if rep.Success || rep.FailureReason != mcp.ReasonConnect {
+		t.Fatalf("success=%v reason=%s (%s)", rep.Success, rep.FailureReason, rep.FailureMessage)
+	}
+}
+
+func TestMissingSecretFileIsAConfigFailure(t *testing.T) {
+	srv := mcptest.NewServer(clean.opts)
+	defer srv.Close()
+	rep := probeOnce(t, srv, nil, func(tg *config.Target) {
+		withBearer(t, "x")(tg)
+		tg.HTTPClient.Authorization.CredentialsFile += ".missing"
+	})
+	if rep.Success || rep.FailureReason != mcp.ReasonConfig {
+		t.Fatalf("success=%v reason=%s (%s)", rep.Success, rep.FailureReason, rep.FailureMessage)
+	}
+}

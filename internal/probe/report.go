@@ -1,0 +1,94 @@
+// Package probe runs one probe of one target: discovery and era, the
+// paginated tool list, a second connection, conformance, drift against the
+// declared manifest and the authentication posture, returned as a Report.
+package probe
+
+import (
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+// Report is the artifact of one run (DESIGN §15). Fields may be added,
+// never renamed.
+type Report struct {
+	DriftdVersion          string                     `json:"driftd_version"`
+	Target                 string                     `json:"target"`
+	BaseURL                string                     `json:"base_url"`
+	StartedAt              time.Time                  `json:"started_at"`
+	DurationSeconds        float64                    `json:"duration_seconds"`
+	Success                bool                       `json:"success"`
+	FailureReason          mcp.Reason                 `json:"failure_reason"`
+	FailureMessage         string                     `json:"failure_message,omitempty"`
+	Classification         Classification             `json:"classification"`
+	ProtocolRevision       Revision                   `json:"protocol_revision"`
+	Era                    string                     `json:"era"`
+	ServerInfo             *mcp.Implementation        `json:"server_info"`
+	AuthorizationPresented bool                       `json:"authorization_presented"`
+	AuthorizationHeaders   []string                   `json:"authorization_headers"`
+	Tools                  ToolCounts                 `json:"tools"`
+	Drift                  Section                    `json:"drift"`
+	Conformance            Section                    `json:"conformance"`
+	AuthPosture            AuthPosture                `json:"auth_posture"`
+	Findings               []catalogue.Finding        `json:"findings"`
+	Summary                map[catalogue.Severity]int `json:"summary"`
+
+	// served holds the served tools for capture; not part of the artifact.
+	served []mcp.Tool
+}
+
+// Served returns the tools the server returned on this run, in served order.
+func (r *Report) Served() []mcp.Tool { return r.served }
+
+// Classification is the environment class of the target and why.
+type Classification struct {
+	Class  string `json:"class"`
+	Reason string `json:"reason"`
+}
+
+// Revision is the protocol revision the run established; Value is nil when
+// none was (a legacy server, or a failure before discovery).
+type Revision struct {
+	Value  *string `json:"value"`
+	Reason string  `json:"reason"`
+}
+
+// ToolCounts summarises the listing.
+type ToolCounts struct {
+	Declared       int  `json:"declared"`
+	Served         int  `json:"served"`
+	Pages          int  `json:"pages"`
+	PageCapReached bool `json:"page_cap_reached"`
+	// SecondConnection is "same", "order_varies", "set_varies",
+	// "failed: <reason>" or "" when not checked.
+	SecondConnection string `json:"second_connection"`
+}
+
+// Section holds the findings of one family.
+type Section struct {
+	Findings []catalogue.Finding `json:"findings"`
+}
+
+// AuthPosture records who the server talks to, whether or not anything is
+// wrong.
+type AuthPosture struct {
+	// AnonymousList is "served", "refused", "indeterminate", "skipped" or
+	// "not_checked".
+	AnonymousList       string              `json:"anonymous_list"`
+	AnonymousToolsEqual *bool               `json:"anonymous_tools_equal"`
+	Challenge           *mcp.Challenge      `json:"challenge"`
+	Findings            []catalogue.Finding `json:"findings"`
+}
+
+// Failed reports whether nothing could be compared: the exit code 3 case.
+func (r *Report) Failed() bool { return !r.Success }
+
+// MaxSeverity returns the rank of the most severe finding, 0 for none.
+func (r *Report) MaxSeverity() int {
+	m := 0
+	for _, f := range r.Findings {
+		m = max(m, f.Severity.Rank())
+	}
+	return m
+}

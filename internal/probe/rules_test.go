@@ -1,0 +1,147 @@
+package probe_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+)
+
+// scenario is a mock configuration, a declared tool set and target tweaks.
+type scenario struct {
+	opts     mcptest.Options
+	declared []string
+	tweak    func(*config.Target)
+	// wrap, if set, puts a handler in front of the mock.
+	wrap func(http.Handler) http.Handler
+}
+
+var clean = scenario{opts: mcptest.Options{Tools: tools("a", "b", "c")}, declared: []string{"a", "b", "c"}}
+
+func withOpts(f func(*mcptest.Options)) scenario {
+	s := clean
+	s.opts.Tools = tools("a", "b", "c")
+	f(&s.opts)
+	return s
+}
+
+const token = "s3cr3t-marker-token"
+
+// fires and quiet hold, for every catalogue rule, a scenario that makes it
+// fire and one that keeps it quiet. TestRuleCoverage fails for a rule that
+// has either missing.
+var fires = map[string]scenario{
+	catalogue.DriftToolMissing:         {opts: clean.opts, declared: []string{"a", "b", "c", "gone"}},
+	catalogue.DriftToolUndeclared:      {opts: mcptest.Options{Tools: tools("a", "b", "c", "extra")}, declared: clean.declared},
+	catalogue.DriftProtocolUnsupported: withOpts(func(o *mcptest.Options) { o.SupportedVersions = []string{"2099-01-01"} }),
+	catalogue.DriftLegacyServer:        withOpts(func(o *mcptest.Options) { o.Legacy, o.Sessions = true, true }),
+	catalogue.DriftPaginationCapped: {opts: mcptest.Options{Tools: tools("a", "b", "c"), PageSize: 1}, declared: clean.declared,
+		tweak: func(t *config.Target) { t.MaxListPages = 2 }},
+	catalogue.ConfCacheHints: withOpts(func(o *mcptest.Options) { o.OmitCacheHints = true }),
+	catalogue.ConfResultType: withOpts(func(o *mcptest.Options) { o.ResultType = "bogus" }),
+	catalogue.ConfToolName: withOpts(func(o *mcptest.Options) {
+		o.Tools = append(o.Tools, json.RawMessage(`{"name":5,"inputSchema":{"type":"object"}}`))
+	}),
+	catalogue.ConfToolNameFormat: withOpts(func(o *mcptest.Options) { o.Tools = append(o.Tools, tool("has space")) }),
+	catalogue.ConfDuplicateTool:  withOpts(func(o *mcptest.Options) { o.Tools = append(o.Tools, tool("a")) }),
+	catalogue.ConfInputSchema: withOpts(func(o *mcptest.Options) {
+		o.Tools = append(o.Tools, json.RawMessage(`{"name":"d","inputSchema":{"type":"string"}}`))
+	}),
+	catalogue.ConfSchemaInvalid: withOpts(func(o *mcptest.Options) {
+		o.Tools = append(o.Tools, json.RawMessage(`{"name":"d","inputSchema":{"type":"object","properties":{"n":{"minimum":"x"}}}}`))
+	}),
+	catalogue.ConfToolsetVaries:  withOpts(func(o *mcptest.Options) { o.OtherConnTools = tools("a", "b") }),
+	catalogue.ConfOrderVaries:    withOpts(func(o *mcptest.Options) { o.ReverseOtherConns = true }),
+	catalogue.ConfPaginationLoop: withOpts(func(o *mcptest.Options) { o.PageSize, o.Fault = 1, mcptest.FaultCursorLoop }),
+	catalogue.ConfServerInfo:     withOpts(func(o *mcptest.Options) { o.OmitServerInfo = true }),
+	catalogue.ConfRedirect:       withOpts(func(o *mcptest.Options) { o.Fault = mcptest.FaultRedirect }),
+	catalogue.AuthAnonymousList:  clean,
+	catalogue.AuthEnforced:       {opts: mcptest.Options{Tools: tools("a"), BearerToken: token, Challenge: `Bearer resource_metadata="https://auth.example/prm"`}, declared: []string{"a"}},
+	catalogue.AuthNoChallenge:    {opts: mcptest.Options{Tools: tools("a"), BearerToken: token}, declared: []string{"a"}},
+	catalogue.AuthIndeterminate: {opts: mcptest.Options{Tools: tools("a")}, declared: []string{"a"},
+		wrap: failWithoutAuthorization},
+	catalogue.AuthPlaintextTransport: {opts: clean.opts, declared: clean.declared, tweak: func(t *config.Target) { t.Environment = "staging" }},
+}
+
+var quiet = map[string]scenario{
+	catalogue.DriftToolMissing:         clean,
+	catalogue.DriftToolUndeclared:      clean,
+	catalogue.DriftProtocolUnsupported: clean,
+	catalogue.DriftLegacyServer:        clean,
+	catalogue.DriftPaginationCapped:    {opts: mcptest.Options{Tools: tools("a", "b", "c"), PageSize: 1}, declared: clean.declared},
+	catalogue.ConfCacheHints:           clean,
+	catalogue.ConfResultType:           clean,
+	catalogue.ConfToolName:             clean,
+	catalogue.ConfToolNameFormat:       withOpts(func(o *mcptest.Options) { o.Tools = tools("get_user", "DATA_EXPORT_v2", "admin.tools.list") }),
+	catalogue.ConfDuplicateTool:        clean,
+	catalogue.ConfInputSchema:          clean,
+	catalogue.ConfSchemaInvalid:        clean,
+	catalogue.ConfToolsetVaries:        withOpts(func(o *mcptest.Options) { o.ReverseOtherConns = true }),
+	catalogue.ConfOrderVaries:          clean,
+	catalogue.ConfPaginationLoop:       {opts: mcptest.Options{Tools: tools("a", "b", "c"), PageSize: 1}, declared: clean.declared},
+	catalogue.ConfServerInfo:           clean,
+	catalogue.ConfRedirect:             clean,
+	catalogue.AuthAnonymousList:        fires[catalogue.AuthEnforced],
+	catalogue.AuthEnforced:             clean,
+	catalogue.AuthNoChallenge:          fires[catalogue.AuthEnforced],
+	catalogue.AuthIndeterminate:        fires[catalogue.AuthEnforced],
+	catalogue.AuthPlaintextTransport:   clean,
+}
+
+// failWithoutAuthorization answers 502 to requests that carry no
+// Authorization header: the anonymous probe ends neither served nor refused.
+func failWithoutAuthorization(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "" {
+			http.Error(w, "bad gateway", http.StatusBadGateway)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s scenario) run(t *testing.T) (rules map[string]bool) {
+	t.Helper()
+	srv := mcptest.NewServer(s.opts)
+	defer srv.Close()
+	tweak := s.tweak
+	if s.opts.BearerToken != "" || s.wrap != nil {
+		tweak = all(withBearer(t, token), s.tweak)
+	}
+	if s.wrap != nil {
+		front := httptest.NewServer(s.wrap(srv.Handler))
+		defer front.Close()
+		tweak = all(tweak, func(tg *config.Target) { tg.URL = front.URL + mcptest.EndpointPath })
+	}
+	rep := probeOnce(t, srv, declare(t, s.declared...), tweak)
+	rules = map[string]bool{}
+	for _, f := range rep.Findings {
+		if _, ok := catalogue.Lookup(f.Rule); !ok {
+			t.Errorf("emitted rule %s is not in the catalogue", f.Rule)
+		}
+		rules[f.Rule] = true
+	}
+	return rules
+}
+
+func TestRuleCoverage(t *testing.T) {
+	for _, r := range catalogue.Rules {
+		t.Run(r.ID, func(t *testing.T) {
+			fire, ok1 := fires[r.ID]
+			calm, ok2 := quiet[r.ID]
+			if !ok1 || !ok2 {
+				t.Fatalf("rule %s needs a firing and a quiet scenario", r.ID)
+			}
+			if got := fire.run(t); !got[r.ID] {
+				t.Errorf("did not fire; fired %v", got)
+			}
+			if got := calm.run(t); got[r.ID] {
+				t.Errorf("fired in its quiet scenario")
+			}
+		})
+	}
+}

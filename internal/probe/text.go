@@ -1,0 +1,56 @@
+package probe
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/driftd/driftd/internal/catalogue"
+)
+
+// WriteText renders a report for a person: a short header, then the
+// findings grouped by severity.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "target %s  %s  (%s: %s)\n", r.Target, r.BaseURL, r.Classification.Class, r.Classification.Reason)
+	rev := "not claimed"
+	if r.ProtocolRevision.Value != nil {
+		rev = *r.ProtocolRevision.Value
+	}
+	server := "unidentified server"
+	if r.ServerInfo != nil {
+		server = fmt.Sprintf("server %s %s", clipName(r.ServerInfo.Name), clipName(r.ServerInfo.Version))
+	}
+	fmt.Fprintf(&b, "era %s, revision %s, %s\n", r.Era, rev, server)
+	if r.Success {
+		fmt.Fprintf(&b, "tools: %d declared, %d served in %d page(s); second connection: %s; anonymous list: %s\n",
+			r.Tools.Declared, r.Tools.Served, r.Tools.Pages, r.Tools.SecondConnection, r.AuthPosture.AnonymousList)
+	} else {
+		fmt.Fprintf(&b, "probe failed (%s): %s\n", r.FailureReason, r.FailureMessage)
+	}
+	for _, sev := range catalogue.Severities {
+		var group []catalogue.Finding
+		for _, f := range r.Findings {
+			if f.Severity == sev {
+				group = append(group, f)
+			}
+		}
+		if len(group) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n%s (%d)\n", sev, len(group))
+		for _, f := range group {
+			subject := f.Tool
+			if f.Pointer != "" {
+				subject += " " + f.Pointer
+			}
+			if subject != "" {
+				subject = " " + subject + ":"
+			}
+			fmt.Fprintf(&b, "  %s%s %s\n", f.Rule, subject, f.Message)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d ERROR, %d WARN, %d INFO\n", r.Summary[catalogue.Error], r.Summary[catalogue.Warn], r.Summary[catalogue.Info])
+	_, err := io.WriteString(w, b.String())
+	return err
+}
