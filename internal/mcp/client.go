@@ -299,10 +299,10 @@ func ParseChallenge(h http.Header) *Challenge {
 	}
 	ch.WWWAuthenticate = true
 	scheme, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
-	ch.Scheme = scheme
 	params := parseAuthParams(rest)
-	ch.ResourceMetadata = params["resource_metadata"]
-	ch.Scope = params["scope"]
+	ch.Scheme = clipHeader(scheme)
+	ch.ResourceMetadata = clipHeader(params["resource_metadata"])
+	ch.Scope = clipHeader(params["scope"])
 	return ch
 }
 
@@ -318,4 +318,14 @@ func (c *Client) deleteSession(ctx context.Context, id, version string) {
 		_ = drain(resp.Body)
 		resp.Body.Close()
 	}
+}
+
+// clipHeader bounds a server-controlled header value kept for a report.
+func clipHeader(s string) string {
+	const n = 512
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) > n {
+		return strings.ToValidUTF8(s[:n], "") + "…"
+	}
+	return s
 }

@@ -199,13 +199,14 @@ func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, erro
 	return page, nil
 }
 
-// Close ends a legacy session with DELETE, best effort and briefly.
+// Close ends a legacy session with DELETE, best effort, briefly, and never
+// past ctx's deadline: a run that is out of time skips it.
 func (s *Session) Close(ctx context.Context) {
 	defer s.c.CloseIdleConnections()
-	if s.SessionID == "" {
+	if s.SessionID == "" || ctx.Err() != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	s.c.deleteSession(ctx, s.SessionID, s.Version)
 }

@@ -33,7 +33,7 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 	s, err := c.Open(ctx, like)
 	var anon *listing
 	if err == nil {
-		defer s.Close(context.WithoutCancel(ctx))
+		defer s.Close(ctx)
 		anon, err = r.page(ctx, s, false)
 	}
 	var me *mcp.Error

@@ -43,7 +43,7 @@ func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *li
 		r.rep.Tools.SecondConnection = "failed: " + string(mcp.Classify(err))
 		return
 	}
-	defer s.Close(context.WithoutCancel(ctx))
+	defer s.Close(ctx)
 	second, ok := r.listAll(ctx, s, false)
 	if !ok {
 		r.rep.Tools.SecondConnection = "failed: listing"

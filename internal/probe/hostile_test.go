@@ -11,6 +11,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // TestHostileWire points driftd at servers that misbehave and checks that
@@ -75,4 +76,17 @@ func TestHostileWire(t *testing.T) {
 func deepTool(depth int) json.RawMessage {
 	schema := strings.Repeat(`{"type":"object","properties":{"x":`, depth) + `{}` + strings.Repeat(`}}`, depth)
 	return json.RawMessage(`{"name":"a","inputSchema":` + schema + `}`)
+}
+
+func TestMillionToolsIsBounded(t *testing.T) {
+	many := make([]json.RawMessage, probe.MaxTools+1)
+	for i := range many {
+		many[i] = json.RawMessage(fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i))
+	}
+	srv := mcptest.NewServer(mcptest.Options{Tools: many, PageSize: 40_000})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a"), nil)
+	if rep.Success || rep.FailureReason != mcp.ReasonResponseTooLarge || has(rep, catalogue.DriftToolMissing) {
+		t.Fatalf("success=%v reason=%s (%s)", rep.Success, rep.FailureReason, rep.FailureMessage)
+	}
 }

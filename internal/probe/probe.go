@@ -94,7 +94,7 @@ func (r *run) probe(ctx context.Context) {
 		r.connectFailed(err)
 		return
 	}
-	defer sess.Close(context.WithoutCancel(ctx))
+	defer sess.Close(ctx)
 	r.established(sess)
 	served, ok := r.listAll(ctx, sess, true)
 	if !ok {
@@ -149,7 +149,9 @@ func (r *run) connectFailed(err error) {
 // established records the era, revision and server identity.
 func (r *run) established(s *mcp.Session) {
 	r.rep.Era = string(s.Era)
-	r.rep.ServerInfo = s.ServerInfo
+	if s.ServerInfo != nil {
+		r.rep.ServerInfo = &mcp.Implementation{Name: clipName(s.ServerInfo.Name), Version: clipName(s.ServerInfo.Version)}
+	}
 	if s.Era == mcp.EraModern {
 		v := s.Version
 		r.rep.ProtocolRevision = Revision{Value: &v}
