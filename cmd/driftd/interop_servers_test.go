@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -282,9 +281,4 @@ func checkReport(t *testing.T, manifestPath, url string) (int, *report) {
 		t.Fatalf("check --json output is not a report: %v", err)
 	}
 	return code, rep
-}
-
-// without returns names less the one omitted.
-func without(names []string, omit string) []string {
-	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == omit })
 }

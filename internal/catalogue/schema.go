@@ -46,13 +46,14 @@ func CheckSchema(raw []byte) error {
 	if err != nil {
 		return fmt.Errorf("does not compile as JSON Schema: %s", clipText(err.Error()))
 	}
-	for _, ref := range schema.UnresolvedReferenceURIs() {
-		if strings.HasPrefix(ref, "#") {
-			return fmt.Errorf("local $ref %s does not resolve", clipText(strconv.Quote(ref)))
-		}
-		return fmt.Errorf("remote $ref %s is never fetched, so the schema cannot be resolved", clipText(strconv.Quote(ref)))
+	refs := schema.UnresolvedReferenceURIs()
+	switch {
+	case len(refs) == 0:
+		return nil
+	case strings.HasPrefix(refs[0], "#"):
+		return fmt.Errorf("local $ref %s does not resolve", clipText(strconv.Quote(refs[0])))
 	}
-	return nil
+	return fmt.Errorf("remote $ref %s is never fetched, so the schema cannot be resolved", clipText(strconv.Quote(refs[0])))
 }
 
 // declaredDialect returns the $schema a schema object declares, normalised
