@@ -21,6 +21,7 @@ fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzHeaderValue$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/catalogue/ -run '^$$' -fuzz '^FuzzDiffSchemas$$' -fuzztime $(FUZZTIME)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

@@ -21,11 +21,16 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 	manifestPath := cmd.Arg("manifest", "The declared manifest (JSON or YAML).").Required().String()
 	tf := addTargetFlags(cmd)
 	asJSON := cmd.Flag("json", "Print the report artifact as JSON.").Bool()
-	failOn := cmd.Flag("fail-on", "Exit 1 when a finding is at or above this severity (ERROR, WARN, INFO).").Default("ERROR").String()
+	failOn := addFailOn(cmd)
+	pf := addPolicyFlags(cmd)
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
-		threshold, ok := catalogue.ParseSeverity(*failOn)
-		if !ok || threshold == catalogue.Off {
-			return usageErr("--fail-on %q: want ERROR, WARN or INFO", *failOn)
+		threshold, err := parseFailOn(*failOn)
+		if err != nil {
+			return err
+		}
+		policy, err := pf.policy()
+		if err != nil {
+			return err
 		}
 		t, err := tf.target()
 		if err != nil {
@@ -36,7 +41,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			return usageErr("manifest: %v", err)
 		}
 		t.Manifest = *manifestPath
-		rep := probe.Run(ctx, t, declared, probe.Options{Version: version})
+		rep := probe.Run(ctx, t, declared, probe.Options{Version: version, Policy: policy})
 		if *asJSON {
 			err = writeJSON(stdout, rep)
 		} else {
@@ -45,14 +50,31 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 		if err != nil {
 			return err
 		}
-		switch {
-		case !rep.Success:
-			return &exitError{exitNoProbe, errors.New("")}
-		case rep.MaxSeverity() >= threshold.Rank():
-			return &exitError{exitFindings, errors.New("")}
-		}
-		return nil
+		return exitFor(rep, threshold)
 	}
+}
+
+func addFailOn(cmd *kingpin.CmdClause) *string {
+	return cmd.Flag("fail-on", "Exit 1 when a finding is at or above this severity (ERROR, WARN, INFO).").Default("ERROR").String()
+}
+
+func parseFailOn(s string) (catalogue.Severity, error) {
+	threshold, ok := catalogue.ParseSeverity(s)
+	if !ok || threshold == catalogue.Off {
+		return "", usageErr("--fail-on %q: want ERROR, WARN or INFO", s)
+	}
+	return threshold, nil
+}
+
+// exitFor maps a report to the exit codes of DESIGN §3.
+func exitFor(rep *probe.Report, threshold catalogue.Severity) error {
+	switch {
+	case !rep.Success:
+		return &exitError{exitNoProbe, errors.New("")}
+	case rep.MaxSeverity() >= threshold.Rank():
+		return &exitError{exitFindings, errors.New("")}
+	}
+	return nil
 }
 
 func registerCapture(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {

@@ -51,6 +51,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := map[string]func(context.Context, io.Writer, io.Writer) error{}
 	registerCheck(app, cmds)
 	registerCapture(app, cmds)
+	registerDiff(app, cmds)
 	registerRules(app, cmds)
 	registerDemo(app, cmds)
 	registerVersion(app, cmds)

@@ -121,12 +121,13 @@ func TestCheckEnforcedAuthFindings(t *testing.T) {
 
 func TestRulesAndVersion(t *testing.T) {
 	code, stdout, _ := driftd(t, "rules", "--json")
-	var rules []catalogue.Rule
-	if code != 0 || json.Unmarshal([]byte(stdout), &rules) != nil || len(rules) != len(catalogue.Rules) {
-		t.Fatalf("rules --json: exit %d, %d rules", code, len(rules))
+	var cat catalogueJSON
+	if code != 0 || json.Unmarshal([]byte(stdout), &cat) != nil || len(cat.Rules) != len(catalogue.Rules) ||
+		len(cat.Grades) != len(catalogue.Grades) || len(cat.Changes) != len(catalogue.Changes) {
+		t.Fatalf("rules --json: exit %d, %d rules", code, len(cat.Rules))
 	}
 	code, stdout, _ = driftd(t, "rules")
-	if code != 0 || !strings.Contains(stdout, "MCP-DRIFT-TOOL-MISSING") {
+	if code != 0 || !strings.Contains(stdout, "MCP-DRIFT-TOOL-MISSING") || !strings.Contains(stdout, "BRK-INPUT-REQUIRED-ADDED") || !strings.Contains(stdout, "CHG-ENUM-ADDED") {
 		t.Fatalf("rules: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = driftd(t, "version")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -12,19 +11,36 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 )
 
+// catalogueJSON is the shape of `driftd rules --json` and /api/v1/rules.
+type catalogueJSON struct {
+	Rules   []catalogue.Rule       `json:"rules"`
+	Grades  []catalogue.Grade      `json:"grades"`
+	Changes []catalogue.ChangeKind `json:"changes"`
+}
+
 func registerRules(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
-	cmd := app.Command("rules", "Print the rule catalogue: id, default severity, family, doc.")
+	cmd := app.Command("rules", "Print the catalogue: rules (id, default severity, family, doc), BRK grades and CHG changes.")
 	asJSON := cmd.Flag("json", "Print the catalogue as JSON.").Bool()
 	cmds[cmd.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
 		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(catalogue.Rules)
+			return writeJSON(stdout, catalogueJSON{catalogue.Rules, catalogue.Grades, catalogue.Changes})
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RULE\tSEVERITY\tFAMILY\tDOC")
 		for _, r := range catalogue.Rules {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, r.Family, r.Doc)
+		}
+		fmt.Fprintln(tw, "\nGRADE\tSEVERITY\tBREAKING\tDOC")
+		for _, g := range catalogue.Grades {
+			fmt.Fprintf(tw, "%s\t%s\t%v\t%s\n", g.ID, g.Severity, g.Breaking, g.Doc)
+		}
+		fmt.Fprintln(tw, "\nCHANGE\tINPUT GRADE\tOUTPUT GRADE\tDOC")
+		for _, c := range catalogue.Changes {
+			in := c.Input
+			if c.InputOpen != "" {
+				in += " | " + c.InputOpen
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, in, c.Output, c.Doc)
 		}
 		return tw.Flush()
 	}

@@ -31,5 +31,25 @@ func Markdown() string {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Severity, tool, strings.ReplaceAll(r.Doc, "|", "\\|"))
 		}
 	}
+	b.WriteString("\n## BRK — grades: does a schema change break consumers?\n\n")
+	b.WriteString("A breaking grade makes an `MCP-DRIFT-SCHEMA` finding, a compatible one `MCP-DRIFT-SCHEMA-COMPATIBLE`; ")
+	b.WriteString("the finding's severity is the grade's (override it with `severity: {BRK-…: LEVEL}`). See docs/schema-diff.md.\n\n")
+	b.WriteString("| grade | breaking | severity | meaning |\n|---|---|---|---|\n")
+	for _, g := range Grades {
+		brk := "no"
+		if g.Breaking {
+			brk = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", g.ID, brk, g.Severity, g.Doc)
+	}
+	b.WriteString("\n## CHG — schema changes and their grade per direction\n\n")
+	b.WriteString("| change | what changed | input grade | output grade |\n|---|---|---|---|\n")
+	for _, c := range Changes {
+		in := "`" + c.Input + "`"
+		if c.InputOpen != "" {
+			in += " (`" + c.InputOpen + "` when other properties are still allowed)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | `%s` |\n", c.ID, c.Doc, in, c.Output)
+	}
 	return b.String()
 }

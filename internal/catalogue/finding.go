@@ -59,7 +59,9 @@ type Finding struct {
 	Message        string   `json:"message"`
 	Fingerprint    string   `json:"fingerprint"`
 	TraceID        string   `json:"trace_id,omitempty"`
-	SpanID         string   `json:"span_id,omitempty"`
+	// IgnoreReason is set on ignored findings: the matching entry's reason.
+	IgnoreReason string `json:"ignore_reason,omitempty"`
+	SpanID       string `json:"span_id,omitempty"`
 }
 
 // New returns a finding of rule at its catalogue severity. An id missing

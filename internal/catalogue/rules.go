@@ -22,6 +22,11 @@ const (
 	DriftProtocolUnsupported = "MCP-DRIFT-PROTOCOL-UNSUPPORTED"
 	DriftLegacyServer        = "MCP-DRIFT-LEGACY-SERVER"
 	DriftPaginationCapped    = "MCP-DRIFT-PAGINATION-CAPPED"
+	DriftSchema              = "MCP-DRIFT-SCHEMA"
+	DriftSchemaCompatible    = "MCP-DRIFT-SCHEMA-COMPATIBLE"
+	DriftAnnotation          = "MCP-DRIFT-ANNOTATION"
+	DriftDescription         = "MCP-DRIFT-DESCRIPTION"
+	DriftTitle               = "MCP-DRIFT-TITLE"
 
 	ConfCacheHints     = "MCP-CONF-CACHE-HINTS"
 	ConfResultType     = "MCP-CONF-RESULT-TYPE"
@@ -57,6 +62,11 @@ type Rule struct {
 var Rules = []Rule{
 	{DriftToolMissing, FamilyDrift, Error, "declared, not served (suppressed when paging was capped)", true},
 	{DriftToolUndeclared, FamilyDrift, Warn, "served, not declared", true},
+	{DriftSchema, FamilyDrift, Error, "a served schema differs in a way a BRK-* grade calls breaking; carries direction, pointer, change and grade (severity from the grade)", true},
+	{DriftSchemaCompatible, FamilyDrift, Info, "a served schema differs in a way its BRK-* grade calls compatible (WARN or INFO from the grade)", true},
+	{DriftAnnotation, FamilyDrift, Warn, "a declared hint differs from the served one, compared on effective values (destructiveHint and openWorldHint default to true)", true},
+	{DriftDescription, FamilyDrift, Warn, "a tool's description changed: descriptions are model instructions, the rug-pull vector", true},
+	{DriftTitle, FamilyDrift, Info, "a tool's title or annotations.title changed", true},
 	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false},
 	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false},
 	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached; missing-tool findings suppressed", false},

@@ -11,22 +11,42 @@ import (
 	"github.com/driftd/driftd/internal/mcp"
 )
 
-// drift compares the served set with the declared manifest by name.
+// drift compares the served set with the declared manifest.
 func (r *run) drift(served *listing) {
-	servedSet := nameSet(served.names())
-	declaredSet := nameSet(r.declared.Names())
-	if !served.capped {
-		for _, name := range r.declared.Names() {
-			if !servedSet[name] {
-				r.emit(catalogue.New(catalogue.DriftToolMissing, name, "declared in the manifest, not served"))
-			}
+	for _, f := range compareSets(r.declared.Tools, served.tools, served.capped) {
+		r.emit(f)
+	}
+}
+
+// compareSets compares declared tools with served ones: presence by name
+// (missing tools suppressed when the listing was capped), then each tool
+// on both sides. A duplicated served name is compared once, first wins.
+func compareSets(declared, served []mcp.Tool, capped bool) []catalogue.Finding {
+	servedBy := map[string]mcp.Tool{}
+	for _, t := range served {
+		if _, dup := servedBy[t.Name]; !dup {
+			servedBy[t.Name] = t
 		}
 	}
-	for _, name := range served.names() {
-		if !declaredSet[name] {
-			r.emit(catalogue.New(catalogue.DriftToolUndeclared, name, "served, not declared in the manifest"))
+	declaredSet := map[string]bool{}
+	var out []catalogue.Finding
+	for _, d := range declared {
+		declaredSet[d.Name] = true
+		s, ok := servedBy[d.Name]
+		switch {
+		case ok:
+			out = append(out, compareTool(d, s)...)
+		case !capped:
+			out = append(out, catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the manifest, not served"))
 		}
 	}
+	for _, t := range served {
+		if !declaredSet[t.Name] {
+			declaredSet[t.Name] = true
+			out = append(out, catalogue.New(catalogue.DriftToolUndeclared, t.Name, "served, not declared in the manifest"))
+		}
+	}
+	return out
 }
 
 // secondConnection lists again on a fresh TCP connection: the tool set

@@ -38,7 +38,13 @@ func tools(names ...string) []json.RawMessage {
 // declare builds a manifest of valid tools with the given names.
 func declare(t testing.TB, names ...string) *manifest.Manifest {
 	t.Helper()
-	b, _ := json.Marshal(tools(names...))
+	return declareRaw(t, tools(names...))
+}
+
+// declareRaw builds a manifest of the given tool definitions.
+func declareRaw(t testing.TB, defs []json.RawMessage) *manifest.Manifest {
+	t.Helper()
+	b, _ := json.Marshal(defs)
 	m, err := manifest.Parse(b, ".json")
 	if err != nil {
 		t.Fatal(err)

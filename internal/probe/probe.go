@@ -26,6 +26,10 @@ type Options struct {
 	Logger  *slog.Logger
 	// OnExchange, if set, sees every MCP request of the run.
 	OnExchange func(*mcp.Exchange)
+	// Policy holds severity overrides and ignores; nil keeps everything.
+	Policy *catalogue.Policy
+	// Now is the clock for ignore expiry; nil is time.Now.
+	Now func() time.Time
 }
 
 // run is the state of one probe.
@@ -210,10 +214,15 @@ func (r *run) finish(d time.Duration) {
 		f.Fingerprint = catalogue.Fingerprint(r.t.Name, *f)
 		f.Tool = clipName(f.Tool)
 	}
-	catalogue.Sort(r.findings)
-	rep.Findings = r.findings
+	now := time.Now
+	if r.opts.Now != nil {
+		now = r.opts.Now
+	}
+	rep.Findings, rep.Ignored, rep.StaleIgnores = r.opts.Policy.Apply(r.findings, now())
+	catalogue.Sort(rep.Findings)
+	catalogue.Sort(rep.Ignored)
 	rep.Drift.Findings, rep.Conformance.Findings, rep.AuthPosture.Findings = []catalogue.Finding{}, []catalogue.Finding{}, []catalogue.Finding{}
-	for _, f := range r.findings {
+	for _, f := range rep.Findings {
 		switch catalogue.FamilyOf(f.Rule) {
 		case catalogue.FamilyDrift:
 			rep.Drift.Findings = append(rep.Drift.Findings, f)
@@ -222,9 +231,6 @@ func (r *run) finish(d time.Duration) {
 		case catalogue.FamilyAuth:
 			rep.AuthPosture.Findings = append(rep.AuthPosture.Findings, f)
 		}
-	}
-	if rep.Findings == nil {
-		rep.Findings = []catalogue.Finding{}
 	}
 	if rep.AuthorizationHeaders == nil {
 		rep.AuthorizationHeaders = []string{}

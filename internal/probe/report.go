@@ -32,6 +32,8 @@ type Report struct {
 	Conformance            Section                    `json:"conformance"`
 	AuthPosture            AuthPosture                `json:"auth_posture"`
 	Findings               []catalogue.Finding        `json:"findings"`
+	Ignored                []catalogue.Finding        `json:"ignored"`
+	StaleIgnores           []catalogue.StaleIgnore    `json:"stale_ignores"`
 	Summary                map[catalogue.Severity]int `json:"summary"`
 
 	// served holds the served tools for capture; not part of the artifact.

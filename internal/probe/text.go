@@ -28,6 +28,16 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		fmt.Fprintf(&b, "probe failed (%s): %s\n", r.FailureReason, r.FailureMessage)
 	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return WriteFindings(w, r)
+}
+
+// WriteFindings renders a report's findings grouped by severity, then what
+// was ignored and which ignore entries are stale, then the counts.
+func WriteFindings(w io.Writer, r *Report) error {
+	var b strings.Builder
 	for _, sev := range catalogue.Severities {
 		var group []catalogue.Finding
 		for _, f := range r.Findings {
@@ -47,8 +57,21 @@ func WriteText(w io.Writer, r *Report) error {
 			if subject != "" {
 				subject = " " + subject + ":"
 			}
-			fmt.Fprintf(&b, "  %s%s %s\n", f.Rule, subject, f.Message)
+			grade := ""
+			if f.Grade != "" {
+				grade = fmt.Sprintf(" [%s, %s]", f.Change, f.Grade)
+			}
+			fmt.Fprintf(&b, "  %s%s %s%s\n", f.Rule, subject, f.Message, grade)
 		}
+	}
+	if len(r.Ignored) > 0 {
+		fmt.Fprintf(&b, "\nignored (%d)\n", len(r.Ignored))
+		for _, f := range r.Ignored {
+			fmt.Fprintf(&b, "  %s %s %s: %s\n", f.Rule, f.Tool, f.Pointer, f.IgnoreReason)
+		}
+	}
+	for _, s := range r.StaleIgnores {
+		fmt.Fprintf(&b, "stale ignore (%s): rule=%q tool=%q pointer=%q fingerprint=%q reason=%q\n", s.Why, s.Rule, s.Tool, s.Pointer, s.Fingerprint, s.Reason)
 	}
 	fmt.Fprintf(&b, "\n%d ERROR, %d WARN, %d INFO\n", r.Summary[catalogue.Error], r.Summary[catalogue.Warn], r.Summary[catalogue.Info])
 	_, err := io.WriteString(w, b.String())

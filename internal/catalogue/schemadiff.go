@@ -1,0 +1,177 @@
+package catalogue
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Change is one difference between a declared and a served schema.
+type Change struct {
+	ID string `json:"change"`
+	// Pointer is an RFC 6901 pointer into the served schema: where the
+	// changed keyword is, or for a removed property where it was.
+	Pointer  string `json:"pointer"`
+	Declared string `json:"declared"`
+	Served   string `json:"served"`
+	// Open is set on CHG-PROPERTY-REMOVED when the served object still
+	// allows other properties (not additionalProperties: false).
+	Open bool `json:"-"`
+}
+
+// Grade returns the change's grade in direction d.
+func (c Change) Grade(d Direction) Grade { return GradeOf(c.ID, d, c.Open) }
+
+// DiffSchemas compares a declared schema with a served one. Both must be
+// present (callers report a schema added or removed as a whole). Local
+// $refs are followed, cycle-safe and bounded; a remote $ref is never
+// fetched. The result is sorted by pointer, then change id.
+func DiffSchemas(declared, served []byte) []Change {
+	if JSONDepth(declared) > maxDiffDepth || JSONDepth(served) > maxDiffDepth {
+		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: fmt.Sprintf("nested deeper than %d levels", maxDiffDepth)}}
+	}
+	dv, err1 := decode(declared)
+	sv, err2 := decode(served)
+	if err1 != nil || err2 != nil {
+		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: "not valid JSON"}}
+	}
+	budget := maxRefExpansions
+	d := &differ{
+		decl:    &doc{root: dv},
+		serv:    &doc{root: sv},
+		budget:  &budget,
+		visited: map[string]bool{},
+	}
+	d.walk(node{dv, ""}, node{sv, ""}, 0)
+	slices.SortStableFunc(d.changes, func(a, b Change) int {
+		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return d.changes
+}
+
+type differ struct {
+	decl, serv   *doc
+	budget       *int
+	visited      map[string]bool
+	changes      []Change
+	uncomparable bool
+}
+
+func (d *differ) add(id, ptr, declared, served string) {
+	d.changes = append(d.changes, Change{ID: id, Pointer: ptr, Declared: clipText(declared), Served: clipText(served)})
+}
+
+func (d *differ) giveUp(ptr, why string) {
+	if !d.uncomparable {
+		d.uncomparable = true
+		d.add(ChgUncomparable, ptr, "schema", why)
+	}
+}
+
+// resolve follows local $refs that stand alone; it reports false when a
+// $ref cannot be followed.
+func (d *differ) resolve(side *doc, n node) (node, bool) {
+	for range maxDiffDepth {
+		m, ok := n.v.(map[string]any)
+		if !ok {
+			return n, true
+		}
+		ref, ok := m["$ref"].(string)
+		if !ok || !onlyAnnotationsBeside(m) {
+			return n, true
+		}
+		*d.budget--
+		if *d.budget < 0 || !strings.HasPrefix(ref, "#") {
+			return n, false
+		}
+		target, ok := side.lookup(ref[1:])
+		if !ok {
+			return n, false
+		}
+		n = node{target, ref[1:]}
+	}
+	return n, false
+}
+
+// walk compares two schema nodes, emitting changes at served pointers.
+func (d *differ) walk(dn, sn node, depth int) {
+	if d.uncomparable {
+		return
+	}
+	var ok1, ok2 bool
+	dn, ok1 = d.resolve(d.decl, dn)
+	sn, ok2 = d.resolve(d.serv, sn)
+	if !ok1 && !ok2 && canonValue(dn.v) == canonValue(sn.v) {
+		return // the same unresolvable $ref on both sides
+	}
+	if !ok1 || !ok2 {
+		d.giveUp(sn.loc, "a $ref that is remote, broken, or beyond the expansion bound")
+		return
+	}
+	key := dn.loc + "\x00" + sn.loc
+	if d.visited[key] {
+		return // this pair is being or was compared: cycles end here
+	}
+	d.visited[key] = true
+	if depth > maxDiffDepth || *d.budget < 0 {
+		d.giveUp(sn.loc, "beyond driftd's depth or $ref bound")
+		return
+	}
+	dm, dFalse := asSchema(dn.v)
+	sm, sFalse := asSchema(sn.v)
+	switch {
+	case dFalse && sFalse:
+		return
+	case sFalse:
+		d.add(ChgTypeNarrowed, sn.loc, "any value", "false (no value)")
+		return
+	case dFalse:
+		d.add(ChgTypeWidened, sn.loc, "false (no value)", "any value")
+		return
+	}
+	d.types(dm, sm, sn.loc)
+	d.enums(dm, sm, sn.loc)
+	d.bounds(dm, sm, sn.loc)
+	d.strings(dm, sm, sn.loc)
+	d.object(dm, sm, dn, sn, depth)
+	d.array(dm, sm, dn, sn, depth)
+	d.others(dm, sm, sn.loc)
+}
+
+// asSchema returns a schema object; true is {}, and false reports false.
+func asSchema(v any) (map[string]any, bool) {
+	switch s := v.(type) {
+	case map[string]any:
+		return s, false
+	case bool:
+		if !s {
+			return nil, true
+		}
+	}
+	return map[string]any{}, false
+}
+
+func (d *differ) child(n node, parts ...string) node {
+	loc := n.loc
+	v := n.v
+	for _, p := range parts {
+		loc += "/" + escapeToken(p)
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[p]
+		default:
+			v = nil
+		}
+	}
+	return node{v, loc}
+}
+
+func ptr(loc string, parts ...string) string {
+	for _, p := range parts {
+		loc += "/" + escapeToken(p)
+	}
+	return loc
+}

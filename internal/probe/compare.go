@@ -1,0 +1,128 @@
+package probe
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+// compareTool returns the drift findings for one tool that is both
+// declared (d) and served (s): schema changes graded by direction,
+// effective annotation hints, description and title.
+func compareTool(d, s mcp.Tool) []catalogue.Finding {
+	var out []catalogue.Finding
+	out = append(out, compareSchema(s.Name, catalogue.Input, d.InputSchema, s.InputSchema)...)
+	out = append(out, compareSchema(s.Name, catalogue.Output, d.OutputSchema, s.OutputSchema)...)
+	out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
+	if d.Description != s.Description {
+		out = append(out, textChanged(catalogue.DriftDescription, s.Name, "/description", "description", d.Description, s.Description))
+	}
+	if d.Title != s.Title {
+		out = append(out, textChanged(catalogue.DriftTitle, s.Name, "/title", "title", d.Title, s.Title))
+	}
+	return out
+}
+
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// compareSchema grades every change between a declared and a served schema
+// in direction dir. Identical bytes are the common case and cost nothing.
+func compareSchema(tool string, dir catalogue.Direction, declared, served json.RawMessage) []catalogue.Finding {
+	var changes []catalogue.Change
+	switch dp, sp := present(declared), present(served); {
+	case !dp && !sp:
+		return nil
+	case !dp:
+		changes = []catalogue.Change{{ID: catalogue.ChgSchemaAdded, Declared: "no " + string(dir) + "Schema", Served: string(dir) + "Schema present"}}
+	case !sp:
+		changes = []catalogue.Change{{ID: catalogue.ChgSchemaRemoved, Declared: string(dir) + "Schema present", Served: "no " + string(dir) + "Schema"}}
+	case bytes.Equal(declared, served):
+		return nil
+	default:
+		changes = catalogue.DiffSchemas(declared, served)
+	}
+	out := make([]catalogue.Finding, 0, len(changes))
+	for _, c := range changes {
+		g := c.Grade(dir)
+		rule := catalogue.DriftSchemaCompatible
+		if g.Breaking {
+			rule = catalogue.DriftSchema
+		}
+		f := catalogue.New(rule, tool, fmt.Sprintf("%sSchema: %s → %s", dir, c.Declared, c.Served))
+		f.Severity, f.Direction, f.Pointer, f.Change, f.Grade = g.Severity, string(dir), c.Pointer, c.ID, g.ID
+		out = append(out, f)
+	}
+	return out
+}
+
+// hintDefaults are the effective values of absent tool annotation hints.
+var hintDefaults = []struct {
+	name string
+	def  bool
+}{
+	{"readOnlyHint", false},
+	{"destructiveHint", true},
+	{"idempotentHint", false},
+	{"openWorldHint", true},
+}
+
+// compareAnnotations compares effective hint values, so a server that
+// spells out a default is not drift, and annotations.title.
+func compareAnnotations(tool string, declared, served json.RawMessage) []catalogue.Finding {
+	var d, s map[string]json.RawMessage
+	_ = json.Unmarshal(declared, &d)
+	_ = json.Unmarshal(served, &s)
+	var out []catalogue.Finding
+	for _, h := range hintDefaults {
+		dv, dDefault := hint(d, h.name, h.def)
+		sv, sDefault := hint(s, h.name, h.def)
+		if dv != sv {
+			f := catalogue.New(catalogue.DriftAnnotation, tool,
+				fmt.Sprintf("%s declared %v%s, served %v%s", h.name, dv, dflt(dDefault), sv, dflt(sDefault)))
+			f.Pointer = "/annotations/" + h.name
+			out = append(out, f)
+		}
+	}
+	var dt, st string
+	_ = json.Unmarshal(d["title"], &dt)
+	_ = json.Unmarshal(s["title"], &st)
+	if dt != st {
+		out = append(out, textChanged(catalogue.DriftTitle, tool, "/annotations/title", "annotations.title", dt, st))
+	}
+	return out
+}
+
+// hint returns a hint's effective value and whether it is the default.
+func hint(m map[string]json.RawMessage, name string, def bool) (bool, bool) {
+	var v bool
+	if raw, ok := m[name]; ok && json.Unmarshal(raw, &v) == nil {
+		return v, false
+	}
+	return def, true
+}
+
+func dflt(isDefault bool) string {
+	if isDefault {
+		return " (by default)"
+	}
+	return ""
+}
+
+// textChanged reports a changed text by length and digest, never by
+// content: the text is server-controlled and could carry anything.
+func textChanged(rule, tool, pointer, what, declared, served string) catalogue.Finding {
+	f := catalogue.New(rule, tool, fmt.Sprintf("%s changed: declared %d bytes (sha256 %s), served %d bytes (sha256 %s)",
+		what, len(declared), digest(declared), len(served), digest(served)))
+	f.Pointer = pointer
+	return f
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}
