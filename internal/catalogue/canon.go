@@ -1,6 +1,7 @@
 package catalogue
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/big"
 	"slices"
@@ -50,7 +51,7 @@ func set(words ...string) map[string]bool {
 
 // decode parses JSON keeping numbers exact.
 func decode(raw []byte) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	err := dec.Decode(&v)
@@ -67,7 +68,9 @@ func (d *doc) lookup(ptr string) (any, bool) {
 		return nil, false
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		if strings.Contains(tok, "~") {
+			tok = unescaper.Replace(tok)
+		}
 		switch c := v.(type) {
 		case map[string]any:
 			var ok bool
@@ -87,9 +90,17 @@ func (d *doc) lookup(ptr string) (any, bool) {
 	return v, true
 }
 
+var (
+	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
+
 // escapeToken escapes one RFC 6901 reference token.
 func escapeToken(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return escaper.Replace(s)
 }
 
 // canonicalizer renders schemas to a normal form in which semantically

@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,13 +29,14 @@ func (c Change) Grade(d Direction) Grade { return GradeOf(c.ID, d, c.Open) }
 // $refs are followed, cycle-safe and bounded; a remote $ref is never
 // fetched. The result is sorted by pointer, then change id.
 func DiffSchemas(declared, served []byte) []Change {
-	if JSONDepth(declared) > maxDiffDepth || JSONDepth(served) > maxDiffDepth {
-		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: fmt.Sprintf("nested deeper than %d levels", maxDiffDepth)}}
-	}
-	dv, err1 := decode(declared)
-	sv, err2 := decode(served)
+	dv, err1 := declaredCache.parse(declared)
+	sv, err2 := parseJSON(served)
 	if err1 != nil || err2 != nil {
-		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: "not valid JSON"}}
+		why := "not valid JSON"
+		if errors.Is(err1, errTooDeep) || errors.Is(err2, errTooDeep) {
+			why = fmt.Sprintf("nested deeper than %d levels", maxDiffDepth)
+		}
+		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: why}}
 	}
 	budget := maxRefExpansions
 	d := &differ{
@@ -101,6 +104,7 @@ func (d *differ) walk(dn, sn node, depth int) {
 	if d.uncomparable {
 		return
 	}
+	dLoc, sLoc := dn.loc, sn.loc
 	var ok1, ok2 bool
 	dn, ok1 = d.resolve(d.decl, dn)
 	sn, ok2 = d.resolve(d.serv, sn)
@@ -111,14 +115,21 @@ func (d *differ) walk(dn, sn node, depth int) {
 		d.giveUp(sn.loc, "a $ref that is remote, broken, or beyond the expansion bound")
 		return
 	}
-	key := dn.loc + "\x00" + sn.loc
-	if d.visited[key] {
-		return // this pair is being or was compared: cycles end here
+	// Only a $ref can lead back to a node already on the way: pairs reached
+	// through one are compared once, which ends cycles.
+	if dn.loc != dLoc || sn.loc != sLoc {
+		key := dn.loc + "\x00" + sn.loc
+		if d.visited[key] {
+			return
+		}
+		d.visited[key] = true
 	}
-	d.visited[key] = true
 	if depth > maxDiffDepth || *d.budget < 0 {
 		d.giveUp(sn.loc, "beyond driftd's depth or $ref bound")
 		return
+	}
+	if refFreeEqual(dn.v, sn.v, 0) {
+		return // identical, and no $ref inside that could lead elsewhere
 	}
 	dm, dFalse := asSchema(dn.v)
 	sm, sFalse := asSchema(sn.v)
@@ -174,4 +185,53 @@ func ptr(loc string, parts ...string) string {
 		loc += "/" + escapeToken(p)
 	}
 	return loc
+}
+
+// refFreeEqual reports whether a and b are the same JSON value and contain
+// no $ref, cheaply and without allocating. A $ref makes it answer false:
+// identical references can still point at definitions that differ.
+func refFreeEqual(a, b any, depth int) bool {
+	if depth > maxDiffDepth {
+		return false
+	}
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		if _, ref := x["$ref"]; ref {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !refFreeEqual(xv, yv, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !refFreeEqual(x[i], y[i], depth+1) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		y, ok := b.(json.Number)
+		return ok && x == y
+	case string:
+		y, ok := b.(string)
+		return ok && x == y
+	case bool:
+		y, ok := b.(bool)
+		return ok && x == y
+	case nil:
+		return b == nil
+	}
+	return false
 }

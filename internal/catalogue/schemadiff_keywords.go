@@ -156,18 +156,39 @@ func listText(vs []string) string {
 	return strings.Join(vs[:show], ", ") + fmt.Sprintf(" and %d more", len(vs)-show)
 }
 
+// The bound keywords, with +1 for lower bounds (a larger served value
+// tightens) and -1 for upper bounds, and an index for a quick presence scan.
 var (
-	lowerBounds = []string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains"}
-	upperBounds = []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"}
+	boundKeys = [...]string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
+		"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains", "multipleOf", "uniqueItems"}
+	boundSign  = [...]int{+1, +1, +1, +1, +1, +1, -1, -1, -1, -1, -1, -1, 0, 0}
+	boundIndex = func() map[string]int {
+		m := map[string]int{}
+		for i, k := range boundKeys {
+			m[k] = i
+		}
+		return m
+	}()
 )
 
 // bounds compares numeric bounds, multipleOf and uniqueItems.
 func (d *differ) bounds(dm, sm map[string]any, loc string) {
-	for _, k := range lowerBounds {
-		d.bound(k, dm, sm, loc, +1)
+	var present [len(boundSign)]bool
+	found := false
+	for _, m := range []map[string]any{dm, sm} {
+		for k := range m {
+			if i, ok := boundIndex[k]; ok {
+				present[i], found = true, true
+			}
+		}
 	}
-	for _, k := range upperBounds {
-		d.bound(k, dm, sm, loc, -1)
+	if !found {
+		return
+	}
+	for i, k := range boundKeys[:12] {
+		if present[i] {
+			d.bound(k, dm, sm, loc, boundSign[i])
+		}
 	}
 	d.multipleOf(dm, sm, loc)
 	du, _ := dm["uniqueItems"].(bool)
@@ -183,6 +204,11 @@ func (d *differ) bounds(dm, sm map[string]any, loc string) {
 // bound compares keyword k; sign +1 for lower bounds (a larger served
 // value tightens), -1 for upper bounds.
 func (d *differ) bound(k string, dm, sm map[string]any, loc string, sign int) {
+	if dn, ok := dm[k].(json.Number); ok {
+		if sn, ok := sm[k].(json.Number); ok && dn == sn {
+			return
+		}
+	}
 	dr, dHas := number(dm[k])
 	sr, sHas := number(sm[k])
 	_, dPresent := dm[k]

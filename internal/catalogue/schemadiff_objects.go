@@ -22,6 +22,9 @@ func (d *differ) object(dm, sm map[string]any, dn, sn node, depth int) {
 			d.add(ChgPropertyAdded, ptr(sn.loc, "properties", name), "absent", fmt.Sprintf("property %q", name))
 			continue
 		}
+		if refFreeEqual(dp[name], sp[name], 0) {
+			continue // skip building pointers for the common unchanged case
+		}
 		d.walk(d.child(dn, "properties", name), d.child(sn, "properties", name), depth+1)
 	}
 	dr, sr := stringSet(dm["required"]), stringSet(sm["required"])
