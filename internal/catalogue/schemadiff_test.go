@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -302,4 +303,40 @@ func FuzzDiffSchemas(f *testing.F) {
 			}
 		}
 	})
+}
+
+// examplesMarkdown renders diffRows as the example table of
+// docs/schema-diff.md.
+func examplesMarkdown() string {
+	var b strings.Builder
+	b.WriteString("| change | declared | served | pointer | input grade | output grade |\n|---|---|---|---|---|---|\n")
+	for _, r := range diffRows {
+		fmt.Fprintf(&b, "| `%s` | `%s` | `%s` | `%s` | `%s` | `%s` |\n", r.change,
+			strings.ReplaceAll(r.declared, "|", "\\|"), strings.ReplaceAll(r.served, "|", "\\|"), r.pointer, r.input, r.output)
+	}
+	return b.String()
+}
+
+func TestSchemaDiffDocIsCurrent(t *testing.T) {
+	const path = "../../docs/schema-diff.md"
+	const begin, end = "<!-- examples:begin -->\n", "<!-- examples:end -->"
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(doc)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the examples markers", path)
+	}
+	want := s[:i+len(begin)] + examplesMarkdown() + s[j:]
+	if *update {
+		if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if s != want {
+		t.Fatalf("%s examples are out of date; run go test ./internal/catalogue -update", path)
+	}
 }
