@@ -1,0 +1,165 @@
+package catalogue
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// ToolDef is the part of a tool definition the comparison reads; it
+// decodes from a tool object as served.
+type ToolDef struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+}
+
+// CompareTool returns the drift findings for one tool that is both
+// declared (d) and served (s): schema changes graded by direction,
+// effective annotation hints, description and title. The same comparison
+// serves the probe, driftd diff and the run-to-run diff.
+func CompareTool(d, s ToolDef) []Finding {
+	var out []Finding
+	out = append(out, compareSchema(s.Name, Input, d.InputSchema, s.InputSchema)...)
+	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema)...)
+	out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
+	if d.Description != s.Description {
+		out = append(out, textChanged(DriftDescription, s.Name, "/description", "description", d.Description, s.Description))
+	}
+	if d.Title != s.Title {
+		out = append(out, textChanged(DriftTitle, s.Name, "/title", "title", d.Title, s.Title))
+	}
+	return out
+}
+
+func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
+// compareSchema grades every change between a declared and a served schema
+// in direction dir. Identical bytes are the common case and cost nothing.
+func compareSchema(tool string, dir Direction, declared, served json.RawMessage) []Finding {
+	var changes []Change
+	switch dp, sp := present(declared), present(served); {
+	case !dp && !sp:
+		return nil
+	case !dp:
+		changes = []Change{{ID: ChgSchemaAdded, Declared: "no " + string(dir) + "Schema", Served: string(dir) + "Schema present"}}
+	case !sp:
+		changes = []Change{{ID: ChgSchemaRemoved, Declared: string(dir) + "Schema present", Served: "no " + string(dir) + "Schema"}}
+	case bytes.Equal(declared, served):
+		return nil
+	default:
+		changes = DiffSchemas(declared, served)
+	}
+	out := make([]Finding, 0, len(changes))
+	for _, c := range changes {
+		g := c.Grade(dir)
+		rule := DriftSchemaCompatible
+		if g.Breaking {
+			rule = DriftSchema
+		}
+		f := New(rule, tool, fmt.Sprintf("%sSchema: %s → %s", dir, c.Declared, c.Served))
+		f.Severity, f.Direction, f.Pointer, f.Change, f.Grade = g.Severity, string(dir), c.Pointer, c.ID, g.ID
+		out = append(out, f)
+	}
+	return out
+}
+
+// hintDefaults are the effective values of absent tool annotation hints.
+var hintDefaults = []struct {
+	name string
+	def  bool
+}{
+	{"readOnlyHint", false},
+	{"destructiveHint", true},
+	{"idempotentHint", false},
+	{"openWorldHint", true},
+}
+
+// compareAnnotations compares effective hint values, so a server that
+// spells out a default is not drift, and annotations.title.
+func compareAnnotations(tool string, declared, served json.RawMessage) []Finding {
+	var d, s map[string]json.RawMessage
+	_ = json.Unmarshal(declared, &d)
+	_ = json.Unmarshal(served, &s)
+	var out []Finding
+	for _, h := range hintDefaults {
+		dv, dDefault := hint(d, h.name, h.def)
+		sv, sDefault := hint(s, h.name, h.def)
+		if dv != sv {
+			f := New(DriftAnnotation, tool,
+				fmt.Sprintf("%s declared %v%s, served %v%s", h.name, dv, dflt(dDefault), sv, dflt(sDefault)))
+			f.Pointer = "/annotations/" + h.name
+			out = append(out, f)
+		}
+	}
+	var dt, st string
+	_ = json.Unmarshal(d["title"], &dt)
+	_ = json.Unmarshal(s["title"], &st)
+	if dt != st {
+		out = append(out, textChanged(DriftTitle, tool, "/annotations/title", "annotations.title", dt, st))
+	}
+	return out
+}
+
+// hint returns a hint's effective value and whether it is the default.
+func hint(m map[string]json.RawMessage, name string, def bool) (bool, bool) {
+	var v bool
+	if raw, ok := m[name]; ok && json.Unmarshal(raw, &v) == nil {
+		return v, false
+	}
+	return def, true
+}
+
+func dflt(isDefault bool) string {
+	if isDefault {
+		return " (by default)"
+	}
+	return ""
+}
+
+// textChanged reports a changed text by length and digest, never by
+// content: the text is server-controlled and could carry anything.
+func textChanged(rule, tool, pointer, what, declared, served string) Finding {
+	f := New(rule, tool, fmt.Sprintf("%s changed: declared %d bytes (sha256 %s), served %d bytes (sha256 %s)",
+		what, len(declared), digest(declared), len(served), digest(served)))
+	f.Pointer = pointer
+	return f
+}
+
+func digest(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:4])
+}
+
+// Ids of run-to-run changes of the served set that are not schema
+// changes: the daemon counts served changes by CHG id
+// (driftd_served_changes_total), schema changes by their own CHG-* id.
+const (
+	ChgToolAdded       = "CHG-TOOL-ADDED"
+	ChgToolRemoved     = "CHG-TOOL-REMOVED"
+	ChgToolAnnotation  = "CHG-TOOL-ANNOTATION"
+	ChgToolDescription = "CHG-TOOL-DESCRIPTION"
+	ChgToolTitle       = "CHG-TOOL-TITLE"
+)
+
+// ServedChangeIDs lists the non-schema served-change ids.
+var ServedChangeIDs = []string{ChgToolAdded, ChgToolRemoved, ChgToolAnnotation, ChgToolDescription, ChgToolTitle}
+
+// ServedChangeID maps a CompareTool finding to its served-change id: the
+// schema change id, or the tool-level id for its rule.
+func ServedChangeID(f Finding) string {
+	switch f.Rule {
+	case DriftAnnotation:
+		return ChgToolAnnotation
+	case DriftDescription:
+		return ChgToolDescription
+	case DriftTitle:
+		return ChgToolTitle
+	}
+	return f.Change
+}
