@@ -1,0 +1,140 @@
+package metrics
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func fixedReport(target string, success bool, findings ...catalogue.Finding) *probe.Report {
+	rev := "2026-07-28"
+	rep := &probe.Report{
+		Target: target, StartedAt: time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC), DurationSeconds: 0.042, Success: success,
+		Classification:   probe.Classification{Class: "production", Reason: "environment set in config"},
+		ProtocolRevision: probe.Revision{Value: &rev},
+		ServerInfo:       &mcp.Implementation{Name: "orders", Version: "2.3.0"},
+		Tools:            probe.ToolCounts{Declared: 3, Served: 2, Pages: 1},
+		Findings:         findings,
+		Ignored:          []catalogue.Finding{{Rule: catalogue.DriftToolUndeclared}},
+		StaleIgnores:     []catalogue.StaleIgnore{},
+	}
+	if !success {
+		rep.FailureReason = mcp.ReasonTimeout
+	}
+	return rep
+}
+
+func scenario(reg *prometheus.Registry) *Metrics {
+	m := New(reg, BuildInfo{Version: "1.0.0", Revision: "abc", GoVersion: "go1.26.8"})
+	m.SetTargets([]Target{{Name: "orders", Labels: map[string]string{"team": "payments"}, SeriesLimit: 2}, {Name: "search", SeriesLimit: 200}})
+	m.SetInterval("orders", 5*time.Minute)
+	m.SetInterval("search", time.Minute)
+	missing := catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "cancel_order"}
+	m.Observe(Run{
+		Report: fixedReport("orders", true, missing,
+			catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "refund"},
+			catalogue.Finding{Rule: catalogue.DriftToolUndeclared, Severity: catalogue.Warn, Tool: strings.Repeat("x", 300)},
+			catalogue.Finding{Rule: catalogue.ConfServerInfo, Severity: catalogue.Info}),
+		Opened:           []catalogue.Finding{missing},
+		ServedChanges:    []string{catalogue.ChgToolRemoved},
+		ServedLastChange: time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC),
+	})
+	m.Observe(Run{Report: fixedReport("search", false)})
+	m.Skipped("search")
+	m.Exchange(&mcp.Exchange{Method: "tools/list", Duration: 3 * time.Millisecond})
+	m.ReloadResult(true, time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))
+	return m
+}
+
+func exposition(t *testing.T, reg *prometheus.Registry) []byte {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		if err := enc.Encode(mf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+func TestExpositionGolden(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	scenario(reg)
+	got := exposition(t, reg)
+	const golden = "testdata/scenario.prom"
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/metrics -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("exposition differs from %s (go test ./internal/metrics -update):\n%s", golden, got)
+	}
+	for _, must := range []string{
+		`driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders",tool="cancel_order"} 1`,
+		`driftd_finding_series_dropped{target="orders"} 1`,
+		`driftd_target_info{classification="production",protocol_revision="2026-07-28",server_name="orders",server_version="2.3.0",target="orders",team="payments"} 1`,
+		`driftd_probe_failures_total{reason="timeout",target="search"} 1`,
+	} {
+		if !strings.Contains(string(got), must) {
+			t.Errorf("missing %s", must)
+		}
+	}
+}
+
+// TestPromtoolCheckMetrics lints the exposition with promtool when it is
+// installed (CI installs Debian's prometheus package).
+func TestPromtoolCheckMetrics(t *testing.T) {
+	path, err := exec.LookPath("promtool")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("promtool not installed in CI")
+		}
+		t.Skip("promtool not installed")
+	}
+	reg := prometheus.NewPedanticRegistry()
+	scenario(reg)
+	cmd := exec.Command(path, "check", "metrics")
+	cmd.Stdin = bytes.NewReader(exposition(t, reg))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("promtool check metrics: %v\n%s", err, out)
+	}
+}
+
+func TestRemovedTargetLosesEverySeries(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := scenario(reg)
+	m.SetTargets([]Target{{Name: "search", SeriesLimit: 200}})
+	if strings.Contains(string(exposition(t, reg)), `target="orders"`) {
+		t.Fatal("a removed target still has series")
+	}
+	m.Remove("search")
+	if strings.Contains(string(exposition(t, reg)), `target="search"`) {
+		t.Fatal("Remove left series")
+	}
+	if v := string(exposition(t, reg)); !strings.Contains(v, "driftd_targets 0") {
+		t.Fatal("driftd_targets not updated")
+	}
+}

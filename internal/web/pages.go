@@ -1,0 +1,139 @@
+package web
+
+import (
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+var funcs = template.FuncMap{
+	"ago": func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return time.Since(t).Round(time.Second).String() + " ago"
+	},
+	"in": func(t *time.Time) string {
+		if t == nil {
+			return "—"
+		}
+		d := time.Until(*t).Round(time.Second)
+		if d < 0 {
+			return "due"
+		}
+		return "in " + d.String()
+	},
+	"ts":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+	"sev": func(s catalogue.Severity) string { return string(s) },
+	"count": func(m map[catalogue.Severity]int, s string) int {
+		return m[catalogue.Severity(s)]
+	},
+}
+
+var layout = `{{define "head"}}<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}} · driftd</title><link rel="stylesheet" href="/style.css"></head><body>
+<header><a class="brand" href="/">driftd</a> <nav><a href="/">Targets</a> <a href="/metrics">Metrics</a> <a href="/config">Config</a> <a href="/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>{{end}}
+{{define "foot"}}</main></body></html>{{end}}`
+
+var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(layout + `{{template "head" .}}
+<h1>Targets <small>{{len .Targets}}</small></h1>
+{{if not .Targets}}<p class="empty">No targets configured.</p>{{else}}
+<table><thead><tr><th>Target</th><th>Class</th><th>Status</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
+{{range .Targets}}<tr>
+<td><a href="/targets/{{.Name}}">{{.Name}}</a><div class="url">{{.URL}}</div></td>
+<td>{{.Classification}}</td>
+<td>{{if .Running}}<span class="badge run">running</span>{{end}}{{with .LastRun}}{{if .Success}}<span class="badge ok">up</span>{{else}}<span class="badge err">{{.FailureReason}}</span>{{end}}{{else}}<span class="badge">pending</span>{{end}}</td>
+<td>{{with .LastRun}}{{ago .StartedAt}} <span class="dim">({{printf "%.3f" .DurationSeconds}}s)</span>{{else}}never{{end}}</td>
+<td>{{in .NextRun}}</td><td><code>{{.Schedule}}</code></td>
+<td class="n {{if count .Findings "ERROR"}}err{{end}}">{{count .Findings "ERROR"}}</td>
+<td class="n {{if count .Findings "WARN"}}warn{{end}}">{{count .Findings "WARN"}}</td>
+<td class="n">{{count .Findings "INFO"}}</td>
+</tr>{{end}}</tbody></table>{{end}}
+{{template "foot" .}}`))
+
+var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout + `{{template "head" .}}
+<h1>{{.Status.Name}}</h1>
+<p class="url">{{.Status.URL}} · <code>{{.Status.Schedule}}</code> · next {{in .Status.NextRun}}{{if .Status.Running}} · <span class="badge run">running</span>{{end}}</p>
+{{with .Report}}
+<section class="facts"><dl>
+<dt>Last run</dt><dd>{{ts .StartedAt}} ({{printf "%.3f" .DurationSeconds}}s) — {{if .Success}}<span class="badge ok">success</span>{{else}}<span class="badge err">{{.FailureReason}}</span> {{.FailureMessage}}{{end}}</dd>
+<dt>Classification</dt><dd>{{.Classification.Class}} <span class="dim">({{.Classification.Reason}})</span></dd>
+<dt>Era</dt><dd>{{.Era}}, revision {{with .ProtocolRevision.Value}}{{.}}{{else}}not claimed <span class="dim">({{$.Report.ProtocolRevision.Reason}})</span>{{end}}</dd>
+<dt>Server</dt><dd>{{with .ServerInfo}}{{.Name}} {{.Version}}{{else}}unidentified{{end}}</dd>
+<dt>Tools</dt><dd>{{.Tools.Declared}} declared, {{.Tools.Served}} served in {{.Tools.Pages}} page(s); second connection: {{.Tools.SecondConnection}}</dd>
+<dt>Anonymous list</dt><dd>{{.AuthPosture.AnonymousList}}{{if .AuthorizationPresented}} <span class="dim">(credentials: {{range .AuthorizationHeaders}}{{.}} {{end}})</span>{{end}}</dd>
+</dl></section>
+<h2>Findings <small>{{len .Findings}}</small></h2>
+{{if not .Findings}}<p class="empty">No findings.</p>{{else}}
+<table><thead><tr><th>Severity</th><th>Rule</th><th>Tool</th><th>Where</th><th>Message</th><th>Fingerprint</th></tr></thead><tbody>
+{{range .Findings}}<tr class="sev-{{sev .Severity}}"><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span></td><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td>
+<td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}</td><td>{{.Message}}</td><td><code class="dim">{{.Fingerprint}}</code></td></tr>{{end}}
+</tbody></table>{{end}}
+{{if .Ignored}}<h2>Ignored <small>{{len .Ignored}}</small></h2><table><tbody>
+{{range .Ignored}}<tr><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td><td><code>{{.Pointer}}</code></td><td>{{.IgnoreReason}}</td></tr>{{end}}</tbody></table>{{end}}
+{{if .StaleIgnores}}<h2>Stale ignores</h2><ul>{{range .StaleIgnores}}<li><code>{{.Rule}} {{.Tool}} {{.Pointer}} {{.Fingerprint}}</code> — {{.Why}} ({{.Reason}})</li>{{end}}</ul>{{end}}
+{{else}}<p class="empty">No run has finished yet.</p>{{end}}
+<h2>Change timeline</h2>
+{{if not .History}}<p class="empty">No changes recorded.</p>{{else}}
+<ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{.Tool}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
+<h2>Recent log</h2>
+{{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
+{{end}}</pre>{{end}}
+<p class="dim"><a href="/api/v1/targets/{{.Status.Name}}">report JSON</a> · <a href="/api/v1/targets/{{.Status.Name}}/history">history JSON</a></p>
+{{template "foot" .}}`))
+
+type page struct {
+	Title, Version string
+	Targets        []TargetStatus
+	Status         TargetStatus
+	Report         *probe.Report
+	History        []Event
+	Logs           []string
+}
+
+func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
+	render(w, indexTmpl, page{Title: "Targets", Version: h.opts.Version, Targets: h.src.Targets()})
+}
+
+func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	st, ok := h.src.Target(name)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	rep, _ := h.src.Report(name)
+	hist, _ := h.src.History(name)
+	// Newest first reads better on a page.
+	rev := make([]Event, len(hist))
+	for i, e := range hist {
+		rev[len(hist)-1-i] = e
+	}
+	render(w, targetTmpl, page{Title: name, Version: h.opts.Version, Status: st, Report: rep, History: rev, Logs: h.src.Logs(name)})
+}
+
+func render(w http.ResponseWriter, t *template.Template, p page) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := t.Execute(w, p); err != nil {
+		http.Error(w, "template: "+err.Error(), http.StatusInternalServerError)
+	}
+}
+
+const styleCSS = `:root{--fg:#1d2430;--dim:#6b7380;--bg:#fff;--line:#e3e6ea;--err:#c62828;--warn:#b26a00;--ok:#2e7d32;--info:#1565c0}
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+header{display:flex;gap:1.5em;align-items:center;padding:.6em 1.5em;border-bottom:1px solid var(--line);background:#f7f8fa}
+header .brand{font-weight:700;color:var(--fg);text-decoration:none}header nav a{margin-right:1em}header .ver{margin-left:auto;color:var(--dim)}
+main{padding:1em 1.5em;max-width:1400px}h1 small,h2 small{color:var(--dim);font-weight:400}
+table{border-collapse:collapse;width:100%;margin:.5em 0 1.5em}th,td{text-align:left;padding:.35em .6em;border-bottom:1px solid var(--line);vertical-align:top}
+th{font-weight:600;background:#fafbfc}td.n,th.n{text-align:right}td.err{color:var(--err);font-weight:600}td.warn{color:var(--warn);font-weight:600}
+.url,.dim{color:var(--dim)}.url{font-size:12px}code{font:12px ui-monospace,Menlo,Consolas,monospace}
+.badge{display:inline-block;padding:0 .45em;border-radius:3px;font-size:12px;background:#eceff1}.badge.ok{background:#e8f5e9;color:var(--ok)}
+.badge.err,.badge.s-ERROR{background:#ffebee;color:var(--err)}.badge.s-WARN{background:#fff3e0;color:var(--warn)}.badge.s-INFO{background:#e3f2fd;color:var(--info)}.badge.run{background:#ede7f6}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1.2em}dt{color:var(--dim)}dd{margin:0}
+.timeline{list-style:none;padding:0}.timeline li{padding:.25em 0;border-bottom:1px dashed var(--line)}.timeline time{color:var(--dim);font-size:12px;margin-right:.5em}
+.kind{font-weight:600}.ev-opened .kind{color:var(--err)}.ev-resolved .kind{color:var(--ok)}.ev-served_change .kind{color:var(--info)}
+pre.log{background:#f7f8fa;border:1px solid var(--line);padding:.8em;overflow:auto;font-size:12px;max-height:30em}.empty{color:var(--dim)}`

@@ -1,0 +1,207 @@
+// Package web is driftd's HTTP surface: /metrics, the lifecycle endpoints,
+// the JSON API and server-rendered status pages.
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+// Errors a Source returns for the API to map to status codes.
+var (
+	ErrUnknownTarget  = errors.New("unknown target")
+	ErrAlreadyRunning = errors.New("a run of this target is in progress")
+)
+
+// TargetStatus is one row of /api/v1/targets and of the status page.
+type TargetStatus struct {
+	Name           string                     `json:"name"`
+	URL            string                     `json:"url"`
+	Classification string                     `json:"classification"`
+	Schedule       string                     `json:"schedule"`
+	NextRun        *time.Time                 `json:"next_run"`
+	Running        bool                       `json:"running"`
+	LastRun        *RunSummary                `json:"last_run"`
+	Findings       map[catalogue.Severity]int `json:"findings"`
+	Labels         map[string]string          `json:"labels,omitempty"`
+}
+
+// RunSummary is the outcome of a target's last run.
+type RunSummary struct {
+	StartedAt       time.Time `json:"started_at"`
+	Success         bool      `json:"success"`
+	FailureReason   string    `json:"failure_reason"`
+	DurationSeconds float64   `json:"duration_seconds"`
+}
+
+// Event is one entry of a target's change history.
+type Event struct {
+	Time        time.Time `json:"time"`
+	Kind        string    `json:"kind"` // opened, resolved, served_change
+	Rule        string    `json:"rule,omitempty"`
+	Severity    string    `json:"severity,omitempty"`
+	Tool        string    `json:"tool,omitempty"`
+	Direction   string    `json:"direction,omitempty"`
+	Pointer     string    `json:"pointer,omitempty"`
+	Change      string    `json:"change,omitempty"`
+	Fingerprint string    `json:"fingerprint,omitempty"`
+	Message     string    `json:"message,omitempty"`
+}
+
+// Source is what the web surface reads and triggers; the daemon implements it.
+type Source interface {
+	Ready() bool
+	Targets() []TargetStatus
+	Target(name string) (TargetStatus, bool)
+	Report(name string) (*probe.Report, bool)
+	History(name string) ([]Event, bool)
+	Logs(name string) []string
+	ConfigYAML() ([]byte, error)
+	Reload() error
+	Probe(name string) error
+}
+
+// Options configure the handler.
+type Options struct {
+	EnableLifecycle bool
+	Gatherer        prometheus.Gatherer
+	Version         string
+}
+
+// New returns the handler for every endpoint of DESIGN §11.
+func New(src Source, opts Options) http.Handler {
+	h := &handler{src: src, opts: opts}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "OK\n") })
+	mux.HandleFunc("GET /-/ready", h.ready)
+	mux.HandleFunc("POST /-/reload", h.lifecycle(h.reload))
+	mux.HandleFunc("GET /api/v1/targets", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, src.Targets()) })
+	mux.HandleFunc("GET /api/v1/targets/{name}", h.report)
+	mux.HandleFunc("GET /api/v1/targets/{name}/history", h.history)
+	mux.HandleFunc("POST /api/v1/targets/{name}/probe", h.lifecycle(h.probe))
+	mux.HandleFunc("GET /api/v1/rules", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, catalogue.Catalogue()) })
+	mux.HandleFunc("GET /config", h.config)
+	mux.HandleFunc("GET /{$}", h.index)
+	mux.HandleFunc("GET /targets/{name}", h.targetPage)
+	mux.HandleFunc("GET /style.css", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/css; charset=utf-8")
+		_, _ = w.Write([]byte(styleCSS))
+	})
+	return securityHeaders(mux)
+}
+
+type handler struct {
+	src  Source
+	opts Options
+}
+
+func (h *handler) ready(w http.ResponseWriter, _ *http.Request) {
+	if !h.src.Ready() {
+		text(w, http.StatusServiceUnavailable, "Not ready: configuration not loaded or targets not scheduled.\n")
+		return
+	}
+	text(w, http.StatusOK, "OK\n")
+}
+
+// lifecycle guards endpoints that change state behind --web.enable-lifecycle.
+func (h *handler) lifecycle(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if !h.opts.EnableLifecycle {
+			text(w, http.StatusForbidden, "Lifecycle API is not enabled (--web.enable-lifecycle).\n")
+			return
+		}
+		next(w, r)
+	}
+}
+
+func (h *handler) reload(w http.ResponseWriter, _ *http.Request) {
+	if err := h.src.Reload(); err != nil {
+		text(w, http.StatusInternalServerError, "Reload failed; the previous configuration keeps running:\n"+err.Error()+"\n")
+		return
+	}
+	text(w, http.StatusOK, "Reloaded.\n")
+}
+
+func (h *handler) probe(w http.ResponseWriter, r *http.Request) {
+	switch err := h.src.Probe(r.PathValue("name")); {
+	case errors.Is(err, ErrUnknownTarget):
+		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
+	case errors.Is(err, ErrAlreadyRunning):
+		writeJSON(w, http.StatusConflict, apiError{err.Error()})
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+	default:
+		writeJSON(w, http.StatusAccepted, map[string]string{"status": "probe started"})
+	}
+}
+
+func (h *handler) report(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if _, ok := h.src.Target(name); !ok {
+		writeJSON(w, http.StatusNotFound, apiError{ErrUnknownTarget.Error()})
+		return
+	}
+	rep, ok := h.src.Report(name)
+	if !ok {
+		writeJSON(w, http.StatusNotFound, apiError{"no run has finished yet"})
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (h *handler) history(w http.ResponseWriter, r *http.Request) {
+	events, ok := h.src.History(r.PathValue("name"))
+	if !ok {
+		writeJSON(w, http.StatusNotFound, apiError{ErrUnknownTarget.Error()})
+		return
+	}
+	writeJSON(w, http.StatusOK, events)
+}
+
+func (h *handler) config(w http.ResponseWriter, _ *http.Request) {
+	b, err := h.src.ConfigYAML()
+	if err != nil {
+		text(w, http.StatusInternalServerError, err.Error()+"\n")
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write(b)
+}
+
+type apiError struct {
+	Error string `json:"error"`
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}
+
+func text(w http.ResponseWriter, status int, s string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(s))
+}
+
+// securityHeaders keeps pages from being framed or sniffed: they show
+// server-controlled strings.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("X-Frame-Options", "DENY")
+		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'")
+		next.ServeHTTP(w, r)
+	})
+}

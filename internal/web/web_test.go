@@ -1,0 +1,129 @@
+package web
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+type fakeSource struct {
+	ready    bool
+	reloaded int
+	probed   []string
+	rep      *probe.Report
+}
+
+func (f *fakeSource) Ready() bool { return f.ready }
+func (f *fakeSource) Targets() []TargetStatus {
+	st, _ := f.Target("orders")
+	return []TargetStatus{st}
+}
+func (f *fakeSource) Target(name string) (TargetStatus, bool) {
+	if name != "orders" {
+		return TargetStatus{}, false
+	}
+	next := time.Now().Add(time.Minute)
+	return TargetStatus{Name: "orders", URL: "https://orders.internal/mcp", Schedule: "@every 5m", NextRun: &next,
+		Findings: map[catalogue.Severity]int{catalogue.Error: 1}}, true
+}
+func (f *fakeSource) Report(name string) (*probe.Report, bool) {
+	return f.rep, f.rep != nil && name == "orders"
+}
+func (f *fakeSource) History(name string) ([]Event, bool) {
+	return []Event{{Time: time.Now(), Kind: "opened", Rule: "MCP-DRIFT-TOOL-MISSING", Tool: "<script>x</script>"}}, name == "orders"
+}
+func (f *fakeSource) Logs(string) []string        { return []string{`level=INFO msg="run finished"`} }
+func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }
+func (f *fakeSource) Reload() error               { f.reloaded++; return nil }
+func (f *fakeSource) Probe(name string) error {
+	if name != "orders" {
+		return ErrUnknownTarget
+	}
+	f.probed = append(f.probed, name)
+	return nil
+}
+
+func serve(t *testing.T, lifecycle bool, src *fakeSource) *httptest.Server {
+	srv := httptest.NewServer(New(src, Options{EnableLifecycle: lifecycle, Gatherer: prometheus.NewRegistry(), Version: "test"}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func do(t *testing.T, method, url string) (int, string, http.Header) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+func TestEndpoints(t *testing.T) {
+	src := &fakeSource{ready: true, rep: &probe.Report{Target: "orders", Findings: []catalogue.Finding{
+		{Rule: catalogue.DriftToolUndeclared, Severity: catalogue.Warn, Tool: `<img src=x onerror=alert(1)>`, Message: "served, not declared"},
+	}}}
+	srv := serve(t, false, src)
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		ctype, want  string
+	}{
+		{"GET", "/-/healthy", 200, "text/plain", "OK"},
+		{"GET", "/-/ready", 200, "text/plain", "OK"},
+		{"GET", "/metrics", 200, "text/plain", ""},
+		{"GET", "/api/v1/targets", 200, "application/json", `"name": "orders"`},
+		{"GET", "/api/v1/targets/orders", 200, "application/json", `"target": "orders"`},
+		{"GET", "/api/v1/targets/nope", 404, "application/json", "unknown target"},
+		{"GET", "/api/v1/targets/orders/history", 200, "application/json", `"kind": "opened"`},
+		{"GET", "/api/v1/rules", 200, "application/json", `"BRK-INPUT-REQUIRED-ADDED"`},
+		{"GET", "/config", 200, "text/plain", "global"},
+		{"GET", "/", 200, "text/html", `href="/targets/orders"`},
+		{"GET", "/targets/orders", 200, "text/html", "&lt;img src=x onerror=alert(1)&gt;"},
+		{"GET", "/targets/nope", 404, "text/plain", ""},
+		{"POST", "/-/reload", 403, "text/plain", "--web.enable-lifecycle"},
+		{"POST", "/api/v1/targets/orders/probe", 403, "text/plain", "--web.enable-lifecycle"},
+		{"GET", "/-/reload", 405, "", ""},
+	} {
+		code, body, h := do(t, tc.method, srv.URL+tc.path)
+		if code != tc.code || !strings.HasPrefix(h.Get("Content-Type"), tc.ctype) || !strings.Contains(body, tc.want) {
+			t.Errorf("%s %s = %d %q; want %d %q containing %q\n%.300s", tc.method, tc.path, code, h.Get("Content-Type"), tc.code, tc.ctype, tc.want, body)
+		}
+		if strings.Contains(body, "<img src=x") || strings.Contains(body, "<script>x") {
+			t.Errorf("%s: a server-controlled string reached the page unescaped", tc.path)
+		}
+	}
+	if src.reloaded != 0 || len(src.probed) != 0 {
+		t.Fatal("a lifecycle action ran without the flag")
+	}
+}
+
+func TestLifecycleEnabled(t *testing.T) {
+	src := &fakeSource{ready: false}
+	srv := serve(t, true, src)
+	if code, _, _ := do(t, "POST", srv.URL+"/-/reload"); code != 200 || src.reloaded != 1 {
+		t.Fatalf("reload: %d, reloaded %d", code, src.reloaded)
+	}
+	if code, _, _ := do(t, "POST", srv.URL+"/api/v1/targets/orders/probe"); code != 202 || len(src.probed) != 1 {
+		t.Fatalf("probe: %d", code)
+	}
+	if code, _, _ := do(t, "POST", srv.URL+"/api/v1/targets/nope/probe"); code != 404 {
+		t.Fatalf("probe unknown: %d", code)
+	}
+	if code, _, _ := do(t, "GET", srv.URL+"/-/ready"); code != 503 {
+		t.Fatalf("ready before start: %d", code)
+	}
+	if code, body, _ := do(t, "GET", srv.URL+"/targets/orders"); code != 200 || !strings.Contains(body, "No run has finished yet") {
+		t.Fatalf("target page without a report: %d", code)
+	}
+}
