@@ -1,0 +1,221 @@
+package state
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+)
+
+// Transition is what one run changed: the events it appended to the
+// history, split by kind, and whether the new State must be saved.
+type Transition struct {
+	Opened        []Event
+	Resolved      []Event
+	ServedChanges []Event
+	// Changed is true when the State differs from what is on disk (or a
+	// previous Save failed): only then does the caller call Save.
+	Changed bool
+	// SnapshotErr is set when some tool's hash changed but its previous
+	// definition could not be read (snapshot missing, corrupt, or stale
+	// after a crash between the two files). Those tools get no detailed
+	// events; the new hashes are recorded so the next run does not retry.
+	// The caller logs and counts it; it never fails the run.
+	SnapshotErr error
+}
+
+// Apply diffs one run against prev and returns the next State and what
+// changed. It never modifies prev; when nothing changed it returns prev
+// itself, allocating nothing beyond a pooled scratch set.
+//
+// findings are the run's active (not ignored) findings. They replace the
+// active set on every run, failed runs included: a failed run's findings
+// (e.g. MCP-DRIFT-PROTOCOL-UNSUPPORTED) open and the findings it could not
+// re-establish resolve, so the state always matches the last report and
+// the findings gauge.
+//
+// served is the served set, compared against prev.ToolHashes. servedOK
+// false means the run listed nothing: the served comparison is skipped and
+// the hashes are kept, so a failed run never looks like "all tools
+// removed". The first successful listing (prev has never recorded one)
+// records the set silently: a fresh state is not "everything was added".
+// A tool listed twice counts once, first occurrence wins.
+//
+// loadPrev reads the previous served snapshot; Apply calls it at most
+// once, and only when a tool present in both runs has a different hash
+// (the caller passes func() ([]Tool, error) { return store.LoadSnapshot(t) }).
+// It may be nil, which makes such tools a SnapshotErr.
+//
+// historyLimit bounds the history (DefaultHistoryLimit when <= 0).
+func Apply(prev *State, now time.Time, findings []catalogue.Finding, served []Tool, servedOK bool,
+	historyLimit int, loadPrev func() ([]Tool, error)) (*State, Transition) {
+	if prev == nil {
+		prev = NewState("")
+	}
+	if unchanged(prev, findings, served, servedOK) {
+		return prev, Transition{}
+	}
+	now = now.UTC() // strips the monotonic reading; files stay readable
+	if historyLimit <= 0 {
+		historyLimit = DefaultHistoryLimit
+	}
+	next := &State{
+		Target:           prev.Target,
+		Version:          FormatVersion,
+		ToolHashes:       prev.ToolHashes,
+		ServedLastChange: prev.ServedLastChange,
+		snap:             prev.snap,
+		snapPending:      prev.snapPending,
+	}
+	var tr Transition
+	findingsChanged := diffFindings(prev, next, now, findings, servedOK, &tr)
+	servedChanged := false
+	if servedOK {
+		servedChanged = diffServed(prev, next, now, served, loadPrev, &tr)
+	}
+	events := len(tr.Opened) + len(tr.Resolved) + len(tr.ServedChanges)
+	tr.Changed = findingsChanged || servedChanged || events > 0 || prev.dirty || prev.snapPending
+	if !tr.Changed {
+		return prev, tr
+	}
+	next.History = appendHistory(prev.History, historyLimit, tr.Opened, tr.Resolved, tr.ServedChanges)
+	next.dirty = true
+	return next, tr
+}
+
+// diffFindings fills next.Findings and the opened/resolved events, and
+// reports whether the active set differs from prev's in any stored field.
+//
+// A failed run (compared is false) compared nothing, so it is no evidence
+// that an earlier finding went away: those stay active, unresolved, and only
+// a successful run resolves them. Otherwise a one-run outage would resolve
+// MCP-DRIFT-TOOL-MISSING and the recovery re-open it, paging twice.
+func diffFindings(prev, next *State, now time.Time, findings []catalogue.Finding, compared bool, tr *Transition) bool {
+	next.Findings = make(map[string]ActiveFinding, len(findings))
+	changed := false
+	for _, f := range findings {
+		fp := fingerprint(prev.Target, f)
+		if _, dup := next.Findings[fp]; dup {
+			continue // same identity twice in one run: one active finding
+		}
+		old, ok := prev.Findings[fp]
+		if !ok {
+			next.Findings[fp] = active(f, now)
+			tr.Opened = append(tr.Opened, Event{
+				Time: now, Kind: KindOpened, Rule: f.Rule, Severity: f.Severity, Tool: f.Tool,
+				Pointer: f.Pointer, Direction: f.Direction, Change: f.Change, Fingerprint: fp, Message: f.Message,
+			})
+			continue
+		}
+		// Severity can move under the same fingerprint (an override
+		// changed): store it, but it is neither opened nor resolved.
+		a := active(f, old.FirstSeen)
+		changed = changed || a != old
+		next.Findings[fp] = a
+	}
+	for fp, old := range prev.Findings {
+		if _, ok := next.Findings[fp]; !ok && !compared {
+			next.Findings[fp] = old
+			continue
+		}
+		if _, ok := next.Findings[fp]; !ok {
+			tr.Resolved = append(tr.Resolved, Event{
+				Time: now, Kind: KindResolved, Rule: old.Rule, Severity: old.Severity, Tool: old.Tool,
+				Pointer: old.Pointer, Direction: old.Direction, Change: old.Change, Fingerprint: fp,
+			})
+		}
+	}
+	// Map order is random; the history and the caller's logs should not be.
+	slices.SortFunc(tr.Resolved, func(a, b Event) int {
+		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Tool, b.Tool),
+			cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Fingerprint, b.Fingerprint))
+	})
+	return changed || len(tr.Opened) > 0 || len(tr.Resolved) > 0
+}
+
+// fingerprint is f's fingerprint, computed only if the probe left it empty.
+func fingerprint(target string, f catalogue.Finding) string {
+	if f.Fingerprint != "" {
+		return f.Fingerprint
+	}
+	return catalogue.Fingerprint(target, f)
+}
+
+// appendHistory returns a new slice (prev's may be shared with a State a
+// reader still holds) with the events appended, trimmed to the newest limit.
+func appendHistory(prev []Event, limit int, groups ...[]Event) []Event {
+	n := len(prev)
+	for _, g := range groups {
+		n += len(g)
+	}
+	out := make([]Event, 0, min(n, limit))
+	skip := max(n-limit, 0) // the oldest events fall off first
+	for _, src := range append([][]Event{prev}, groups...) {
+		if skip >= len(src) {
+			skip -= len(src)
+			continue
+		}
+		out = append(out, src[skip:]...)
+		skip = 0
+	}
+	return out
+}
+
+// scratch pools the name sets of the steady-state check, so that 10,000
+// targets share a few maps instead of allocating one per run.
+var scratch = sync.Pool{New: func() any { m := make(map[string]struct{}); return &m }}
+
+// unchanged reports, without allocating, whether the run leaves prev
+// exactly as it is. It is conservative: any doubt goes to the full diff.
+func unchanged(prev *State, findings []catalogue.Finding, served []Tool, servedOK bool) bool {
+	if prev.dirty || prev.snapPending {
+		return false
+	}
+	p := scratch.Get().(*map[string]struct{})
+	seen := *p
+	defer func() { clear(seen); scratch.Put(p) }()
+	for _, f := range findings {
+		if f.Fingerprint == "" {
+			return false
+		}
+		old, ok := prev.Findings[f.Fingerprint]
+		if !ok || active(f, old.FirstSeen) != old {
+			return false
+		}
+		seen[f.Fingerprint] = struct{}{}
+	}
+	if len(seen) != len(prev.Findings) {
+		return false
+	}
+	if !servedOK {
+		return true
+	}
+	if prev.ServedLastChange.IsZero() && len(prev.ToolHashes) == 0 {
+		return false // the first listing must be recorded
+	}
+	clear(seen)
+	var h [64]byte
+	for _, t := range served {
+		if _, dup := seen[t.Name]; dup {
+			continue
+		}
+		old, ok := prev.ToolHashes[t.Name]
+		if !ok {
+			return false
+		}
+		hashHex(t.Raw, &h)
+		if old != string(h[:]) {
+			return false
+		}
+		seen[t.Name] = struct{}{}
+	}
+	return len(seen) == len(prev.ToolHashes)
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}

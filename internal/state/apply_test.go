@@ -1,0 +1,221 @@
+package state
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+)
+
+func TestOpenedResolvedAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	missing := mkFinding("orders", catalogue.DriftToolMissing, "refund")
+	schema := mkFinding("orders", catalogue.DriftSchema, "search")
+	served := []Tool{mkTool("search")}
+
+	st, tr := Apply(mustLoad(t, s, "orders"), t0, []catalogue.Finding{missing, schema}, served, true, 0, nil)
+	if len(tr.Opened) != 2 || len(tr.Resolved) != 0 || !tr.Changed {
+		t.Fatalf("first run: %+v", tr)
+	}
+	if len(tr.ServedChanges) != 0 {
+		t.Fatalf("first run must record the served set silently, got %v", changes(tr.ServedChanges))
+	}
+	mustSave(t, s, st)
+
+	// A restart: a new Store on the same directory, the same findings.
+	s2 := openStore(t, dir)
+	st2 := mustLoad(t, s2, "orders")
+	if got := st2.Findings[missing.Fingerprint].FirstSeen; !got.Equal(t0) {
+		t.Fatalf("first_seen after restart = %v", got)
+	}
+	st3, tr := Apply(st2, t0.Add(time.Minute), []catalogue.Finding{missing, schema}, served, true, 0, nil)
+	if tr.Changed || len(tr.Opened)+len(tr.Resolved)+len(tr.ServedChanges) != 0 || st3 != st2 {
+		t.Fatalf("restart re-opened or changed: %+v", tr)
+	}
+
+	// The missing tool comes back: resolved, the other stays with its first_seen.
+	st4, tr := Apply(st3, t0.Add(2*time.Minute), []catalogue.Finding{schema}, served, true, 0, nil)
+	if len(tr.Resolved) != 1 || tr.Resolved[0].Fingerprint != missing.Fingerprint || len(tr.Opened) != 0 || !tr.Changed {
+		t.Fatalf("resolve: %+v", tr)
+	}
+	if !st4.Findings[schema.Fingerprint].FirstSeen.Equal(t0) {
+		t.Fatal("first_seen of a still-active finding moved")
+	}
+	if n := len(st4.History); n != 3 {
+		t.Fatalf("history has %d events, want 2 opened + 1 resolved", n)
+	}
+	if len(st3.Findings) != 2 {
+		t.Fatal("Apply modified prev")
+	}
+}
+
+func TestSeverityChangeIsStoredNotReopened(t *testing.T) {
+	f := mkFinding("t", catalogue.DriftToolUndeclared, "x")
+	st, _ := Apply(NewState("t"), t0, []catalogue.Finding{f}, nil, false, 0, nil)
+	f.Severity = catalogue.Error
+	st2, tr := Apply(st, t0.Add(time.Minute), []catalogue.Finding{f}, nil, false, 0, nil)
+	if !tr.Changed || len(tr.Opened)+len(tr.Resolved) != 0 {
+		t.Fatalf("override change: %+v", tr)
+	}
+	if got := st2.Findings[f.Fingerprint]; got.Severity != catalogue.Error || !got.FirstSeen.Equal(t0) {
+		t.Fatalf("stored %+v", got)
+	}
+}
+
+func TestServedChanges(t *testing.T) {
+	st := NewState("t")
+	v1 := []Tool{mkTool("keep"), mkTool("search"), mkTool("gone")}
+	st, _ = Apply(st, t0, nil, v1, true, 0, nil)
+	saved(st)
+
+	calls := 0
+	// unchanged: nothing to write, and the snapshot is not read.
+	same, tr := Apply(st, t0.Add(time.Minute), nil, slices.Clone(v1), true, 0, loaderCount(v1, &calls))
+	if tr.Changed || same != st || calls != 0 {
+		t.Fatalf("unchanged run: changed=%v calls=%d", tr.Changed, calls)
+	}
+	// served order is not a change
+	rev := []Tool{v1[2], v1[0], v1[1]}
+	if _, tr = Apply(st, t0.Add(time.Minute), nil, rev, true, 0, loaderCount(v1, &calls)); tr.Changed || calls != 0 {
+		t.Fatalf("reordered run: changed=%v calls=%d", tr.Changed, calls)
+	}
+	// added + removed only: no hash of a kept tool moved, so no read.
+	v2 := []Tool{mkTool("keep"), mkTool("search"), mkTool("new")}
+	_, tr = Apply(st, t0.Add(time.Minute), nil, v2, true, 0, loaderCount(v1, &calls))
+	want := []string{"new:" + catalogue.ChgToolAdded, "gone:" + catalogue.ChgToolRemoved}
+	if !slices.Equal(changes(tr.ServedChanges), want) || !tr.Changed || calls != 0 {
+		t.Fatalf("add/remove: %v calls=%d", changes(tr.ServedChanges), calls)
+	}
+	// search's inputSchema gains a required property: one read, CHG-REQUIRED-ADDED.
+	v3 := []Tool{mkTool("keep"), mkTool("search", "b"), mkTool("gone")}
+	next, tr := Apply(st, t0.Add(time.Minute), nil, v3, true, 0, loaderCount(v1, &calls))
+	if calls != 1 || tr.SnapshotErr != nil {
+		t.Fatalf("loader calls = %d, err %v", calls, tr.SnapshotErr)
+	}
+	if len(tr.ServedChanges) != 1 || tr.ServedChanges[0].Change != catalogue.ChgRequiredAdded ||
+		tr.ServedChanges[0].Tool != "search" || tr.ServedChanges[0].Direction != "input" {
+		t.Fatalf("schema change: %+v", tr.ServedChanges)
+	}
+	if !next.ServedLastChange.Equal(t0.Add(time.Minute)) || next.History[len(next.History)-1].Kind != KindServedChange {
+		t.Fatal("served change not recorded")
+	}
+	// the manifest is silent (no findings) and still the change is seen: done above.
+}
+
+func TestServedChangeSnapshotProblems(t *testing.T) {
+	v1 := []Tool{mkTool("search")}
+	st, _ := Apply(NewState("t"), t0, nil, v1, true, 0, nil)
+	saved(st)
+	v2 := []Tool{mkTool("search", "a")}
+
+	fail := errors.New("disk gone")
+	next, tr := Apply(st, t0, nil, v2, true, 0, func() ([]Tool, error) { return nil, fail })
+	if !errors.Is(tr.SnapshotErr, fail) || !tr.Changed || next.ToolHashes["search"] == st.ToolHashes["search"] {
+		t.Fatalf("loader error: %v changed=%v", tr.SnapshotErr, tr.Changed)
+	}
+	// A snapshot that does not match the stored hash is not diffed.
+	_, tr = Apply(st, t0, nil, v2, true, 0, func() ([]Tool, error) { return []Tool{mkTool("search", "b")}, nil })
+	if !errors.Is(tr.SnapshotErr, ErrSnapshotStale) || len(tr.ServedChanges) != 0 {
+		t.Fatalf("stale snapshot: %v %v", tr.SnapshotErr, changes(tr.ServedChanges))
+	}
+	if _, tr = Apply(st, t0, nil, v2, true, 0, nil); !errors.Is(tr.SnapshotErr, ErrNoSnapshot) {
+		t.Fatalf("nil loader: %v", tr.SnapshotErr)
+	}
+}
+
+func TestFailedRunSkipsServed(t *testing.T) {
+	miss := mkFinding("t", catalogue.DriftToolMissing, "x")
+	st, _ := Apply(NewState("t"), t0, []catalogue.Finding{miss}, []Tool{mkTool("a"), mkTool("b")}, true, 0, nil)
+	saved(st)
+
+	unsup := mkFinding("t", catalogue.DriftProtocolUnsupported, "")
+	calls := 0
+	next, tr := Apply(st, t0.Add(time.Minute), []catalogue.Finding{unsup}, nil, false, 0, loaderCount(nil, &calls))
+	if len(tr.ServedChanges) != 0 || calls != 0 {
+		t.Fatalf("failed run produced served changes %v", changes(tr.ServedChanges))
+	}
+	if len(next.ToolHashes) != 2 || !next.ServedLastChange.Equal(st.ServedLastChange) {
+		t.Fatal("failed run touched the hashes")
+	}
+	// The failed run's findings open; it compared nothing, so the earlier
+	// finding stays active instead of resolving.
+	if len(tr.Opened) != 1 || tr.Opened[0].Rule != catalogue.DriftProtocolUnsupported || len(tr.Resolved) != 0 || len(next.Findings) != 2 {
+		t.Fatalf("failed run findings: %+v", tr)
+	}
+	// Recovery compares against the last good listing: nothing changed.
+	_, tr = Apply(next, t0.Add(2*time.Minute), nil, []Tool{mkTool("a"), mkTool("b")}, true, 0, nil)
+	if len(tr.ServedChanges) != 0 {
+		t.Fatalf("recovery: %v", changes(tr.ServedChanges))
+	}
+}
+
+func TestFirstListingAfterFailedRuns(t *testing.T) {
+	st, _ := Apply(NewState("t"), t0, nil, nil, false, 0, nil)
+	if !st.ServedLastChange.IsZero() {
+		t.Fatal("failed run recorded a listing")
+	}
+	st, tr := Apply(st, t0, nil, []Tool{mkTool("a")}, true, 0, nil)
+	if len(tr.ServedChanges) != 0 || len(st.ToolHashes) != 1 {
+		t.Fatalf("first listing: %v", changes(tr.ServedChanges))
+	}
+	// A server that first served nothing and then a tool: that is an addition.
+	empty, _ := Apply(NewState("t"), t0, nil, nil, true, 0, nil)
+	_, tr = Apply(empty, t0, nil, []Tool{mkTool("a")}, true, 0, nil)
+	if !slices.Equal(changes(tr.ServedChanges), []string{"a:" + catalogue.ChgToolAdded}) {
+		t.Fatalf("after an empty listing: %v", changes(tr.ServedChanges))
+	}
+}
+
+func TestDuplicatesCountOnce(t *testing.T) {
+	f := mkFinding("t", catalogue.ConfDuplicateTool, "a")
+	served := []Tool{mkTool("a"), mkTool("a", "b"), mkTool("c")}
+	st, tr := Apply(NewState("t"), t0, []catalogue.Finding{f, f}, served, true, 0, nil)
+	if len(tr.Opened) != 1 || len(st.Findings) != 1 || len(st.ToolHashes) != 2 {
+		t.Fatalf("dups: %+v %v", tr, st.ToolHashes)
+	}
+	saved(st)
+	// a, a against {a, c}: c is gone even though the count matches.
+	_, tr = Apply(st, t0, []catalogue.Finding{f}, []Tool{mkTool("a"), mkTool("a")}, true, 0, nil)
+	if !slices.Equal(changes(tr.ServedChanges), []string{"c:" + catalogue.ChgToolRemoved}) {
+		t.Fatalf("dup hides a removal: %v", changes(tr.ServedChanges))
+	}
+}
+
+func TestHistoryBounded(t *testing.T) {
+	st := NewState("t")
+	for i := range 50 {
+		f := mkFinding("t", catalogue.DriftToolMissing, string(rune('a'+i%26))+string(rune('a'+i/26)))
+		st, _ = Apply(st, t0.Add(time.Duration(i)*time.Second), []catalogue.Finding{f}, nil, true, 7, nil)
+	}
+	if len(st.History) != 7 {
+		t.Fatalf("history len %d, want 7", len(st.History))
+	}
+	last := st.History[len(st.History)-1]
+	if !last.Time.Equal(t0.Add(49*time.Second)) || last.Kind != KindResolved {
+		t.Fatalf("newest event is not last: %+v", last)
+	}
+	if got := appendHistory(nil, DefaultHistoryLimit, make([]Event, 600)); len(got) != DefaultHistoryLimit {
+		t.Fatalf("default limit: %d", len(got))
+	}
+}
+
+func TestFailedSaveIsRetried(t *testing.T) {
+	st, tr := Apply(NewState("t"), t0, nil, []Tool{mkTool("a")}, true, 0, nil)
+	if !tr.Changed || !st.Dirty() {
+		t.Fatal("first run not dirty")
+	}
+	// Save failed (st left dirty): the next, unchanged run must still ask for a write.
+	st2, tr := Apply(st, t0, nil, []Tool{mkTool("a")}, true, 0, nil)
+	if !tr.Changed || !st2.Dirty() {
+		t.Fatal("a failed save is forgotten")
+	}
+	// The unsaved snapshot is used rather than the (older) file.
+	calls := 0
+	_, tr = Apply(st2, t0, nil, []Tool{mkTool("a", "a")}, true, 0, loaderCount(nil, &calls))
+	if calls != 0 || len(tr.ServedChanges) != 1 || tr.ServedChanges[0].Change != catalogue.ChgRequiredAdded {
+		t.Fatalf("pending snapshot: calls=%d %v %v", calls, changes(tr.ServedChanges), tr.SnapshotErr)
+	}
+}

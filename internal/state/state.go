@@ -1,0 +1,138 @@
+// Package state keeps the last-run state of each target and diffs every
+// run against it (DESIGN §10).
+//
+// Per target it keeps, in memory and in state_dir/<target>.json, the
+// active findings by fingerprint, a SHA-256 per served tool and a bounded
+// history of change events. The full served snapshot (every tool's raw
+// definition) lives only on disk, in state_dir/snapshots/<target>.json,
+// and is read only when a tool's hash differs from the previous run
+// (DESIGN §14): the steady state costs one hash per tool and no I/O.
+//
+// Files are written atomically (temp file, fsync, rename, fsync dir), so a
+// kill -9 leaves the old or the new file, never a torn one. A corrupt file
+// is moved aside and the target starts fresh (DESIGN §16).
+package state
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+)
+
+// FormatVersion is the version of the state and snapshot files. A file of
+// any other version is treated as corrupt: guessing at a format we did not
+// write could resurrect or drop findings.
+const FormatVersion = 1
+
+// DefaultHistoryLimit bounds the history when Apply is given no limit.
+const DefaultHistoryLimit = 500
+
+// The kinds of history events.
+const (
+	KindOpened       = "opened"
+	KindResolved     = "resolved"
+	KindServedChange = "served_change"
+)
+
+// Tool is one served tool definition: its name and exact raw JSON. The
+// hash is taken over Raw as given, so pass the server's bytes unchanged
+// (a server that reorders keys costs a snapshot read and a write, but
+// yields no event, since the comparison is semantic).
+type Tool struct {
+	Name string
+	Raw  json.RawMessage
+}
+
+// State is one target's last-run state, exactly as stored on disk. It holds
+// nothing from the report beyond these fields: no messages of active
+// findings, no trace ids, nothing a request carried.
+//
+// A State returned by Load or Apply is read-only for its users: Apply
+// builds a new State when something changed and shares unchanged maps.
+type State struct {
+	Target  string `json:"target"`
+	Version int    `json:"version"`
+	// Findings are the active findings keyed by fingerprint.
+	Findings map[string]ActiveFinding `json:"findings"`
+	// ToolHashes maps a served tool's name to the hex SHA-256 of its raw
+	// definition as last served.
+	ToolHashes map[string]string `json:"tool_hashes"`
+	// ServedLastChange is when the served set was first recorded or last
+	// changed; zero means no successful listing was ever recorded.
+	ServedLastChange time.Time `json:"served_last_change"`
+	// History holds the newest events last, bounded by Apply's limit.
+	History []Event `json:"history"`
+
+	// dirty is set by Apply when the State differs from what Save last
+	// wrote, and cleared by a successful Save: a failed write (full disk)
+	// is retried on the next run even if that run changes nothing.
+	dirty bool
+	// snap is the served set to write to the snapshot file, when snapPending.
+	// It is held only until Save succeeds, so the steady state keeps no
+	// definitions in memory.
+	snap        []Tool
+	snapPending bool
+}
+
+// ActiveFinding is a finding that is open, as stored in the state file.
+type ActiveFinding struct {
+	Rule      string             `json:"rule"`
+	Severity  catalogue.Severity `json:"severity"`
+	Tool      string             `json:"tool,omitempty"`
+	Direction string             `json:"direction,omitempty"`
+	Pointer   string             `json:"pointer,omitempty"`
+	Change    string             `json:"change,omitempty"`
+	Grade     string             `json:"grade,omitempty"`
+	FirstSeen time.Time          `json:"first_seen"`
+}
+
+// Event is one history entry: a finding opened or resolved, or one served
+// change. For served changes Change is the CHG id (catalogue.ChgToolAdded,
+// ChgToolRemoved, or catalogue.ServedChangeID of a CompareTool finding)
+// and Fingerprint is empty.
+type Event struct {
+	Time        time.Time          `json:"time"`
+	Kind        string             `json:"kind"`
+	Rule        string             `json:"rule,omitempty"`
+	Severity    catalogue.Severity `json:"severity,omitempty"`
+	Tool        string             `json:"tool,omitempty"`
+	Pointer     string             `json:"pointer,omitempty"`
+	Direction   string             `json:"direction,omitempty"`
+	Change      string             `json:"change,omitempty"`
+	Fingerprint string             `json:"fingerprint,omitempty"`
+	Message     string             `json:"message,omitempty"`
+}
+
+// NewState returns the empty state of a target that has never run.
+func NewState(target string) *State {
+	return &State{
+		Target:     target,
+		Version:    FormatVersion,
+		Findings:   map[string]ActiveFinding{},
+		ToolHashes: map[string]string{},
+	}
+}
+
+// Dirty reports whether st holds changes that no Save has written yet.
+func (st *State) Dirty() bool { return st.dirty || st.snapPending }
+
+// active is the stored form of f, first seen at first.
+func active(f catalogue.Finding, first time.Time) ActiveFinding {
+	return ActiveFinding{
+		Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, Direction: f.Direction,
+		Pointer: f.Pointer, Change: f.Change, Grade: f.Grade, FirstSeen: first,
+	}
+}
+
+// hashHex is the hex SHA-256 of raw, written into a caller's array so the
+// steady-state comparison allocates nothing. Surrounding whitespace is not
+// part of a JSON value and does not survive a snapshot round trip, so it
+// is not hashed.
+func hashHex(raw []byte, out *[64]byte) {
+	sum := sha256.Sum256(bytes.TrimSpace(raw))
+	hex.Encode(out[:], sum[:])
+}

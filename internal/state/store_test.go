@@ -1,0 +1,254 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+)
+
+// savedState returns a store in a temp dir holding one saved state for "orders".
+func savedState(t *testing.T) (string, *Store, *State) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	f := mkFinding("orders", catalogue.DriftToolMissing, "refund")
+	st, _ := Apply(mustLoad(t, s, "orders"), t0, []catalogue.Finding{f}, []Tool{mkTool("search")}, true, 0, nil)
+	mustSave(t, s, st)
+	return dir, s, st
+}
+
+func TestSnapshotRoundTripKeepsBytes(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	spaced := Tool{Name: "x", Raw: json.RawMessage("{\n  \"name\": \"x\",  \"b\" : [1, 2.50]\n}")}
+	bad := Tool{Name: "y", Raw: json.RawMessage(`{"name":`)}
+	st, _ := Apply(NewState("t"), t0, nil, []Tool{spaced, mkTool("a<b>"), bad}, true, 0, nil)
+	mustSave(t, s, st)
+	got, err := s.LoadSnapshot("t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Name != "a<b>" || !bytes.Equal(got[1].Raw, spaced.Raw) || string(got[2].Raw) != "null" {
+		t.Fatalf("snapshot round trip: %q", got)
+	}
+	if _, err := s.LoadSnapshot("other"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing snapshot: %v", err)
+	}
+	// After the round trip the file's bytes still hash as stored, so a change diffs.
+	st2 := mustLoad(t, openStore(t, s.dir), "t")
+	changed := Tool{Name: "x", Raw: json.RawMessage(`{"name":"x","description":"new"}`)}
+	_, tr := Apply(st2, t0, nil, []Tool{changed, mkTool("a<b>"), bad}, true, 0, func() ([]Tool, error) { return s.LoadSnapshot("t") })
+	if tr.SnapshotErr != nil || !slices.Equal(changes(tr.ServedChanges), []string{"x:" + catalogue.ChgToolDescription}) {
+		t.Fatalf("diff after reload: %v %v", changes(tr.ServedChanges), tr.SnapshotErr)
+	}
+}
+
+func TestInterruptedWriteLeavesOldState(t *testing.T) {
+	dir, _, st := savedState(t)
+	// A kill -9 after writing part of a temp file, before the rename.
+	torn := filepath.Join(dir, ".orders.json.tmp-123456")
+	if err := os.WriteFile(torn, []byte(`{"target":"orders","version":1,"findi`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	snapTorn := filepath.Join(dir, "snapshots", ".orders.json.tmp-99")
+	if err := os.WriteFile(snapTorn, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(dir, ".orders.json.tmp-777")
+	if err := os.WriteFile(fresh, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	for _, p := range []string{torn, snapTorn} {
+		if err := os.Chtimes(p, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2 := openStore(t, dir) // a restart
+	got := mustLoad(t, s2, "orders")
+	if len(got.Findings) != 1 || !got.ServedLastChange.Equal(st.ServedLastChange) {
+		t.Fatalf("previous state lost: %+v", got)
+	}
+	for _, p := range []string{torn, snapTorn} {
+		if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("abandoned temp %s not cleaned", p)
+		}
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Error("a young temp file (maybe another process's) was removed")
+	}
+}
+
+func TestDiskFullKeepsOldFile(t *testing.T) {
+	dir, s, st := savedState(t)
+	before, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
+	s.write = func(f *os.File, b []byte) (int, error) {
+		n, _ := f.Write(b[:len(b)/2])
+		return n, syscall.ENOSPC
+	}
+	next, tr := Apply(st, t0.Add(time.Minute), nil, []Tool{mkTool("search"), mkTool("more")}, true, 0, nil)
+	if !tr.Changed {
+		t.Fatal("no change")
+	}
+	if err := s.Save(next); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("save on a full disk: %v", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
+	if !bytes.Equal(before, after) {
+		t.Fatal("a failed save changed the state file")
+	}
+	if leftovers(t, dir) != 0 {
+		t.Fatal("a failed save left a temp file")
+	}
+	// The disk frees up: the next run, unchanged, writes what was lost.
+	s.write = nil
+	again, tr := Apply(next, t0.Add(2*time.Minute), nil, []Tool{mkTool("search"), mkTool("more")}, true, 0, nil)
+	if !tr.Changed {
+		t.Fatal("the failed write is not retried")
+	}
+	mustSave(t, s, again)
+	if got := mustLoad(t, s, "orders"); len(got.ToolHashes) != 2 || len(got.Findings) != 0 {
+		t.Fatalf("retried save: %+v", got)
+	}
+}
+
+func leftovers(t *testing.T, dir string) int {
+	n := 0
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), tempInfix) {
+			n++
+		}
+		return nil
+	})
+	return n
+}
+
+func TestSaveToUnwritableDir(t *testing.T) {
+	dir, s, st := savedState(t)
+	before, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
+	next, _ := Apply(st, t0, nil, []Tool{mkTool("other")}, true, 0, nil)
+	if os.Geteuid() == 0 {
+		// chmod does not stop root: point the store at a "directory" that is a file.
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Open(filepath.Join(file, "state")); err == nil {
+			t.Fatal("Open under a file succeeded")
+		}
+		bad := &Store{dir: filepath.Join(file, "state"), snapDir: filepath.Join(file, "state", "snapshots")}
+		if err := bad.Save(next); err == nil {
+			t.Fatal("save under a file succeeded")
+		}
+	} else {
+		if err := os.Chmod(filepath.Join(dir, "snapshots"), 0o500); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(dir, 0o750); _ = os.Chmod(filepath.Join(dir, "snapshots"), 0o750) })
+		if err := s.Save(next); err == nil {
+			t.Fatal("save to a read-only dir succeeded")
+		}
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
+	if !bytes.Equal(before, after) || !next.Dirty() {
+		t.Fatal("old file changed or failed save marked clean")
+	}
+}
+
+func TestCorruptFileMovedAside(t *testing.T) {
+	for name, content := range map[string]string{
+		"garbage":   "\x00\xffnot json at all",
+		"truncated": `{"target":"orders","version":1,"findings":{"ab`,
+		"trailing":  `{"target":"orders","version":1}{}`,
+		"version":   `{"target":"orders","version":2}`,
+		"target":    `{"target":"billing","version":1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := openStore(t, dir)
+			path := filepath.Join(dir, "orders.json")
+			if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			st, err := s.Load("orders")
+			var ce *CorruptError
+			if !errors.As(err, &ce) || ce.MovedTo == "" {
+				t.Fatalf("want *CorruptError with MovedTo, got %v", err)
+			}
+			if st == nil || st.Target != "orders" || len(st.Findings) != 0 {
+				t.Fatalf("no fresh state: %+v", st)
+			}
+			if b, err := os.ReadFile(ce.MovedTo); err != nil || string(b) != content ||
+				!strings.HasPrefix(filepath.Base(ce.MovedTo), "orders.json.corrupt-") {
+				t.Fatalf("moved-aside file %s: %v", ce.MovedTo, err)
+			}
+			if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+				t.Fatal("corrupt file still in place")
+			}
+			mustSave(t, s, st) // and the target carries on
+		})
+	}
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	_ = os.WriteFile(filepath.Join(dir, "snapshots", "t.json"), []byte("{"), 0o600)
+	var ce *CorruptError
+	if _, err := s.LoadSnapshot("t"); !errors.As(err, &ce) {
+		t.Fatalf("corrupt snapshot: %v", err)
+	}
+}
+
+func TestStateFileHoldsOnlyStateFields(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	const marker = "SECRET-MARKER-7f3a"
+	f := mkFinding("orders", catalogue.DriftSchema, "search")
+	f.TraceID, f.SpanID, f.IgnoreReason, f.Classification = marker, marker, marker, marker
+	st, _ := Apply(mustLoad(t, s, "orders"), t0, []catalogue.Finding{f}, []Tool{mkTool("search")}, true, 0, nil)
+	mustSave(t, s, st)
+	b, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
+	if bytes.Contains(b, []byte(marker)) {
+		t.Fatalf("state file carries report-only data:\n%s", b)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	keys := sortedKeys(top)
+	if want := []string{"findings", "history", "served_last_change", "target", "tool_hashes", "version"}; !slices.Equal(keys, want) {
+		t.Fatalf("top-level keys %v", keys)
+	}
+}
+
+func TestRemoveAndNames(t *testing.T) {
+	dir, s, _ := savedState(t)
+	if err := s.Remove("orders"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"orders.json", "snapshots/orders.json"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s survived Remove", p)
+		}
+	}
+	if err := s.Remove("never-existed"); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"", "../x", ".hidden", "a/b"} {
+		if _, err := s.Load(bad); err == nil {
+			t.Errorf("Load(%q) accepted", bad)
+		}
+	}
+	if !isTemp(".a.json.tmp-123", "a.json") || isTemp(".a.json.tmp-x.json.tmp-1", "a.json") || isTemp("a.json", "") {
+		t.Error("isTemp")
+	}
+}
