@@ -2,77 +2,105 @@ package main
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/driftd/driftd/internal/config"
-	"github.com/driftd/driftd/internal/manifest"
+	driftdfiles "github.com/driftd/driftd"
+	"github.com/driftd/driftd/internal/daemon"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
-	"github.com/driftd/driftd/internal/probe"
 )
 
-// The demo's declared manifest and the drifted tool set its mock serves:
-// cancel_order is gone, debug_dump appeared, search_orders gained a
-// required argument, and nothing asks for credentials.
-var (
-	//go:embed demodata/declared.json
-	demoDeclared []byte
-	//go:embed demodata/served.json
-	demoServed []byte
-)
+// demoAddress is the mock's address written in config.example.yaml.
+const demoAddress = "127.0.0.1:9821"
 
 func registerDemo(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
-	cmd := app.Command("demo", "Start a mock MCP server with deliberate drift, probe it, and keep it serving until Ctrl-C.")
-	listen := cmd.Flag("mock.listen-address", "Where the mock MCP server listens.").Default("127.0.0.1:9821").String()
-	once := cmd.Flag("once", "Probe once and exit instead of serving until interrupted.").Bool()
+	cmd := app.Command("demo", "Run the daemon against a mock MCP server with deliberate drift (config.example.yaml); Ctrl-C stops both.")
+	mockAddr := cmd.Flag("mock.listen-address", "Where the mock MCP server listens.").Default(demoAddress).String()
+	df := addDaemonFlags(cmd)
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
-		var served []json.RawMessage
-		if err := json.Unmarshal(demoServed, &served); err != nil {
-			return err
-		}
-		ln, err := net.Listen("tcp", *listen)
-		if err != nil {
-			return &exitError{exitUsage, fmt.Errorf("mock server: %w", err)}
-		}
-		mux := http.NewServeMux()
-		mux.Handle(mcptest.EndpointPath, mcptest.NewHandler(mcptest.Options{Tools: served, ServerName: "orders-demo", ServerVersion: "2.3.0"}))
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(ln)
-		defer srv.Close()
-		url := "http://" + ln.Addr().String() + mcptest.EndpointPath
-
 		dir, err := os.MkdirTemp("", "driftd-demo-")
 		if err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		path := filepath.Join(dir, "orders.json")
-		if err := os.WriteFile(path, demoDeclared, 0o644); err != nil {
-			return err
+		ln, err := net.Listen("tcp", *mockAddr)
+		if err != nil {
+			return &exitError{exitUsage, fmt.Errorf("mock server: %w", err)}
 		}
-		declared, err := manifest.Load(path)
+		mock, err := demoMock()
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "mock MCP server with drift: %s\ndeclared manifest: %s\n\n", url, path)
-		rep := probe.Run(ctx, config.NewTarget("orders-demo", url), declared, probe.Options{Version: version})
-		if err := probe.WriteText(stdout, rep); err != nil {
+		srv := &http.Server{Handler: mock, ReadHeaderTimeout: 5 * time.Second}
+		go srv.Serve(ln)
+		defer srv.Close()
+		configFile, err := unpackDemo(dir, ln.Addr().String())
+		if err != nil {
 			return err
 		}
-		if *once {
-			return nil
-		}
-		fmt.Fprintf(stdout, "\nThe mock keeps serving; try:\n  driftd check %s --base-url %s\n  driftd capture --base-url %s\nCtrl-C stops it.\n", path, url, url)
-		<-ctx.Done()
-		return nil
+		fmt.Fprintf(stdout, "mock MCP server with drift: http://%s/mcp (and /auth/mcp, bearer token required)\nconfiguration: %s\n", ln.Addr(), configFile)
+		return serveDaemon(ctx, df, stderr, daemon.Options{ConfigFile: configFile, WatchConfig: true, OnStart: func(addrs []string) {
+			for _, a := range addrs {
+				fmt.Fprintf(stdout, "driftd: status page http://%s/  metrics http://%s/metrics\n", a, a)
+			}
+			fmt.Fprintln(stdout, "findings appear within seconds; Ctrl-C stops both.")
+		}})
 	}
+}
+
+// demoMock serves the drifted tool set anonymously on /mcp and behind the
+// example's bearer token on /auth/mcp.
+func demoMock() (http.Handler, error) {
+	b, err := fs.ReadFile(driftdfiles.Demo, "examples/demo-served.json")
+	if err != nil {
+		return nil, err
+	}
+	var tools []json.RawMessage
+	if err := json.Unmarshal(b, &tools); err != nil {
+		return nil, err
+	}
+	token, err := fs.ReadFile(driftdfiles.Demo, "examples/secrets/orders-token")
+	if err != nil {
+		return nil, err
+	}
+	opts := mcptest.Options{Tools: tools, ServerName: "orders-demo", ServerVersion: "2.3.0"}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcptest.NewHandler(opts))
+	opts.BearerToken = strings.TrimSpace(string(token))
+	opts.Challenge = `Bearer resource_metadata="http://` + demoAddress + `/.well-known/oauth-protected-resource", scope="orders:read"`
+	mux.Handle("/auth/mcp", mcptest.NewHandler(opts))
+	return mux, nil
+}
+
+// unpackDemo writes config.example.yaml and its files into dir, pointing
+// the targets at the mock's actual address.
+func unpackDemo(dir, mockAddr string) (string, error) {
+	err := fs.WalkDir(driftdfiles.Demo, ".", func(path string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(driftdfiles.Demo, path)
+		if err != nil {
+			return err
+		}
+		if path == "config.example.yaml" {
+			b = []byte(strings.ReplaceAll(string(b), demoAddress, mockAddr))
+		}
+		target := filepath.Join(dir, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o600)
+	})
+	return filepath.Join(dir, "config.example.yaml"), err
 }

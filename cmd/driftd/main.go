@@ -53,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	registerCapture(app, cmds)
 	registerDiff(app, cmds)
 	registerRules(app, cmds)
+	registerRun(app, cmds)
+	registerConfigCheck(app, cmds)
 	registerDemo(app, cmds)
 	registerVersion(app, cmds)
 

@@ -121,7 +121,7 @@ func TestCheckEnforcedAuthFindings(t *testing.T) {
 
 func TestRulesAndVersion(t *testing.T) {
 	code, stdout, _ := driftd(t, "rules", "--json")
-	var cat catalogueJSON
+	var cat catalogue.Document
 	if code != 0 || json.Unmarshal([]byte(stdout), &cat) != nil || len(cat.Rules) != len(catalogue.Rules) ||
 		len(cat.Grades) != len(catalogue.Grades) || len(cat.Changes) != len(catalogue.Changes) {
 		t.Fatalf("rules --json: exit %d, %d rules", code, len(cat.Rules))

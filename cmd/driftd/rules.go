@@ -11,19 +11,12 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 )
 
-// catalogueJSON is the shape of `driftd rules --json` and /api/v1/rules.
-type catalogueJSON struct {
-	Rules   []catalogue.Rule       `json:"rules"`
-	Grades  []catalogue.Grade      `json:"grades"`
-	Changes []catalogue.ChangeKind `json:"changes"`
-}
-
 func registerRules(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	cmd := app.Command("rules", "Print the catalogue: rules (id, default severity, family, doc), BRK grades and CHG changes.")
 	asJSON := cmd.Flag("json", "Print the catalogue as JSON.").Bool()
 	cmds[cmd.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
 		if *asJSON {
-			return writeJSON(stdout, catalogueJSON{catalogue.Rules, catalogue.Grades, catalogue.Changes})
+			return writeJSON(stdout, catalogue.Catalogue())
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RULE\tSEVERITY\tFAMILY\tDOC")

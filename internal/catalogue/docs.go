@@ -53,3 +53,14 @@ func Markdown() string {
 	}
 	return b.String()
 }
+
+// Document is the catalogue as `driftd rules --json` and /api/v1/rules
+// serve it.
+type Document struct {
+	Rules   []Rule       `json:"rules"`
+	Grades  []Grade      `json:"grades"`
+	Changes []ChangeKind `json:"changes"`
+}
+
+// Catalogue returns the whole catalogue.
+func Catalogue() Document { return Document{Rules, Grades, Changes} }

@@ -5,7 +5,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"net/url"
 	"regexp"
 	"slices"
 	"time"
@@ -15,9 +14,13 @@ import (
 
 // Defaults of DESIGN §4.
 const (
-	DefaultTimeout          = 30 * time.Second
-	DefaultMaxListPages     = 50
-	DefaultMaxResponseBytes = 16 << 20
+	DefaultSchedule           = "@every 5m"
+	DefaultTimeout            = 30 * time.Second
+	DefaultMaxListPages       = 50
+	DefaultMaxResponseBytes   = 16 << 20
+	DefaultConcurrency        = 32
+	DefaultStateDir           = "./data"
+	DefaultPerToolSeriesLimit = 200
 )
 
 // Classes are the environment classifications a target can have.
@@ -25,18 +28,29 @@ var Classes = []string{"local", "dev", "staging", "production", "unknown"}
 
 var targetName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,62}$`)
 
-// Target is one (name, URL, manifest) triple and how to probe it.
+// Target is one (name, URL, manifest) triple and how to probe it: the
+// effective settings, with the global ones inherited. Its YAML keys are
+// those of DESIGN §4 (see targetYAML for the file's shape).
 type Target struct {
-	Name             string                      `yaml:"name"`
-	URL              string                      `yaml:"url"`
-	Manifest         string                      `yaml:"manifest"`
-	Timeout          time.Duration               `yaml:"timeout,omitempty"`
-	MaxListPages     int                         `yaml:"max_list_pages,omitempty"`
-	MaxResponseBytes int64                       `yaml:"max_response_bytes,omitempty"`
-	Environment      string                      `yaml:"environment,omitempty"`
-	HTTPClient       promconfig.HTTPClientConfig `yaml:"http_client,omitempty"`
-	SkipAuthProbe    bool                        `yaml:"skip_auth_probe,omitempty"`
-	Classification   []ClassificationRule        `yaml:"-"`
+	Name             string
+	URL              string
+	Manifest         string
+	Schedule         Schedule
+	Timeout          time.Duration
+	MaxListPages     int
+	MaxResponseBytes int64
+	Environment      string
+	// Labels are exported on driftd_target_info only.
+	Labels        map[string]string
+	HTTPClient    promconfig.HTTPClientConfig
+	SkipAuthProbe bool
+	// Severity overrides a rule's (or BRK-* grade's) severity: ERROR, WARN,
+	// INFO or OFF. Only the level is checked here; the catalogue checks ids.
+	Severity map[string]string
+	Ignore   []IgnoreRule
+	// Classification is the global host rules, copied into every target so
+	// a probe needs nothing but its target.
+	Classification []ClassificationRule
 }
 
 // ClassificationRule maps hosts matching a regexp to a class.
@@ -45,11 +59,23 @@ type ClassificationRule struct {
 	Class string
 }
 
+// IgnoreRule is one suppression entry as written; the catalogue compiles
+// and applies it. Every matcher given must match.
+type IgnoreRule struct {
+	Rule        string `yaml:"rule,omitempty"`
+	Tool        string `yaml:"tool,omitempty"`
+	Pointer     string `yaml:"pointer,omitempty"`
+	Fingerprint string `yaml:"fingerprint,omitempty"`
+	Reason      string `yaml:"reason"`
+	Expires     string `yaml:"expires,omitempty"`
+}
+
 // NewTarget returns a target with the defaults applied.
 func NewTarget(name, rawURL string) Target {
 	return Target{
 		Name:             name,
 		URL:              rawURL,
+		Schedule:         defaultSchedule(),
 		Timeout:          DefaultTimeout,
 		MaxListPages:     DefaultMaxListPages,
 		MaxResponseBytes: DefaultMaxResponseBytes,
@@ -66,45 +92,23 @@ func DefaultHTTPClientConfig() promconfig.HTTPClientConfig {
 	return c
 }
 
-// Validate checks the target and returns every problem found, joined.
+// Validate checks the target and returns every problem found, joined, each
+// as "FIELD: message". It is for targets built in code; a config file's
+// targets are checked by Parse, which also knows the lines.
 func (t *Target) Validate() error {
-	var errs []error
-	if !targetName.MatchString(t.Name) {
-		errs = append(errs, fmt.Errorf("name %q must match %s", t.Name, targetName))
+	issues := t.check()
+	for i, r := range t.Classification {
+		issues = append(issues, checkRule(fmt.Sprintf("classification[%d]", i), r)...)
 	}
-	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("url %q must be an absolute http:// or https:// URL", t.URL))
-	} else if u.User != nil {
-		errs = append(errs, errors.New("url must not carry credentials; use http_client"))
-	}
-	if t.Timeout <= 0 {
-		errs = append(errs, fmt.Errorf("timeout %v must be positive", t.Timeout))
-	}
-	if t.MaxListPages < 1 {
-		errs = append(errs, fmt.Errorf("max_list_pages %d must be at least 1", t.MaxListPages))
-	}
-	if t.MaxResponseBytes < 1024 {
-		errs = append(errs, fmt.Errorf("max_response_bytes %d must be at least 1024", t.MaxResponseBytes))
-	}
-	if t.Environment != "" && !validClass(t.Environment) {
-		errs = append(errs, fmt.Errorf("environment %q must be one of %v", t.Environment, Classes))
-	}
-	if t.HTTPClient.FollowRedirects {
-		errs = append(errs, errors.New("http_client.follow_redirects must be false: driftd never follows redirects"))
-	}
-	if err := t.HTTPClient.Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("http_client: %w", err))
+	errs := make([]error, len(issues))
+	for i, is := range issues {
+		errs[i] = fmt.Errorf("%s: %s", is.field, is.msg)
 	}
 	return errors.Join(errs...)
 }
 
 func validClass(c string) bool {
-	for _, k := range Classes {
-		if k == c {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(Classes, c)
 }
 
 // CredentialHeaders returns the names of the headers the HTTP client

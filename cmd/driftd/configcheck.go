@@ -1,0 +1,24 @@
+package main
+
+import (
+	"context"
+	"io"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/driftd/driftd/internal/daemon"
+)
+
+func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
+	cmd := app.Command("config", "Work with configuration files.")
+	check := cmd.Command("check", "Validate a configuration file, load every manifest, and print the effective configuration with secrets redacted.")
+	file := check.Arg("file", "The configuration file.").Required().String()
+	cmds[check.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
+		out, err := daemon.CheckConfig(*file)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		_, err = stdout.Write(out)
+		return err
+	}
+}

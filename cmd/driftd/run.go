@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/driftd/driftd/internal/daemon"
+	"github.com/driftd/driftd/internal/metrics"
+	"github.com/driftd/driftd/internal/scheduler"
+)
+
+// shutdownGrace bounds a graceful stop: SIGTERM to exit within 10 s.
+const shutdownGrace = 8 * time.Second
+
+// daemonFlags are the flags `run` and `demo` share.
+type daemonFlags struct {
+	web       *webFlags
+	lifecycle *bool
+	log       *logFlags
+}
+
+type webFlags struct {
+	addresses *[]string
+	config    *string
+}
+
+func addDaemonFlags(cmd *kingpin.CmdClause) *daemonFlags {
+	wf := kingpinflag.AddFlags(cmd, ":9820")
+	return &daemonFlags{
+		web:       &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile},
+		lifecycle: cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload and POST /api/v1/targets/{name}/probe.").Bool(),
+		log:       addLogFlags(cmd),
+	}
+}
+
+func registerRun(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
+	cmd := app.Command("run", "Run the monitoring daemon.")
+	configFile := cmd.Flag("config", "The configuration file.").Required().PlaceHolder("FILE").String()
+	shard := cmd.Flag("shard", "Probe only the targets whose name hashes to shard I of N (for N replicas).").Default("0/1").String()
+	df := addDaemonFlags(cmd)
+	cmds[cmd.FullCommand()] = func(ctx context.Context, _, stderr io.Writer) error {
+		i, n, err := scheduler.ParseShard(*shard)
+		if err != nil {
+			return usageErr("--shard: %v", err)
+		}
+		return serveDaemon(ctx, df, stderr, daemon.Options{ConfigFile: *configFile, Shard: i, Shards: n, WatchConfig: true})
+	}
+}
+
+// serveDaemon runs a daemon until ctx ends (SIGINT/SIGTERM), reloading on
+// SIGHUP, then stops it within the shutdown grace.
+func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts daemon.Options) error {
+	logger := df.log.logger(stderr)
+	opts.Logger = logger
+	opts.ListenAddresses = *df.web.addresses
+	opts.WebConfigFile = *df.web.config
+	opts.EnableLifecycle = *df.lifecycle
+	opts.Build = metrics.BuildInfo{Version: version, Revision: revision, GoVersion: runtime.Version()}
+	d, err := daemon.New(opts)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if err := d.Start(); err != nil {
+		_ = d.Stop(context.Background())
+		return usageErr("%v", err)
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	logger.Info("driftd started", "version", version, "config", opts.ConfigFile)
+	for {
+		select {
+		case <-hup:
+			go func() { _ = d.Reload() }()
+			continue
+		case <-ctx.Done():
+		}
+		break
+	}
+	logger.Info("stopping: letting runs finish", "grace", shutdownGrace)
+	stopCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := d.Stop(stopCtx); err != nil {
+		logger.Warn("stopped with runs cancelled", "err", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+

@@ -1,0 +1,170 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// TargetInfoLabels are the fixed labels of driftd_target_info. A target's
+// configured labels are added to that series, so they must not collide.
+var TargetInfoLabels = []string{"target", "classification", "protocol_revision", "server_name", "server_version"}
+
+var (
+	labelName   = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
+	fingerprint = regexp.MustCompile(`^[0-9a-f]{16}$`)
+)
+
+// issue is one problem with one field, named relative to the value checked
+// ("name", "ignore[0].reason"); Parse prefixes it and finds its line.
+type issue struct{ field, msg string }
+
+type issues []issue
+
+func (is *issues) add(field, format string, args ...any) {
+	*is = append(*is, issue{field, fmt.Sprintf(format, args...)})
+}
+
+// check returns the target's problems, without its classification rules:
+// in a config file those are global and checked once.
+func (t *Target) check() []issue {
+	var is issues
+	switch {
+	case t.Name == "":
+		is.add("name", "required")
+	case !targetName.MatchString(t.Name):
+		is.add("name", "%q must match %s", t.Name, targetName)
+	}
+	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		is.add("url", "%q must be an absolute http:// or https:// URL", t.URL)
+	} else if u.User != nil {
+		// Never echo the URL here: it carries the credentials.
+		is.add("url", "must not carry credentials; use http_client")
+	}
+	if t.Timeout <= 0 {
+		is.add("timeout", "%v must be positive", t.Timeout)
+	}
+	if t.MaxListPages < 1 {
+		is.add("max_list_pages", "%d must be at least 1", t.MaxListPages)
+	}
+	if t.MaxResponseBytes < 1024 {
+		is.add("max_response_bytes", "%d must be at least 1024 (1KiB)", t.MaxResponseBytes)
+	}
+	if t.Environment != "" && !validClass(t.Environment) {
+		is.add("environment", "%q must be one of %v", t.Environment, Classes)
+	}
+	if t.HTTPClient.FollowRedirects {
+		is.add("http_client.follow_redirects", "must be false: driftd never follows redirects")
+	}
+	if err := t.HTTPClient.Validate(); err != nil {
+		is.add("http_client", "%v", err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.Labels)) {
+		if msg := checkLabel(name); msg != "" {
+			is.add("labels."+name, "%s", msg)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(t.Severity)) {
+		switch strings.ToUpper(t.Severity[id]) {
+		case "ERROR", "WARN", "INFO", "OFF":
+		default:
+			is.add("severity."+id, "%q is not ERROR, WARN, INFO or OFF", t.Severity[id])
+		}
+	}
+	for i, ig := range t.Ignore {
+		is = append(is, checkIgnore(fmt.Sprintf("ignore[%d]", i), ig)...)
+	}
+	return is
+}
+
+func checkLabel(name string) string {
+	switch {
+	case !labelName.MatchString(name):
+		return fmt.Sprintf("%q is not a valid Prometheus label name (%s)", name, labelName)
+	case strings.HasPrefix(name, "__"):
+		return fmt.Sprintf("%q: label names starting with __ are reserved by Prometheus", name)
+	case slices.Contains(TargetInfoLabels, name):
+		return fmt.Sprintf("%q collides with a fixed label of driftd_target_info %v", name, TargetInfoLabels)
+	}
+	return ""
+}
+
+// checkIgnore checks the shape of an ignore entry. Rule ids are the
+// catalogue's to check; pointer and fingerprint are checked here because a
+// typo in either silently never matches.
+func checkIgnore(at string, ig IgnoreRule) []issue {
+	var is issues
+	if strings.TrimSpace(ig.Reason) == "" {
+		is.add(at+".reason", "required: say why the finding is acceptable")
+	}
+	if ig.Rule == "" && ig.Tool == "" && ig.Pointer == "" && ig.Fingerprint == "" {
+		is.add(at, "needs at least one of rule, tool, pointer, fingerprint")
+	}
+	if _, err := path.Match(ig.Tool, ""); err != nil {
+		is.add(at+".tool", "%q: %v", ig.Tool, err)
+	}
+	if ig.Pointer != "" && !strings.HasPrefix(ig.Pointer, "/") {
+		is.add(at+".pointer", "%q must be a JSON pointer (RFC 6901), starting with /", ig.Pointer)
+	}
+	if ig.Fingerprint != "" && !fingerprint.MatchString(ig.Fingerprint) {
+		is.add(at+".fingerprint", "%q must be 16 lowercase hex digits, as reports print it", ig.Fingerprint)
+	}
+	if ig.Expires != "" {
+		if _, err := time.Parse(time.DateOnly, ig.Expires); err != nil {
+			is.add(at+".expires", "%q: want YYYY-MM-DD", ig.Expires)
+		}
+	}
+	return is
+}
+
+func checkRule(at string, r ClassificationRule) []issue {
+	var is issues
+	if r.Match == nil || r.Match.String() == "" {
+		// An empty pattern matches every host: surely not what was meant.
+		is.add(at+".match", "required")
+	}
+	if !validClass(r.Class) {
+		is.add(at+".class", "%q must be one of %v", r.Class, Classes)
+	}
+	return is
+}
+
+// check returns the global section's problems.
+func (g *Global) check() []issue {
+	var is issues
+	if g.Schedule.IsZero() {
+		is.add("schedule", "required")
+	}
+	if g.Timeout <= 0 {
+		is.add("timeout", "%v must be positive", g.Timeout)
+	}
+	if g.MaxListPages < 1 {
+		is.add("max_list_pages", "%d must be at least 1", g.MaxListPages)
+	}
+	if n := g.MaxResponseBytes.Bytes(); n < 1024 {
+		is.add("max_response_bytes", "%d must be at least 1024 (1KiB)", n)
+	}
+	if g.Concurrency < 1 {
+		is.add("concurrency", "%d must be at least 1", g.Concurrency)
+	}
+	if g.PerToolSeriesLimit < 0 {
+		is.add("per_tool_series_limit", "%d must not be negative (0 exports no tool-labelled series)", g.PerToolSeriesLimit)
+	}
+	if g.StateDir == "" {
+		is.add("state_dir", "required")
+	}
+	if e := g.OTLPEndpoint; e != "" {
+		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			is.add("otlp_endpoint", "%q must be an http:// or https:// URL (OTLP over HTTP), or empty", e)
+		}
+	}
+	for i, r := range g.Classification {
+		is = append(is, checkRule(fmt.Sprintf("classification[%d]", i), r)...)
+	}
+	return is
+}

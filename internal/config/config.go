@@ -1,0 +1,193 @@
+package config
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	promconfig "github.com/prometheus/common/config"
+	"gopkg.in/yaml.v3"
+)
+
+// Config is a driftd configuration file, decoded, checked and with the
+// global values applied to every target.
+type Config struct {
+	Global  Global   `yaml:"global"`
+	Targets []Target `yaml:"targets"`
+
+	// Path is the file it was read from, as given.
+	Path string `yaml:"-"`
+	// Checksum is the SHA-256 of the file's bytes, in hex, for reload logs.
+	Checksum string `yaml:"-"`
+}
+
+// Global holds the settings for the whole daemon, and the defaults a
+// target inherits (schedule, timeout, max_list_pages, max_response_bytes).
+type Global struct {
+	Schedule           Schedule      `yaml:"schedule"`
+	Timeout            time.Duration `yaml:"timeout"`
+	MaxListPages       int           `yaml:"max_list_pages"`
+	MaxResponseBytes   ByteSize      `yaml:"max_response_bytes"`
+	Concurrency        int           `yaml:"concurrency"`
+	StateDir           string        `yaml:"state_dir"`
+	PerToolSeriesLimit int           `yaml:"per_tool_series_limit"`
+	OTLPEndpoint       string        `yaml:"otlp_endpoint"`
+	// Classification rules are checked before the built-in host rules.
+	Classification ClassificationRules `yaml:"classification,omitempty"`
+}
+
+// DefaultGlobal returns the global section of an empty file.
+func DefaultGlobal() Global {
+	return Global{
+		Schedule:           defaultSchedule(),
+		Timeout:            DefaultTimeout,
+		MaxListPages:       DefaultMaxListPages,
+		MaxResponseBytes:   ByteSize{n: DefaultMaxResponseBytes, src: "16MiB"},
+		Concurrency:        DefaultConcurrency,
+		StateDir:           DefaultStateDir,
+		PerToolSeriesLimit: DefaultPerToolSeriesLimit,
+	}
+}
+
+// Load reads and parses the config file at path.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b, path)
+}
+
+// Parse decodes b, the contents of the file at path, strictly: unknown
+// keys are errors. Paths in it are relative to path's directory. The error
+// lists every problem found, joined, each an *Error. An empty file is valid
+// and has no targets.
+func Parse(b []byte, path string) (*Config, error) {
+	sum := sha256.Sum256(b)
+	c := &Config{Global: DefaultGlobal(), Path: path, Checksum: hex.EncodeToString(sum[:])}
+	file := path
+	if file == "" {
+		file = "<config>"
+	}
+	col := &collector{file: file, pos: &positions{}}
+
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	err := dec.Decode(c)
+	var te *yaml.TypeError
+	switch {
+	case errors.Is(err, io.EOF):
+		err = nil
+	case errors.As(err, &te):
+	case err != nil:
+		return nil, syntaxError(file, b, err)
+	}
+	var extra yaml.Node
+	switch more := dec.Decode(&extra); {
+	case more == nil:
+		return nil, &Error{File: file, Line: extra.Line, Msg: "a config file holds one YAML document; found another"}
+	case !errors.Is(more, io.EOF):
+		return nil, syntaxError(file, b, more)
+	}
+
+	var root yaml.Node
+	if yaml.Unmarshal(b, &root) == nil {
+		col.pos = indexPositions(&root)
+	}
+	if te != nil {
+		for _, s := range te.Errors {
+			col.decodeError(s)
+		}
+	}
+	c.finish(col, dirOf(path))
+	if err := col.err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func dirOf(path string) string {
+	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// finish checks the decoded file, applies the global values to the
+// targets and resolves paths against dir.
+func (c *Config) finish(col *collector, dir string) {
+	g := &c.Global
+	col.add("global", g.check())
+	g.StateDir = promconfig.JoinDir(dir, g.StateDir)
+
+	seen := map[string]int{} // name → index of the target that has it
+	for i := range c.Targets {
+		t, at := &c.Targets[i], fmt.Sprintf("targets[%d]", i)
+		inherited := g.inherit(t)
+		var is []issue
+		for _, x := range t.check() {
+			// An inherited value's problem is reported once, at global.
+			if !inherited[x.field] {
+				is = append(is, x)
+			}
+		}
+		if t.Manifest == "" {
+			is = append(is, issue{"manifest", "required: the manifest the server is compared against"})
+		}
+		if first, dup := seen[t.Name]; dup && t.Name != "" {
+			is = append(is, issue{"name", fmt.Sprintf("%q is already used at line %d", t.Name, col.pos.line(fmt.Sprintf("targets[%d].name", first)))})
+		} else {
+			seen[t.Name] = i
+		}
+		col.add(at, is)
+		t.Manifest = promconfig.JoinDir(dir, t.Manifest)
+		t.HTTPClient.SetDirectory(dir)
+		t.Classification = slices.Clone(g.Classification)
+	}
+}
+
+// inherit gives t's unset fields the global values, and says which.
+func (g *Global) inherit(t *Target) map[string]bool {
+	inherited := map[string]bool{}
+	if t.Schedule.IsZero() {
+		t.Schedule, inherited["schedule"] = g.Schedule, true
+	}
+	if t.Timeout == 0 {
+		t.Timeout, inherited["timeout"] = g.Timeout, true
+	}
+	if t.MaxListPages == 0 {
+		t.MaxListPages, inherited["max_list_pages"] = g.MaxListPages, true
+	}
+	if t.MaxResponseBytes == 0 {
+		t.MaxResponseBytes, inherited["max_response_bytes"] = g.MaxResponseBytes.Bytes(), true
+	}
+	return inherited
+}
+
+// Redacted returns the effective config (defaults applied, paths resolved)
+// as YAML, every secret printed as <secret>. It parses back as a config.
+func (c *Config) Redacted() ([]byte, error) {
+	if promconfig.MarshalSecretValue {
+		// A process-wide switch in prometheus/common; honouring it here
+		// would put credentials on the /config page.
+		return nil, errors.New("config: prometheus/common's MarshalSecretValue is set; refusing to print secrets")
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

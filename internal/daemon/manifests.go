@@ -1,0 +1,73 @@
+package daemon
+
+import (
+	"crypto/sha256"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/driftd/driftd/internal/manifest"
+)
+
+// manifestCache shares parsed manifests between targets by content hash and
+// re-reads a file only when its size or modification time changed, so a
+// rewritten manifest (or a ConfigMap swap) is picked up at the next run.
+type manifestCache struct {
+	mu     sync.Mutex
+	byPath map[string]cachedManifest
+	byHash map[[32]byte]*manifest.Manifest
+}
+
+type cachedManifest struct {
+	size int64
+	mod  time.Time
+	hash [32]byte
+}
+
+func newManifestCache() *manifestCache {
+	return &manifestCache{byPath: map[string]cachedManifest{}, byHash: map[[32]byte]*manifest.Manifest{}}
+}
+
+func (c *manifestCache) load(path string) (*manifest.Manifest, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if e, ok := c.byPath[path]; ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
+		m := c.byHash[e.hash]
+		c.mu.Unlock()
+		return m, nil
+	}
+	c.mu.Unlock()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.byHash[sum]
+	if !ok {
+		if m, err = manifest.Load(path); err != nil {
+			return nil, err
+		}
+		c.byHash[sum] = m
+	}
+	c.byPath[path] = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
+	c.gc()
+	return m, nil
+}
+
+// gc drops parsed manifests no path refers to any more.
+func (c *manifestCache) gc() {
+	used := map[[32]byte]bool{}
+	for _, e := range c.byPath {
+		used[e.hash] = true
+	}
+	for h := range c.byHash {
+		if !used[h] {
+			delete(c.byHash, h)
+		}
+	}
+}
