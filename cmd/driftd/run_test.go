@@ -200,5 +200,4 @@ func TestConfigCheck(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "nope.yml") {
 		t.Fatalf("missing file: exit %d %s", code, stderr)
 	}
-	_ = exitOK
 }
