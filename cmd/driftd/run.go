@@ -94,4 +94,3 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	logger.Info("stopped")
 	return nil
 }
-

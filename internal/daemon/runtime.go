@@ -68,7 +68,7 @@ func (d *Daemon) apply(rc *runtimeConfig) {
 			Schedule: tc.t.Schedule,
 			// Settings are read at each run; only a new schedule restarts the job.
 			Key: tc.t.Schedule.String(),
-			Run:      func(ctx context.Context) { d.runTarget(ctx, name) },
+			Run: func(ctx context.Context) { d.runTarget(ctx, name) },
 		})
 		d.runtime(name)
 	}
