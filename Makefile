@@ -23,6 +23,7 @@ fuzz:
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalogue/ -run '^$$' -fuzz '^FuzzDiffSchemas$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalogue/ -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

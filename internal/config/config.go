@@ -80,13 +80,10 @@ func Parse(b []byte, path string) (*Config, error) {
 
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
-	err := dec.Decode(c)
+	// A *yaml.TypeError still decoded the rest; anything else is a file
+	// that is not YAML. io.EOF is an empty file.
 	var te *yaml.TypeError
-	switch {
-	case errors.Is(err, io.EOF):
-		err = nil
-	case errors.As(err, &te):
-	case err != nil:
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) && !errors.As(err, &te) {
 		return nil, syntaxError(file, b, err)
 	}
 	var extra yaml.Node

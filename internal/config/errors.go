@@ -20,6 +20,7 @@ type Error struct {
 	Msg   string
 }
 
+// Error implements error.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)

@@ -128,3 +128,6 @@ func (s *Schedule) UnmarshalYAML(n *yaml.Node) error {
 
 // MarshalYAML prints the spec as written.
 func (s Schedule) MarshalYAML() (any, error) { return s.spec, nil }
+
+// MarshalText prints the spec as written, for JSON.
+func (s Schedule) MarshalText() ([]byte, error) { return []byte(s.spec), nil }

@@ -12,6 +12,9 @@ func TestTargetValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("valid target: %v", err)
 	}
+	if ok.Schedule.String() != DefaultSchedule || ok.HTTPClient.FollowRedirects {
+		t.Fatalf("NewTarget defaults: schedule %q, follow_redirects %v", ok.Schedule, ok.HTTPClient.FollowRedirects)
+	}
 	for _, tc := range []struct {
 		change func(*Target)
 		want   string
@@ -24,6 +27,10 @@ func TestTargetValidate(t *testing.T) {
 		{func(t *Target) { t.MaxResponseBytes = 10 }, "max_response_bytes: 10 must be at least 1024"},
 		{func(t *Target) { t.Environment = "prod" }, `environment: "prod" must be one of`},
 		{func(t *Target) { t.HTTPClient.FollowRedirects = true }, "http_client.follow_redirects: must be false"},
+		{func(t *Target) { t.Classification = []ClassificationRule{{Class: "production"}} }, "classification[0].match: required"},
+		{func(t *Target) { t.Labels = map[string]string{"server_name": "x"} }, "labels.server_name: \"server_name\" collides"},
+		{func(t *Target) { t.Severity = map[string]string{"MCP-DRIFT-TITLE": "loud"} }, `severity.MCP-DRIFT-TITLE: "loud" is not`},
+		{func(t *Target) { t.Ignore = []IgnoreRule{{Fingerprint: "3F9C", Reason: "x"}} }, `ignore[0].fingerprint: "3F9C" must be 16 lowercase hex digits`},
 		{func(t *Target) {
 			t.HTTPClient.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{"Authorization": {Values: []string{"x"}}}}
 		}, `setting header "Authorization" is not allowed`},
