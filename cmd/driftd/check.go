@@ -20,15 +20,9 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 	cmd := app.Command("check", "Probe one MCP server once and compare it with a declared manifest.")
 	manifestPath := cmd.Arg("manifest", "The declared manifest (JSON or YAML).").Required().String()
 	tf := addTargetFlags(cmd)
-	asJSON := cmd.Flag("json", "Print the report artifact as JSON.").Bool()
-	failOn := addFailOn(cmd)
-	pf := addPolicyFlags(cmd)
+	rf := addReportFlags(cmd)
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
-		threshold, err := parseFailOn(*failOn)
-		if err != nil {
-			return err
-		}
-		policy, err := pf.policy()
+		policy, err := rf.parse()
 		if err != nil {
 			return err
 		}
@@ -42,36 +36,53 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 		}
 		t.Manifest = *manifestPath
 		rep := probe.Run(ctx, t, declared, probe.Options{Version: version, Policy: policy})
-		if *asJSON {
-			err = writeJSON(stdout, rep)
-		} else {
-			err = probe.WriteText(stdout, rep)
-		}
-		if err != nil {
-			return err
-		}
-		return exitFor(rep, threshold)
+		return rf.finish(stdout, rep, func() error { return probe.WriteText(stdout, rep) })
 	}
 }
 
-func addFailOn(cmd *kingpin.CmdClause) *string {
-	return cmd.Flag("fail-on", "Exit 1 when a finding is at or above this severity (ERROR, WARN, INFO).").Default("ERROR").String()
+// reportFlags are the flags of the commands that print a report and gate
+// on it: check and diff.
+type reportFlags struct {
+	asJSON    *bool
+	failOn    *string
+	policy    *policyFlags
+	threshold catalogue.Severity
 }
 
-func parseFailOn(s string) (catalogue.Severity, error) {
-	threshold, ok := catalogue.ParseSeverity(s)
+func addReportFlags(cmd *kingpin.CmdClause) *reportFlags {
+	return &reportFlags{
+		asJSON: cmd.Flag("json", "Print the report artifact as JSON.").Bool(),
+		failOn: cmd.Flag("fail-on", "Exit 1 when a finding is at or above this severity (ERROR, WARN, INFO).").Default("ERROR").String(),
+		policy: addPolicyFlags(cmd),
+	}
+}
+
+// parse checks --fail-on and builds the policy from --ignore-file and
+// --severity.
+func (f *reportFlags) parse() (*catalogue.Policy, error) {
+	threshold, ok := catalogue.ParseSeverity(*f.failOn)
 	if !ok || threshold == catalogue.Off {
-		return "", usageErr("--fail-on %q: want ERROR, WARN or INFO", s)
+		return nil, usageErr("--fail-on %q: want ERROR, WARN or INFO", *f.failOn)
 	}
-	return threshold, nil
+	f.threshold = threshold
+	return f.policy.policy()
 }
 
-// exitFor maps a report to the exit codes of DESIGN §3.
-func exitFor(rep *probe.Report, threshold catalogue.Severity) error {
+// finish prints rep (JSON, or through text) and maps it to the exit codes
+// of DESIGN §3.
+func (f *reportFlags) finish(stdout io.Writer, rep *probe.Report, text func() error) error {
+	var err error
+	if *f.asJSON {
+		err = writeJSON(stdout, rep)
+	} else {
+		err = text()
+	}
 	switch {
+	case err != nil:
+		return err
 	case !rep.Success:
 		return &exitError{exitNoProbe, errors.New("")}
-	case rep.MaxSeverity() >= threshold.Rank():
+	case rep.MaxSeverity() >= f.threshold.Rank():
 		return &exitError{exitFindings, errors.New("")}
 	}
 	return nil

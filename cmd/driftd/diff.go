@@ -15,16 +15,10 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 	cmd := app.Command("diff", "Compare two manifests through the same rules: OLD as declared, NEW as served.")
 	oldPath := cmd.Arg("old", "The manifest consumers were built against.").Required().String()
 	newPath := cmd.Arg("new", "The manifest to compare with it.").Required().String()
-	asJSON := cmd.Flag("json", "Print the report as JSON.").Bool()
-	failOn := addFailOn(cmd)
 	target := cmd.Flag("target", "Target name used in fingerprints (to match a daemon target's ignores).").Default("diff").String()
-	pf := addPolicyFlags(cmd)
+	rf := addReportFlags(cmd)
 	cmds[cmd.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
-		threshold, err := parseFailOn(*failOn)
-		if err != nil {
-			return err
-		}
-		policy, err := pf.policy()
+		policy, err := rf.parse()
 		if err != nil {
 			return err
 		}
@@ -37,15 +31,9 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 			return usageErr("new manifest: %v", err)
 		}
 		rep := probe.Diff(*target, old, updated, probe.Options{Version: version, Policy: policy})
-		if *asJSON {
-			err = writeJSON(stdout, rep)
-		} else {
+		return rf.finish(stdout, rep, func() error {
 			fmt.Fprintf(stdout, "diff %s → %s: %d tools → %d tools\n", old.Path, updated.Path, len(old.Tools), len(updated.Tools))
-			err = probe.WriteFindings(stdout, rep)
-		}
-		if err != nil {
-			return err
-		}
-		return exitFor(rep, threshold)
+			return probe.WriteFindings(stdout, rep)
+		})
 	}
 }

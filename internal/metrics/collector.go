@@ -2,10 +2,10 @@ package metrics
 
 import (
 	"sort"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // collector renders the per-target gauges from the latest reports at scrape
@@ -52,7 +52,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		}
 		values := []string{name, rep.Classification.Class, revision(rep.ProtocolRevision.Value), "", ""}
 		if rep.ServerInfo != nil {
-			values[3], values[4] = clip(rep.ServerInfo.Name), clip(rep.ServerInfo.Version)
+			values[3], values[4] = probe.ClipName(rep.ServerInfo.Name), probe.ClipName(rep.ServerInfo.Version)
 		}
 		for _, k := range extra {
 			values = append(values, st.meta.Labels[k])
@@ -92,7 +92,7 @@ func (collector) findings(ch chan<- prometheus.Metric, name string, st *targetSt
 		if f.Tool == "" {
 			continue
 		}
-		k := [3]string{f.Rule, string(f.Severity), clip(f.Tool)}
+		k := [3]string{f.Rule, string(f.Severity), probe.ClipName(f.Tool)}
 		if perTool[k] {
 			continue
 		}
@@ -146,17 +146,4 @@ func revision(v *string) string {
 		return "unknown"
 	}
 	return *v
-}
-
-// clip bounds a server-controlled label value to 128 bytes of valid UTF-8.
-func clip(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= maxLabelValue {
-		return s
-	}
-	cut := maxLabelValue
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
 }

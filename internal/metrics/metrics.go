@@ -16,10 +16,6 @@ import (
 	"github.com/driftd/driftd/internal/probe"
 )
 
-// maxLabelValue bounds server-controlled label values (tool names, server
-// names and versions).
-const maxLabelValue = 128
-
 // BuildInfo identifies the running binary.
 type BuildInfo struct{ Version, Revision, GoVersion string }
 

@@ -15,7 +15,7 @@ func (r *run) conformResult(what string, m mcp.ResultMeta, cacheable bool) {
 	case m.ResultType == nil:
 		r.emit(catalogue.New(catalogue.ConfResultType, "", what+` has no "resultType"`))
 	case *m.ResultType != "complete":
-		r.emit(catalogue.New(catalogue.ConfResultType, "", fmt.Sprintf(`%s has resultType %q, not "complete"`, what, clipName(*m.ResultType))))
+		r.emit(catalogue.New(catalogue.ConfResultType, "", fmt.Sprintf(`%s has resultType %q, not "complete"`, what, ClipName(*m.ResultType))))
 	}
 	if m.ServerInfo() == nil {
 		r.emit(catalogue.New(catalogue.ConfServerInfo, "", what+" has no _meta "+mcp.MetaServerInfo))

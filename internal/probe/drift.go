@@ -125,14 +125,14 @@ func head(names []string) []string {
 func quoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", clipName(n))
+		q[i] = fmt.Sprintf("%q", ClipName(n))
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
 
-// clipName bounds a server-controlled name for reports: at most 128 bytes
-// of valid UTF-8.
-func clipName(s string) string {
+// ClipName bounds a server-controlled name for reports and labels: at most
+// 128 bytes of valid UTF-8, with "…" where it was cut.
+func ClipName(s string) string {
 	const n = 128
 	if len(s) <= n && utf8.ValidString(s) {
 		return s

@@ -154,7 +154,7 @@ func (r *run) connectFailed(err error) {
 func (r *run) established(s *mcp.Session) {
 	r.rep.Era = string(s.Era)
 	if s.ServerInfo != nil {
-		r.rep.ServerInfo = &mcp.Implementation{Name: clipName(s.ServerInfo.Name), Version: clipName(s.ServerInfo.Version)}
+		r.rep.ServerInfo = &mcp.Implementation{Name: ClipName(s.ServerInfo.Name), Version: ClipName(s.ServerInfo.Version)}
 	}
 	if s.Era == mcp.EraModern {
 		v := s.Version
@@ -213,7 +213,7 @@ func (r *run) finish(d time.Duration) {
 	for i := range r.findings {
 		f := &r.findings[i]
 		f.Fingerprint = catalogue.Fingerprint(r.t.Name, *f)
-		f.Tool = clipName(f.Tool)
+		f.Tool = ClipName(f.Tool)
 	}
 	now := time.Now
 	if r.opts.Now != nil {

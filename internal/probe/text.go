@@ -19,7 +19,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	server := "unidentified server"
 	if r.ServerInfo != nil {
-		server = fmt.Sprintf("server %s %s", clipName(r.ServerInfo.Name), clipName(r.ServerInfo.Version))
+		server = fmt.Sprintf("server %s %s", ClipName(r.ServerInfo.Name), ClipName(r.ServerInfo.Version))
 	}
 	fmt.Fprintf(&b, "era %s, revision %s, %s\n", r.Era, rev, server)
 	if r.Success {
