@@ -5,7 +5,7 @@ REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
 FUZZTIME ?= 5s
 
-.PHONY: build test fuzz lint bench run clean
+.PHONY: build test fuzz lint bench run clean deploy-check e2e
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -16,6 +16,21 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
 	$(MAKE) fuzz FUZZTIME=3s
+	$(MAKE) deploy-check
+
+# The shipped deploy artefacts, checked offline: alert rules and their
+# promtool tests, the Kubernetes overlays strict-decoded into their API
+# types, the Grafana dashboard's PromQL (deploy/validate is its own module,
+# so the main module does not carry the Kubernetes and Prometheus APIs).
+deploy-check:
+	promtool check rules deploy/prometheus/alerts.yml
+	promtool test rules deploy/prometheus/alerts_test.yml
+	cd deploy/validate && $(GO) test -count=1 ./...
+
+# End to end on loopback: driftd demo, a real Prometheus scraping it with the
+# shipped rules, a real Alertmanager routing to a local webhook; bounded.
+e2e: build
+	bash deploy/e2e/run.sh
 
 fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzHeaderValue$$' -fuzztime $(FUZZTIME)
