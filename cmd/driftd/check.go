@@ -8,12 +8,15 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/tracing"
 )
 
 func registerCheck(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
@@ -21,6 +24,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 	manifestPath := cmd.Arg("manifest", "The declared manifest (JSON or YAML).").Required().String()
 	tf := addTargetFlags(cmd)
 	rf := addReportFlags(cmd)
+	otlp := cmd.Flag("otlp-endpoint", "Send traces over OTLP/HTTP to this collector, e.g. http://localhost:4318.").PlaceHolder("URL").String()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
 		policy, err := rf.parse()
 		if err != nil {
@@ -35,10 +39,32 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			return usageErr("manifest: %v", err)
 		}
 		t.Manifest = *manifestPath
-		rep := probe.Run(ctx, t, declared, probe.Options{Version: version, Policy: policy})
+		opts := probe.Options{Version: version, Policy: policy}
+		if *otlp != "" {
+			var once sync.Once
+			tp, err := tracing.New(*otlp, version, func(err error) {
+				once.Do(func() { fmt.Fprintf(stderr, "driftd check: warning: trace export failed: %v\n", err) })
+			})
+			if err != nil {
+				return usageErr("--otlp-endpoint: %v", err)
+			}
+			defer func() {
+				flush, cancel := context.WithTimeout(context.Background(), flushTimeout)
+				defer cancel()
+				if err := tp.Shutdown(flush); err != nil {
+					once.Do(func() { fmt.Fprintf(stderr, "driftd check: warning: %v\n", err) })
+				}
+			}()
+			opts.Tracer = tp.Tracer()
+		}
+		rep := probe.Run(ctx, t, declared, opts)
 		return rf.finish(stdout, rep, func() error { return probe.WriteText(stdout, rep) })
 	}
 }
+
+// flushTimeout bounds the trace flush at exit: a down collector delays
+// check by at most this.
+const flushTimeout = 2 * time.Second
 
 // reportFlags are the flags of the commands that print a report and gate
 // on it: check and diff.

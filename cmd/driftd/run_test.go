@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -199,5 +200,42 @@ func TestConfigCheck(t *testing.T) {
 	code, _, stderr = driftd(t, "config", "check", filepath.Join(dir, "nope.yml"))
 	if code != exitUsage || !strings.Contains(stderr, "nope.yml") {
 		t.Fatalf("missing file: exit %d %s", code, stderr)
+	}
+}
+
+// TestCheckWithCollectorDown: tracing to a collector that is down changes
+// neither the exit code nor the findings, warns once, and stays within the
+// deadline plus the bounded flush.
+func TestCheckWithCollectorDown(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a", "b")})
+	defer srv.Close()
+	m := writeManifest(t, "a", "c")
+	base := []string{"check", m, "--base-url", srv.URL, "--json", "--timeout", "5s"}
+	code1, out1, _ := driftd(t, base...)
+	start := time.Now()
+	code2, out2, stderr := driftd(t, append(base, "--otlp-endpoint", "http://"+freePort(t))...)
+	elapsed := time.Since(start)
+	if code1 != code2 || code1 != exitFindings {
+		t.Fatalf("exit %d without tracing, %d with the collector down", code1, code2)
+	}
+	rules := func(out string) string {
+		var rep struct {
+			Findings []struct{ Rule, Tool string } `json:"findings"`
+		}
+		json.Unmarshal([]byte(out), &rep)
+		var s []string
+		for _, f := range rep.Findings {
+			s = append(s, f.Rule+"/"+f.Tool)
+		}
+		return strings.Join(s, ",")
+	}
+	if rules(out1) != rules(out2) {
+		t.Fatalf("findings differ:\n%s\n%s", rules(out1), rules(out2))
+	}
+	if strings.Count(stderr, "warning") != 1 {
+		t.Fatalf("want one warning on stderr, got:\n%s", stderr)
+	}
+	if elapsed > 5*time.Second+flushTimeout+time.Second {
+		t.Fatalf("check took %v", elapsed)
 	}
 }

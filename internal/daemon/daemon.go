@@ -22,6 +22,7 @@ import (
 	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
+	"github.com/driftd/driftd/internal/tracing"
 	driftweb "github.com/driftd/driftd/internal/web"
 )
 
@@ -59,6 +60,8 @@ type Daemon struct {
 	targets map[string]*targetRuntime
 
 	manifests *manifestCache
+	traces    *tracing.Provider
+	lastWarn  atomic.Int64 // unix nanos of the last export-failure warning
 	reloads   chan chan error
 	servers   []*http.Server
 	listeners []net.Listener
@@ -100,6 +103,11 @@ func New(opts Options) (*Daemon, error) {
 		manifests: newManifestCache(),
 		reloads:   make(chan chan error),
 		done:      make(chan struct{}),
+	}
+	if ep := cfg.Global.OTLPEndpoint; ep != "" {
+		if d.traces, err = tracing.New(ep, opts.Build.Version, d.exportFailed); err != nil {
+			return nil, err
+		}
 	}
 	d.sched = scheduler.New(scheduler.Options{
 		Concurrency: cfg.Global.Concurrency,
@@ -192,6 +200,21 @@ func (d *Daemon) Stop(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("runs: %w", err))
 		}
 		d.wg.Wait()
+		if d.traces != nil {
+			if err := d.traces.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("traces: %w", err))
+			}
+		}
 	})
 	return errors.Join(errs...)
+}
+
+// exportFailed counts a failed trace export and warns at most once a
+// minute: a collector that is down must not flood the log.
+func (d *Daemon) exportFailed(err error) {
+	d.metrics.OTLPExportFailed()
+	now := time.Now().UnixNano()
+	if last := d.lastWarn.Load(); now-last > int64(time.Minute) && d.lastWarn.CompareAndSwap(last, now) {
+		d.log.Warn("trace export failed; runs are unaffected", "err", err)
+	}
 }

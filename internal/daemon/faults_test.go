@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,5 +102,28 @@ func TestWebConfigFile(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Fatalf("with credentials: %d", resp.StatusCode)
+	}
+}
+
+// TestCollectorDownIsCountedNotFatal: with otlp_endpoint pointing at
+// nothing, runs succeed and failed exports are counted.
+func TestCollectorDownIsCountedNotFatal(t *testing.T) {
+	e := newEnv(t)
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	dead := mcptest.NewServer(mcptest.Options{})
+	deadURL := dead.BaseURL()
+	dead.Close()
+	e.manifest("a.json", "a")
+	e.config(fmt.Sprintf("global: {schedule: \"@every 1s\", state_dir: state, otlp_endpoint: %q}\ntargets:\n  - {name: one, url: %q, manifest: a.json}\n", deadURL, srv.URL))
+	_, base := e.start(false)
+	waitMetric(t, base, `driftd_probe_success{target="one"}`, 1)
+	eventually(t, 20*time.Second, "a counted export failure", func() bool {
+		_, body := get(t, base+"/metrics")
+		v, _ := metric(body, "driftd_otlp_export_failures_total")
+		return v >= 1
+	})
+	if n := strings.Count(e.log.String(), "trace export failed"); n != 1 {
+		t.Errorf("%d export warnings logged, want 1 (rate limited)", n)
 	}
 }

@@ -73,6 +73,9 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 			log.Debug("mcp request", attrs...)
 		},
 	}
+	if d.traces != nil {
+		opts.Tracer = d.traces.Tracer()
+	}
 	var rep *probe.Report
 	m, err := d.manifests.load(tc.t.Manifest)
 	if err != nil {

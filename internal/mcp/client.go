@@ -45,6 +45,8 @@ type Exchange struct {
 	Err         error // nil, or an *Error
 	// Notifications counts server notifications read before the response.
 	Notifications int
+	// TraceID and SpanID name the request's span when tracing is on.
+	TraceID, SpanID string
 }
 
 // Client sends MCP requests to one endpoint. It never retries and never
@@ -57,6 +59,7 @@ type Client struct {
 	limits     Limits
 	nextID     atomic.Int64
 	onExchange func(*Exchange)
+	tracer     Tracer
 }
 
 // NewClient returns a Client for the endpoint url. onExchange, if not nil,
@@ -86,6 +89,8 @@ type call struct {
 	sessionID string
 	notify    bool // a notification: no id, no response body expected
 	noVersion bool // legacy initialize: no MCP-Protocol-Version header
+
+	traceparent string // W3C trace context to propagate, if tracing
 }
 
 // envelope builds the JSON-RPC body and the HTTP headers for cl. In the
@@ -115,6 +120,15 @@ func (c *Client) envelope(cl call, id int64) ([]byte, http.Header, error) {
 	} else if !cl.noVersion {
 		h.Set(HeaderProtocolVersion, cl.version)
 	}
+	if cl.traceparent != "" {
+		h.Set("Traceparent", cl.traceparent)
+		meta, _ := params["_meta"].(map[string]any)
+		if meta == nil {
+			meta = map[string]any{}
+			params["_meta"] = meta
+		}
+		meta[MetaTraceparent] = cl.traceparent
+	}
 	if cl.sessionID != "" {
 		h.Set(HeaderSessionID, cl.sessionID)
 	}
@@ -133,6 +147,20 @@ func (c *Client) do(ctx context.Context, cl call) (*Exchange, http.Header, error
 	if !cl.notify {
 		ex.ID = c.nextID.Add(1)
 	}
+	var span RequestSpan
+	if c.tracer != nil {
+		name := ""
+		if key, ok := NameHeaderMethods[cl.method]; ok {
+			name, _ = cl.params[key].(string)
+		}
+		sent := cl.version
+		if cl.noVersion {
+			sent = ""
+		}
+		ctx, span = c.tracer.StartRequest(ctx, RequestInfo{Method: cl.method, Name: name, Version: sent, SessionID: cl.sessionID, ID: ex.ID})
+		cl.traceparent = span.Traceparent()
+		ex.TraceID, ex.SpanID = span.IDs()
+	}
 	start := time.Now()
 	respHeader, err := c.roundTrip(ctx, cl, ex)
 	ex.Duration = time.Since(start)
@@ -147,6 +175,9 @@ func (c *Client) do(ctx context.Context, cl call) (*Exchange, http.Header, error
 		me.Method, me.Status = cl.method, ex.Status
 		ex.Err = me
 		err = me
+	}
+	if span != nil {
+		span.End(ex)
 	}
 	if c.onExchange != nil {
 		c.onExchange(ex)

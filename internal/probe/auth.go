@@ -15,6 +15,7 @@ import (
 func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listing) {
 	ap := &r.rep.AuthPosture
 	if !r.rep.AuthorizationPresented {
+		r.evidence = served.exchangeOf("")
 		ap.AnonymousList = "served"
 		r.anonymousList("tools/list answered a request that carried no credentials")
 		return
@@ -23,7 +24,8 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 		ap.AnonymousList = "skipped"
 		return
 	}
-	c, err := r.client(config.Anonymous(r.t.HTTPClient), true)
+	r.evidence = nil
+	c, err := r.client(config.Anonymous(r.t.HTTPClient), true, &r.lastAnon)
 	if err != nil {
 		ap.AnonymousList = "indeterminate"
 		r.indeterminate(err)
@@ -36,9 +38,11 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 		defer s.Close(ctx)
 		anon, err = r.page(ctx, s, false)
 	}
+	r.evidence = r.lastAnon // the anonymous request's outcome is the evidence
 	var me *mcp.Error
 	switch {
 	case err == nil:
+		r.evidence = anon.exchangeOf("")
 		ap.AnonymousList = "served"
 		equal := sameSet(anon.names(), served.names())
 		ap.AnonymousToolsEqual = &equal
@@ -105,6 +109,7 @@ func (r *run) emitAuth(f catalogue.Finding) {
 // plaintextCheck emits MCP-AUTH-PLAINTEXT-TRANSPORT for http:// endpoints
 // that are not local.
 func (r *run) plaintextCheck() {
+	r.evidence = nil
 	u, err := url.Parse(r.t.URL)
 	cl := r.rep.Classification
 	if err != nil || u.Scheme != "http" || cl.Class == "local" {

@@ -52,7 +52,8 @@ func cacheHintProblem(m mcp.ResultMeta) string {
 // conformTools checks each served tool definition against the revision.
 func (r *run) conformTools(l *listing) {
 	count := map[string]int{}
-	for _, t := range l.tools {
+	for i, t := range l.tools {
+		r.evidence = l.pageEx[l.toolPage[i]]
 		count[t.Name]++
 		if count[t.Name] == 2 {
 			r.emit(catalogue.New(catalogue.ConfDuplicateTool, t.Name, "more than one served tool has this name"))

@@ -14,6 +14,7 @@ import (
 // drift compares the served set with the declared manifest.
 func (r *run) drift(served *listing) {
 	for _, f := range compareSets(r.declared.Tools, served.tools, served.capped) {
+		r.evidence = served.exchangeOf(f.Tool)
 		r.emit(f)
 	}
 }
@@ -52,7 +53,7 @@ func compareSets(declared, served []mcp.Tool, capped bool) []catalogue.Finding {
 // secondConnection lists again on a fresh TCP connection: the tool set
 // must not vary per connection.
 func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *listing) {
-	c, err := r.client(r.t.HTTPClient, true)
+	c, err := r.client(r.t.HTTPClient, true, nil)
 	if err != nil {
 		r.rep.Tools.SecondConnection = "failed: config"
 		return
@@ -70,6 +71,7 @@ func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *li
 		return
 	}
 	a, b := first.names(), second.names()
+	r.evidence = second.exchangeOf("")
 	switch {
 	case !sameSet(a, b):
 		r.rep.Tools.SecondConnection = "set_varies"

@@ -15,6 +15,24 @@ type listing struct {
 	tools  []mcp.Tool // those with a usable name, in served order
 	pages  int
 	capped bool
+	// pageEx are the pages' exchanges; toolPage[i] is the page of tools[i].
+	pageEx   []*mcp.Exchange
+	rawPage  []int
+	toolPage []int
+}
+
+// exchangeOf returns the exchange a tool was listed in, or the first
+// page's for a tool not served (nil when nothing was listed).
+func (l *listing) exchangeOf(name string) *mcp.Exchange {
+	for i, t := range l.tools {
+		if t.Name == name {
+			return l.pageEx[l.toolPage[i]]
+		}
+	}
+	if len(l.pageEx) > 0 {
+		return l.pageEx[0]
+	}
+	return nil
 }
 
 func (l *listing) names() []string {
@@ -46,9 +64,19 @@ func (r *run) page(ctx context.Context, s *mcp.Session, primary bool) (*listing,
 	for {
 		p, err := s.ListTools(ctx, cursor)
 		if err != nil {
+			if primary {
+				r.evidence = p.Exchange
+			}
 			return l, err
 		}
 		l.pages++
+		l.pageEx = append(l.pageEx, p.Exchange)
+		for range p.Tools {
+			l.rawPage = append(l.rawPage, l.pages-1)
+		}
+		if primary {
+			r.evidence = p.Exchange
+		}
 		if primary && s.Era == mcp.EraModern {
 			r.conformResult(fmt.Sprintf("tools/list page %d", l.pages), p.ResultMeta, true)
 		}
@@ -86,12 +114,14 @@ func (r *run) page(ctx context.Context, s *mcp.Session, primary bool) (*listing,
 		t, err := mcp.ParseTool(raw)
 		if err != nil {
 			if primary {
+				r.evidence = l.pageEx[l.rawPage[i]]
 				r.emit(catalogue.New(catalogue.ConfToolName, "",
 					fmt.Sprintf("served tools[%d] has no \"name\" string", i)))
 			}
 			continue
 		}
 		l.tools = append(l.tools, t)
+		l.toolPage = append(l.toolPage, l.rawPage[i])
 	}
 	return l, nil
 }

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
@@ -30,6 +33,9 @@ type Options struct {
 	Policy *catalogue.Policy
 	// Now is the clock for ignore expiry; nil is time.Now.
 	Now func() time.Time
+	// Tracer, if set, traces the run: a span per run, a child span per MCP
+	// request, and every finding names the span of its evidence.
+	Tracer trace.Tracer
 }
 
 // run is the state of one probe.
@@ -41,6 +47,14 @@ type run struct {
 	log      *slog.Logger
 	findings []catalogue.Finding
 	once     map[string]bool
+
+	tracer *requestTracer
+	// evidence is the exchange the findings being emitted were read from;
+	// emit stamps its span ids on them (DESIGN §12).
+	evidence *mcp.Exchange
+	// lastMain and lastAnon are the latest exchanges of the main and the
+	// anonymous client.
+	lastMain, lastAnon *mcp.Exchange
 }
 
 // Run probes t once and compares it against declared (nil: no drift
@@ -68,6 +82,19 @@ func Run(ctx context.Context, t config.Target, declared *manifest.Manifest, opts
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
+	if opts.Tracer != nil {
+		var span trace.Span
+		ctx, span = opts.Tracer.Start(ctx, "driftd.probe "+t.Name, trace.WithSpanKind(trace.SpanKindInternal),
+			trace.WithAttributes(attribute.String("driftd.target", t.Name)))
+		r.tracer = newRequestTracer(opts.Tracer, t.URL)
+		defer func() {
+			if !r.rep.Success {
+				span.SetAttributes(attribute.String("error.type", string(r.rep.FailureReason)))
+				span.SetStatus(codes.Error, string(r.rep.FailureReason))
+			}
+			span.End()
+		}()
+	}
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
@@ -87,13 +114,14 @@ func credentialsPresented(c *promconfig.HTTPClientConfig) bool {
 
 func (r *run) probe(ctx context.Context) {
 	r.rep.Classification = Classify(r.t)
-	r.plaintextCheck()
-	main, err := r.client(r.t.HTTPClient, false)
+	r.plaintextCheck() // evidence-free: the URL alone says it
+	main, err := r.client(r.t.HTTPClient, false, &r.lastMain)
 	if err != nil {
 		r.fail(mcp.ReasonConfig, err.Error())
 		return
 	}
 	sess, err := main.Connect(ctx)
+	r.evidence = r.lastMain
 	if err != nil {
 		r.connectFailed(err)
 		return
@@ -116,8 +144,9 @@ func (r *run) probe(ctx context.Context) {
 }
 
 // client builds an MCP client from an HTTP client configuration. fresh
-// clients never reuse a connection.
-func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool) (*mcp.Client, error) {
+// clients never reuse a connection; last, if set, tracks the client's
+// latest exchange.
+func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exchange) (*mcp.Client, error) {
 	hc.FollowRedirects = false
 	opts := []promconfig.HTTPClientOption{promconfig.WithUserAgent("driftd/" + r.opts.Version)}
 	if fresh {
@@ -128,7 +157,19 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool) (*mcp.Client, e
 		return nil, fmt.Errorf("http_client: %w", err)
 	}
 	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes}
-	return mcp.NewClient(httpClient, r.t.URL, mcp.Implementation{Name: "driftd", Version: r.opts.Version}, limits, r.opts.OnExchange), nil
+	observe := func(ex *mcp.Exchange) {
+		if last != nil {
+			*last = ex
+		}
+		if r.opts.OnExchange != nil {
+			r.opts.OnExchange(ex)
+		}
+	}
+	c := mcp.NewClient(httpClient, r.t.URL, mcp.Implementation{Name: "driftd", Version: r.opts.Version}, limits, observe)
+	if r.tracer != nil {
+		c.WithTracer(r.tracer)
+	}
+	return c, nil
 }
 
 // connectFailed turns a failed discovery into findings and a failure.
@@ -203,6 +244,9 @@ func (r *run) emit(f catalogue.Finding) {
 		return
 	}
 	r.once[key] = true
+	if ev := r.evidence; ev != nil && f.TraceID == "" {
+		f.TraceID, f.SpanID = ev.TraceID, ev.SpanID
+	}
 	r.findings = append(r.findings, f)
 }
 

@@ -1,0 +1,506 @@
+package validate
+
+import (
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+)
+
+const (
+	kubeDir        = "../kubernetes"
+	driftdPort     = 9820
+	configDir      = "/etc/driftd"
+	configFile     = configDir + "/driftd.yml"
+	driftdUID      = 65532
+	driftdImageRef = "registry.example.com/driftd" // the base's images: entry
+)
+
+// The kustomizations that must build, and what each must contain.
+var builds = []struct {
+	dir        string
+	kinds      []string // kinds that must be present (at least one each)
+	monitoring bool     // carries the ServiceMonitor and PrometheusRule
+	sidecar    bool     // driftd shares its pod with an MCP server
+}{
+	{dir: "base", kinds: []string{"Deployment", "Service", "ConfigMap", "ServiceAccount"}},
+	{dir: "overlays/standalone", kinds: []string{"Namespace", "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"}, monitoring: true},
+	{dir: "overlays/sidecar", kinds: []string{"Deployment", "Service", "ConfigMap", "ServiceMonitor", "PrometheusRule"}, monitoring: true, sidecar: true},
+}
+
+// objects is one kustomize build, strict-decoded.
+type objects struct {
+	namespaces      []*corev1.Namespace
+	deployments     []*appsv1.Deployment
+	services        []*corev1.Service
+	configMaps      []*corev1.ConfigMap
+	serviceAccounts []*corev1.ServiceAccount
+	serviceMonitors []*monitoringv1.ServiceMonitor
+	prometheusRules []*monitoringv1.PrometheusRule
+	kinds           map[string]int
+}
+
+// build runs kustomize on dir (relative to deploy/kubernetes) from the files
+// on disk, and strict-decodes every object it emits into its API type.
+func build(t *testing.T, dir string) *objects {
+	t.Helper()
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	m, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(kubeDir, dir))
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v", dir, err)
+	}
+	o := &objects{kinds: map[string]int{}}
+	for _, r := range m.Resources() {
+		y, err := r.AsYAML()
+		if err != nil {
+			t.Fatalf("%s: %s/%s as YAML: %v", dir, r.GetKind(), r.GetName(), err)
+		}
+		id := fmt.Sprintf("%s: %s %s/%s", dir, r.GetApiVersion(), r.GetKind(), r.GetName())
+		var into any
+		switch gk := r.GetApiVersion() + " " + r.GetKind(); gk {
+		case "v1 Namespace":
+			v := &corev1.Namespace{}
+			o.namespaces, into = append(o.namespaces, v), v
+		case "apps/v1 Deployment":
+			v := &appsv1.Deployment{}
+			o.deployments, into = append(o.deployments, v), v
+		case "v1 Service":
+			v := &corev1.Service{}
+			o.services, into = append(o.services, v), v
+		case "v1 ConfigMap":
+			v := &corev1.ConfigMap{}
+			o.configMaps, into = append(o.configMaps, v), v
+		case "v1 ServiceAccount":
+			v := &corev1.ServiceAccount{}
+			o.serviceAccounts, into = append(o.serviceAccounts, v), v
+		case "monitoring.coreos.com/v1 ServiceMonitor":
+			v := &monitoringv1.ServiceMonitor{}
+			o.serviceMonitors, into = append(o.serviceMonitors, v), v
+		case "monitoring.coreos.com/v1 PrometheusRule":
+			v := &monitoringv1.PrometheusRule{}
+			o.prometheusRules, into = append(o.prometheusRules, v), v
+		default:
+			t.Fatalf("%s: no API type known for %q: add it to build()", id, gk)
+		}
+		// Strict: duplicate keys and fields the type does not have fail.
+		if err := yaml.UnmarshalStrict(y, into); err != nil {
+			t.Fatalf("%s: strict decode: %v\n%s", id, err, y)
+		}
+		o.kinds[r.GetKind()]++
+		if errs := validation.IsDNS1123Subdomain(r.GetName()); len(errs) > 0 {
+			t.Errorf("%s: name: %v", id, errs)
+		}
+	}
+	return o
+}
+
+func TestKustomizeBuilds(t *testing.T) {
+	for _, b := range builds {
+		t.Run(b.dir, func(t *testing.T) {
+			o := build(t, b.dir)
+			for _, k := range b.kinds {
+				if o.kinds[k] == 0 {
+					t.Errorf("no %s in the build (have %v)", k, o.kinds)
+				}
+			}
+			if !b.monitoring && (len(o.serviceMonitors) > 0 || len(o.prometheusRules) > 0) {
+				t.Errorf("prometheus-operator objects in %s: they belong in the monitoring component", b.dir)
+			}
+		})
+	}
+}
+
+// driftdContainers returns the driftd containers of a pod spec: those named
+// driftd or running the driftd image.
+func driftdContainers(spec *corev1.PodSpec) []*corev1.Container {
+	var out []*corev1.Container
+	for i := range spec.Containers {
+		c := &spec.Containers[i]
+		if c.Name == "driftd" || strings.HasPrefix(c.Image, driftdImageRef+":") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func TestDriftdContainers(t *testing.T) {
+	for _, b := range builds {
+		t.Run(b.dir, func(t *testing.T) {
+			o := build(t, b.dir)
+			found := 0
+			for _, d := range o.deployments {
+				spec := &d.Spec.Template.Spec
+				cs := driftdContainers(spec)
+				if len(cs) == 0 {
+					continue
+				}
+				found += len(cs)
+				checkPod(t, o, d, b.sidecar)
+				for _, c := range cs {
+					checkContainer(t, o, d, c)
+				}
+			}
+			if found != 1 {
+				t.Fatalf("%d driftd containers in %s, want 1", found, b.dir)
+			}
+		})
+	}
+}
+
+func checkPod(t *testing.T, o *objects, d *appsv1.Deployment, sidecar bool) {
+	t.Helper()
+	spec := &d.Spec.Template.Spec
+	if sidecar {
+		if len(spec.Containers) < 2 {
+			t.Errorf("deployment %s: the sidecar overlay must leave the MCP server container beside driftd, have %d containers", d.Name, len(spec.Containers))
+		}
+		return
+	}
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 {
+		t.Errorf("deployment %s: replicas %v, want 1 (more would probe every target twice; use --shard on a StatefulSet)", d.Name, d.Spec.Replicas)
+	}
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("deployment %s: strategy %q, want Recreate", d.Name, d.Spec.Strategy.Type)
+	}
+	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
+		t.Errorf("deployment %s: automountServiceAccountToken must be false", d.Name)
+	}
+	psc := spec.SecurityContext
+	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("deployment %s: pod securityContext must set runAsNonRoot and seccompProfile RuntimeDefault: %+v", d.Name, psc)
+	}
+	sa := spec.ServiceAccountName
+	if sa == "" {
+		t.Errorf("deployment %s: no serviceAccountName", d.Name)
+		return
+	}
+	var acct *corev1.ServiceAccount
+	for _, a := range o.serviceAccounts {
+		if a.Name == sa {
+			acct = a
+		}
+	}
+	if acct == nil {
+		t.Errorf("deployment %s: service account %q is not in the build", d.Name, sa)
+	} else if acct.AutomountServiceAccountToken == nil || *acct.AutomountServiceAccountToken {
+		t.Errorf("service account %s: automountServiceAccountToken must be false", sa)
+	}
+}
+
+func checkContainer(t *testing.T, o *objects, d *appsv1.Deployment, c *corev1.Container) {
+	t.Helper()
+	where := fmt.Sprintf("deployment %s container %s", d.Name, c.Name)
+	spec := &d.Spec.Template.Spec
+
+	// Image: the base's image, with a tag, never latest.
+	name, tag, ok := strings.Cut(c.Image, ":")
+	if !ok || name != driftdImageRef || tag == "" || tag == "latest" {
+		t.Errorf("%s: image %q: want %s:<version>", where, c.Image, driftdImageRef)
+	}
+	if len(c.Command) != 0 {
+		t.Errorf("%s: command %q overrides the image's ENTRYPOINT", where, c.Command)
+	}
+	wantArgs := []string{"run", "--config=" + configFile, fmt.Sprintf("--web.listen-address=:%d", driftdPort)}
+	if len(c.Args) < len(wantArgs) || !slices.Equal(c.Args[:len(wantArgs)], wantArgs) {
+		t.Errorf("%s: args %q, want them to start with %q", where, c.Args, wantArgs)
+	}
+
+	// Security.
+	sc := c.SecurityContext
+	if sc == nil {
+		t.Fatalf("%s: no securityContext", where)
+	}
+	if sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Errorf("%s: runAsNonRoot must be true", where)
+	}
+	if sc.RunAsUser == nil || *sc.RunAsUser != driftdUID {
+		t.Errorf("%s: runAsUser %v, want %d", where, sc.RunAsUser, driftdUID)
+	}
+	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+		t.Errorf("%s: readOnlyRootFilesystem must be true", where)
+	}
+	if sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Errorf("%s: allowPrivilegeEscalation must be false", where)
+	}
+	if sc.Privileged != nil && *sc.Privileged {
+		t.Errorf("%s: privileged", where)
+	}
+	if sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || len(sc.Capabilities.Add) != 0 {
+		t.Errorf("%s: capabilities %+v, want drop [ALL] and nothing added", where, sc.Capabilities)
+	}
+	if sc.SeccompProfile == nil || sc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("%s: seccompProfile %+v, want RuntimeDefault", where, sc.SeccompProfile)
+	}
+
+	// Resources: requests and limits for both cpu and memory, request <= limit.
+	for _, rn := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		req, okReq := c.Resources.Requests[rn]
+		lim, okLim := c.Resources.Limits[rn]
+		if !okReq || !okLim {
+			t.Errorf("%s: %s needs both a request and a limit (requests %v, limits %v)", where, rn, c.Resources.Requests, c.Resources.Limits)
+			continue
+		}
+		if req.Cmp(lim) > 0 || req.Cmp(resource.Quantity{}) <= 0 {
+			t.Errorf("%s: %s request %s, limit %s", where, rn, req.String(), lim.String())
+		}
+	}
+
+	// Port and probes.
+	var port *corev1.ContainerPort
+	for i := range c.Ports {
+		if c.Ports[i].ContainerPort == driftdPort {
+			port = &c.Ports[i]
+		}
+	}
+	if port == nil || port.Name == "" {
+		t.Fatalf("%s: no named containerPort %d", where, driftdPort)
+	}
+	if errs := validation.IsValidPortName(port.Name); len(errs) > 0 {
+		t.Errorf("%s: port name %q: %v", where, port.Name, errs)
+	}
+	for _, p := range []struct {
+		kind  string
+		probe *corev1.Probe
+		path  string
+	}{{"liveness", c.LivenessProbe, "/-/healthy"}, {"readiness", c.ReadinessProbe, "/-/ready"}} {
+		if p.probe == nil || p.probe.HTTPGet == nil {
+			t.Errorf("%s: no %s httpGet probe", where, p.kind)
+			continue
+		}
+		g := p.probe.HTTPGet
+		if g.Path != p.path {
+			t.Errorf("%s: %s probe path %q, want %q", where, p.kind, g.Path, p.path)
+		}
+		if !portMatches(g.Port, port) {
+			t.Errorf("%s: %s probe port %s is not driftd's port %s/%d", where, p.kind, g.Port.String(), port.Name, port.ContainerPort)
+		}
+	}
+
+	// Volumes: the ConfigMap as a directory at /etc/driftd (no subPath), and
+	// a writable volume at the config's state_dir.
+	volumes := map[string]*corev1.Volume{}
+	for i := range spec.Volumes {
+		volumes[spec.Volumes[i].Name] = &spec.Volumes[i]
+	}
+	var cm *corev1.ConfigMap
+	mounts := map[string]corev1.VolumeMount{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.MountPath] = m
+		v := volumes[m.Name]
+		if v == nil {
+			t.Errorf("%s: mount %s: no volume %q in the pod", where, m.MountPath, m.Name)
+			continue
+		}
+		if v.ConfigMap != nil || v.Secret != nil || v.Projected != nil {
+			if m.SubPath != "" || m.SubPathExpr != "" {
+				t.Errorf("%s: mount %s uses subPath: a subPath mount never sees ConfigMap or Secret updates, so driftd would not reload", where, m.MountPath)
+			}
+		}
+	}
+	cfgMount, ok := mounts[configDir]
+	if !ok {
+		t.Fatalf("%s: nothing mounted at %s", where, configDir)
+	}
+	if !cfgMount.ReadOnly {
+		t.Errorf("%s: %s should be mounted readOnly", where, configDir)
+	}
+	if v := volumes[cfgMount.Name]; v == nil || v.ConfigMap == nil {
+		t.Fatalf("%s: %s is not a ConfigMap volume", where, configDir)
+	} else {
+		if len(v.ConfigMap.Items) != 0 {
+			t.Errorf("%s: the ConfigMap volume lists items: mount every key, so new manifests need no Deployment change", where)
+		}
+		for _, x := range o.configMaps {
+			if x.Name == v.ConfigMap.Name {
+				cm = x
+			}
+		}
+		if cm == nil {
+			t.Fatalf("%s: ConfigMap %q is not in the build", where, v.ConfigMap.Name)
+		}
+	}
+	cfg := checkConfigMap(t, cm)
+	if cfg == nil {
+		return
+	}
+	sm, ok := mounts[cfg.Global.StateDir]
+	if !ok {
+		t.Errorf("%s: state_dir %s is not a mounted volume (the root filesystem is read-only)", where, cfg.Global.StateDir)
+	} else if sm.ReadOnly {
+		t.Errorf("%s: state_dir %s is mounted readOnly", where, cfg.Global.StateDir)
+	} else if v := volumes[sm.Name]; v == nil || (v.EmptyDir == nil && v.PersistentVolumeClaim == nil) {
+		t.Errorf("%s: state_dir volume %q is neither an emptyDir nor a PVC", where, sm.Name)
+	}
+
+	// Sidecar: every target is the pod's own loopback, on a port another
+	// container of the pod serves.
+	if len(spec.Containers) > 1 {
+		others := map[int32]bool{}
+		for _, x := range spec.Containers {
+			if x.Name == c.Name {
+				continue
+			}
+			for _, p := range x.Ports {
+				others[p.ContainerPort] = true
+			}
+		}
+		for _, tg := range cfg.Targets {
+			u, err := url.Parse(tg.URL)
+			if err != nil {
+				t.Errorf("%s: target %s: url: %v", where, tg.Name, err)
+				continue
+			}
+			p, _ := strconv.Atoi(u.Port())
+			if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.IsLoopback() || u.Path != "/mcp" || !others[int32(p)] {
+				t.Errorf("%s: sidecar target %s url %q: want http://127.0.0.1:PORT/mcp with PORT a containerPort of the server beside it (%v)", where, tg.Name, tg.URL, others)
+			}
+		}
+	}
+
+	// A Service exposes the port under the name "http", selecting this pod.
+	podLabels := labels.Set(d.Spec.Template.Labels)
+	exposed := false
+	for _, s := range o.services {
+		if len(s.Spec.Selector) == 0 || !labels.SelectorFromSet(s.Spec.Selector).Matches(podLabels) {
+			continue
+		}
+		for _, sp := range s.Spec.Ports {
+			if sp.Name == "http" && sp.Port == driftdPort && portMatches(sp.TargetPort, port) {
+				exposed = true
+			}
+		}
+	}
+	if !exposed {
+		t.Errorf("%s: no Service selects the pod with a port named http (%d) targeting driftd's port", where, driftdPort)
+	}
+}
+
+func portMatches(p intstr.IntOrString, port *corev1.ContainerPort) bool {
+	if p.Type == intstr.String {
+		return p.StrVal == port.Name
+	}
+	return p.IntVal == port.ContainerPort
+}
+
+// driftdConfig is the part of driftd's configuration these tests read.
+type driftdConfig struct {
+	Global struct {
+		StateDir string `json:"state_dir"`
+	} `json:"global"`
+	Targets []struct {
+		Name       string `json:"name"`
+		URL        string `json:"url"`
+		Manifest   string `json:"manifest"`
+		HTTPClient any    `json:"http_client"`
+	} `json:"targets"`
+}
+
+// checkConfigMap checks that the ConfigMap carries driftd.yml and every
+// manifest it names, as flat keys beside it.
+func checkConfigMap(t *testing.T, cm *corev1.ConfigMap) *driftdConfig {
+	t.Helper()
+	where := "configmap " + cm.Name
+	raw, ok := cm.Data[path.Base(configFile)]
+	if !ok {
+		t.Errorf("%s: no key %s", where, path.Base(configFile))
+		return nil
+	}
+	var cfg driftdConfig
+	if err := yaml.Unmarshal([]byte(raw), &cfg); err != nil {
+		t.Errorf("%s: driftd.yml: %v", where, err)
+		return nil
+	}
+	if !path.IsAbs(cfg.Global.StateDir) || path.Clean(cfg.Global.StateDir) != cfg.Global.StateDir {
+		t.Errorf("%s: state_dir %q: want an absolute, clean path (a mounted volume)", where, cfg.Global.StateDir)
+	}
+	if len(cfg.Targets) == 0 {
+		t.Errorf("%s: no targets", where)
+	}
+	for _, tg := range cfg.Targets {
+		if tg.Manifest == "" {
+			continue
+		}
+		m := tg.Manifest
+		if path.IsAbs(m) {
+			rel, ok := strings.CutPrefix(m, configDir+"/")
+			if !ok {
+				t.Errorf("%s: target %s: manifest %s is outside %s", where, tg.Name, m, configDir)
+				continue
+			}
+			m = rel
+		}
+		if _, ok := cm.Data[m]; !ok {
+			t.Errorf("%s: target %s: manifest %q is not a key of the ConfigMap (keys: %v)", where, tg.Name, tg.Manifest, keys(cm.Data))
+		}
+	}
+	return &cfg
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestServiceMonitor(t *testing.T) {
+	for _, b := range builds {
+		if !b.monitoring {
+			continue
+		}
+		t.Run(b.dir, func(t *testing.T) {
+			o := build(t, b.dir)
+			if len(o.serviceMonitors) != 1 {
+				t.Fatalf("%d ServiceMonitors, want 1", len(o.serviceMonitors))
+			}
+			sm := o.serviceMonitors[0]
+			if len(sm.Spec.Endpoints) != 1 {
+				t.Fatalf("servicemonitor %s: %d endpoints, want 1", sm.Name, len(sm.Spec.Endpoints))
+			}
+			ep := sm.Spec.Endpoints[0]
+			if ep.Port != "http" || ep.Path != "/metrics" {
+				t.Errorf("servicemonitor %s: endpoint port %q path %q, want http /metrics", sm.Name, ep.Port, ep.Path)
+			}
+			sel, err := metav1.LabelSelectorAsSelector(&sm.Spec.Selector)
+			if err != nil {
+				t.Fatal(err)
+			}
+			selected := 0
+			for _, s := range o.services {
+				if !sel.Matches(labels.Set(s.Labels)) {
+					continue
+				}
+				selected++
+				named := false
+				for _, p := range s.Spec.Ports {
+					named = named || p.Name == ep.Port
+				}
+				if !named {
+					t.Errorf("servicemonitor %s selects service %s, which has no port named %q", sm.Name, s.Name, ep.Port)
+				}
+			}
+			if selected != 1 {
+				t.Errorf("servicemonitor %s selects %d services, want 1", sm.Name, selected)
+			}
+		})
+	}
+}

@@ -1,0 +1,179 @@
+package validate
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+var update = flag.Bool("update", false, "regenerate deploy/kubernetes/base/monitoring/prometheusrule.yaml from deploy/prometheus/alerts.yml")
+
+const (
+	alertsPath = "../prometheus/alerts.yml"
+	rulePath   = kubeDir + "/base/monitoring/prometheusrule.yaml"
+)
+
+const ruleHeader = `# GENERATED from deploy/prometheus/alerts.yml: do not edit by hand.
+# Regenerate with
+#   cd deploy/validate && go test -run TestPrometheusRuleMatchesAlerts -update
+# deploy/validate fails while spec.groups differs from alerts.yml's groups.
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: driftd
+  labels:
+    app.kubernetes.io/name: driftd
+spec:
+`
+
+// generateRule wraps the text of alerts.yml, comments and all, as the spec
+// of a PrometheusRule: a rule file's top level is `groups:`, and so is a
+// PrometheusRule's spec.
+func generateRule(alerts []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(ruleHeader)
+	for _, line := range strings.Split(strings.TrimRight(string(alerts), "\n"), "\n") {
+		if strings.TrimSpace(line) == "---" {
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString("  " + line + "\n")
+	}
+	return b.Bytes()
+}
+
+// groupsOf decodes YAML into generic values and returns the groups found
+// under the given path of keys.
+func groupsOf(t *testing.T, name string, data []byte, keys ...string) []any {
+	t.Helper()
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	for _, k := range keys {
+		m, ok := doc.(map[string]any)
+		if !ok {
+			t.Fatalf("%s: %s: not a mapping", name, k)
+		}
+		if doc, ok = m[k]; !ok {
+			t.Fatalf("%s: no %s", name, strings.Join(keys, "."))
+		}
+	}
+	groups, ok := doc.([]any)
+	if !ok || len(groups) == 0 {
+		t.Fatalf("%s: %s is not a non-empty list", name, strings.Join(keys, "."))
+	}
+	return groups
+}
+
+func TestPrometheusRuleMatchesAlerts(t *testing.T) {
+	alerts, err := os.ReadFile(alertsPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s does not exist yet: nothing to compare %s with", alertsPath, rulePath)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update {
+		if err := os.WriteFile(rulePath, generateRule(alerts), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", rulePath)
+	}
+	rule, err := os.ReadFile(rulePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := groupsOf(t, alertsPath, alerts, "groups")
+	got := groupsOf(t, rulePath, rule, "spec", "groups")
+	if reflect.DeepEqual(got, want) {
+		return
+	}
+	var diffs []string
+	for i := 0; i < max(len(got), len(want)); i++ {
+		switch {
+		case i >= len(got):
+			diffs = append(diffs, fmt.Sprintf("group %d (%v) is missing from the PrometheusRule", i, groupName(want[i])))
+		case i >= len(want):
+			diffs = append(diffs, fmt.Sprintf("group %d (%v) is not in alerts.yml", i, groupName(got[i])))
+		case !reflect.DeepEqual(got[i], want[i]):
+			diffs = append(diffs, fmt.Sprintf("group %d (%v) differs:\n  alerts.yml:     %v\n  PrometheusRule: %v", i, groupName(want[i]), want[i], got[i]))
+		}
+	}
+	t.Fatalf("the PrometheusRule's spec.groups differs from %s's groups; regenerate it with\n"+
+		"  cd deploy/validate && go test -run TestPrometheusRuleMatchesAlerts -update\n%s",
+		alertsPath, strings.Join(diffs, "\n"))
+}
+
+func groupName(g any) any {
+	if m, ok := g.(map[string]any); ok {
+		return m["name"]
+	}
+	return g
+}
+
+// The generator must produce a PrometheusRule whose groups are the input's.
+func TestGenerateRule(t *testing.T) {
+	in := []byte("# comment\n---\ngroups:\n  - name: driftd\n    rules:\n      - alert: A\n        expr: |\n          driftd_targets\n\n          == 0\n        for: 5m\n")
+	out := generateRule(in)
+	want := groupsOf(t, "in", in, "groups")
+	got := groupsOf(t, "out", out, "spec", "groups")
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("generated %v, want %v\n%s", got, want, out)
+	}
+}
+
+var camelCase = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
+
+// The rules themselves: every expression parses and uses only metrics that
+// driftd exports (or up), and every alert carries what DESIGN §13 asks.
+func TestPrometheusRuleContents(t *testing.T) {
+	o := build(t, "overlays/standalone")
+	if len(o.prometheusRules) != 1 {
+		t.Fatalf("%d PrometheusRules, want 1", len(o.prometheusRules))
+	}
+	pr := o.prometheusRules[0]
+	n := 0
+	for _, g := range pr.Spec.Groups {
+		for _, r := range g.Rules {
+			n++
+			id := r.Alert
+			if id == "" {
+				id = r.Record
+			}
+			where := fmt.Sprintf("group %s rule %s", g.Name, id)
+			if _, err := exprMetrics(r.Expr.String(), true); err != nil {
+				t.Errorf("%s: %v", where, err)
+			}
+			if r.Alert == "" {
+				continue
+			}
+			if !camelCase.MatchString(r.Alert) {
+				t.Errorf("%s: alert name is not CamelCase", where)
+			}
+			if r.Labels["severity"] == "" {
+				t.Errorf("%s: no severity label", where)
+			}
+			for _, a := range []string{"summary", "description", "runbook_url"} {
+				if r.Annotations[a] == "" {
+					t.Errorf("%s: no %s annotation", where, a)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("the PrometheusRule has no rules")
+	}
+}
