@@ -23,6 +23,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 	cmd := app.Command("check", "Probe one MCP server once and compare it with a declared manifest.")
 	manifestPath := cmd.Arg("manifest", "The declared manifest (JSON or YAML).").Required().String()
 	tf := addTargetFlags(cmd)
+	tf.addInvokeFlags(cmd)
 	rf := addReportFlags(cmd)
 	otlp := cmd.Flag("otlp-endpoint", "Send traces over OTLP/HTTP to this collector, e.g. http://localhost:4318.").PlaceHolder("URL").String()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
@@ -39,6 +40,12 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			return usageErr("manifest: %v", err)
 		}
 		t.Manifest = *manifestPath
+		if len(t.Invoke.Tools) > 0 || t.Invoke.Execute {
+			// Every gate is checked before a single request is sent.
+			if _, err := probe.Plan(t, declared); err != nil {
+				return usageErr("%v", err)
+			}
+		}
 		opts := probe.Options{Version: version, Policy: policy}
 		if *otlp != "" {
 			var once sync.Once

@@ -26,6 +26,10 @@ type targetFlags struct {
 	maxListPages    int
 	skipAuthProbe   bool
 	environment     string
+	invokeTools     []string
+	execute         bool
+	iKnowProduction bool
+	seed            uint64
 }
 
 func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
@@ -40,6 +44,14 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	cmd.Flag("skip-auth-probe", "Do not send the extra anonymous tools/list when credentials are configured.").BoolVar(&f.skipAuthProbe)
 	cmd.Flag("environment", "Classification override: local, dev, staging, production or unknown.").EnumVar(&f.environment, config.Classes...)
 	return f
+}
+
+// addInvokeFlags adds the opt-in tools/call flags of check.
+func (f *targetFlags) addInvokeFlags(cmd *kingpin.CmdClause) {
+	cmd.Flag("invoke-tool", "Plan a tools/call of this declared tool (exact name, repeatable); nothing is sent without --execute.").PlaceHolder("NAME").StringsVar(&f.invokeTools)
+	cmd.Flag("execute", "Send the planned tools/call requests.").BoolVar(&f.execute)
+	cmd.Flag("i-know-this-is-production", "Allow --execute on a target that does not classify as local, dev or staging.").BoolVar(&f.iKnowProduction)
+	cmd.Flag("seed", "Seed for the generated arguments (recorded in the report).").Default("1").Uint64Var(&f.seed)
 }
 
 var nonNameChars = regexp.MustCompile(`[^a-z0-9_.-]+`)
@@ -57,6 +69,7 @@ func (f *targetFlags) target() (config.Target, error) {
 	}
 	t := config.NewTarget(name, f.baseURL)
 	t.Timeout, t.MaxListPages, t.SkipAuthProbe, t.Environment = f.timeout, f.maxListPages, f.skipAuthProbe, f.environment
+	t.Invoke = config.Invoke{Tools: f.invokeTools, Execute: f.execute, IKnowThisIsProduction: f.iKnowProduction, Seed: f.seed}
 	hc := &t.HTTPClient
 	for _, h := range f.headers {
 		k, v, ok := strings.Cut(h, "=")

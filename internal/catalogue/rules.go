@@ -27,6 +27,9 @@ const (
 	DriftAnnotation          = "MCP-DRIFT-ANNOTATION"
 	DriftDescription         = "MCP-DRIFT-DESCRIPTION"
 	DriftTitle               = "MCP-DRIFT-TITLE"
+	DriftCallOutputSchema    = "MCP-DRIFT-CALL-OUTPUT-SCHEMA"
+	DriftCallNoStructured    = "MCP-DRIFT-CALL-NO-STRUCTURED-CONTENT"
+	DriftCallErrorShape      = "MCP-DRIFT-CALL-ERROR-SHAPE"
 
 	ConfCacheHints     = "MCP-CONF-CACHE-HINTS"
 	ConfResultType     = "MCP-CONF-RESULT-TYPE"
@@ -67,6 +70,9 @@ var Rules = []Rule{
 	{DriftAnnotation, FamilyDrift, Warn, "a declared hint differs from the served one, compared on effective values (destructiveHint and openWorldHint default to true)", true},
 	{DriftDescription, FamilyDrift, Warn, "a tool's description changed: descriptions are model instructions, the rug-pull vector", true},
 	{DriftTitle, FamilyDrift, Info, "a tool's title or annotations.title changed", true},
+	{DriftCallOutputSchema, FamilyDrift, Error, "a called tool's structuredContent does not conform to the declared outputSchema", true},
+	{DriftCallNoStructured, FamilyDrift, Error, "a called tool declares an outputSchema and returned no structuredContent", true},
+	{DriftCallErrorShape, FamilyDrift, Warn, "a called tool's failure came as a JSON-RPC error instead of a result with isError: true", true},
 	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false},
 	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false},
 	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached; missing-tool findings suppressed", false},

@@ -64,6 +64,14 @@ func (t *Target) check() []issue {
 	if err := t.HTTPClient.Validate(); err != nil {
 		is.add("http_client", "%v", err)
 	}
+	for i, name := range t.Invoke.Tools {
+		if name == "" || strings.ContainsAny(name, "*?[") {
+			is.add(fmt.Sprintf("invoke.tools[%d]", i), "%q: exact tool names only, never globs", name)
+		}
+	}
+	if t.Invoke.Execute && len(t.Invoke.Tools) == 0 {
+		is.add("invoke.execute", "true with no tools named: execute is not a wildcard")
+	}
 	for _, name := range slices.Sorted(maps.Keys(t.Labels)) {
 		if msg := checkLabel(name); msg != "" {
 			is.add("labels."+name, "%s", msg)

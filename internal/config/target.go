@@ -51,6 +51,20 @@ type Target struct {
 	// Classification is the global host rules, copied into every target so
 	// a probe needs nothing but its target.
 	Classification []ClassificationRule
+	// Invoke configures opt-in tools/call (docs/invoking.md).
+	Invoke Invoke
+}
+
+// Invoke is the opt-in tools/call of a target. Tools are exact names
+// resolved against the declared manifest, never globs; without Execute
+// only the plan is made; a target that is not local, dev or staging also
+// needs IKnowThisIsProduction. Annotations open no gate.
+type Invoke struct {
+	Tools                 []string `yaml:"tools,omitempty"`
+	Execute               bool     `yaml:"execute,omitempty"`
+	IKnowThisIsProduction bool     `yaml:"i_know_this_is_production,omitempty"`
+	// Seed makes the generated arguments deterministic; recorded in the report.
+	Seed uint64 `yaml:"seed,omitempty"`
 }
 
 // ClassificationRule maps hosts matching a regexp to a class.

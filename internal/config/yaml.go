@@ -91,6 +91,7 @@ type targetYAML struct {
 	SkipAuthProbe    bool              `yaml:"skip_auth_probe,omitempty"`
 	Severity         map[string]string `yaml:"severity,omitempty"`
 	Ignore           list[IgnoreRule]  `yaml:"ignore,omitempty"`
+	Invoke           *Invoke           `yaml:"invoke,omitempty"`
 }
 
 // httpClientYAML decodes prometheus/common's HTTPClientConfig from
@@ -145,6 +146,9 @@ func (t *Target) UnmarshalYAML(unmarshal func(any) error) error {
 		Severity:         raw.Severity,
 		Ignore:           raw.Ignore,
 	}
+	if raw.Invoke != nil {
+		t.Invoke = *raw.Invoke
+	}
 	if raw.HTTPClient != nil {
 		t.HTTPClient = raw.HTTPClient.HTTPClientConfig
 	}
@@ -175,7 +179,15 @@ func (t Target) MarshalYAML() (any, error) {
 		SkipAuthProbe:    t.SkipAuthProbe,
 		Severity:         t.Severity,
 		Ignore:           t.Ignore,
+		Invoke:           invokeOrNil(t.Invoke),
 	}, nil
+}
+
+func invokeOrNil(inv Invoke) *Invoke {
+	if len(inv.Tools) == 0 && !inv.Execute && !inv.IKnowThisIsProduction && inv.Seed == 0 {
+		return nil
+	}
+	return &inv
 }
 
 type classificationYAML struct {

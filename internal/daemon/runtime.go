@@ -9,6 +9,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/metrics"
+	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/scheduler"
 )
 
@@ -103,8 +104,15 @@ func CheckConfig(path string) ([]byte, error) {
 	_, err = buildRuntime(cfg, Options{})
 	errs := []error{err}
 	for _, t := range cfg.Targets {
-		if _, err := manifest.Load(t.Manifest); err != nil {
+		m, err := manifest.Load(t.Manifest)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("target %q: manifest: %w", t.Name, err))
+			continue
+		}
+		if len(t.Invoke.Tools) > 0 {
+			if _, err := probe.Plan(t, m); err != nil {
+				errs = append(errs, fmt.Errorf("target %q: invoke: %w", t.Name, err))
+			}
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -102,6 +102,9 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	}
 	d.metrics.Observe(metrics.Run{Report: rep, Opened: findingsOf(tx.Opened), Resolved: findingsOf(tx.Resolved),
 		ServedChanges: changes, ServedLastChange: next.ServedLastChange})
+	if inv := rep.Invocation; inv != nil && inv.Refused != "" {
+		log.Error("tools/call refused; nothing was called", "reason", inv.Refused)
+	}
 	attrs := []any{"success", rep.Success, "duration", time.Duration(rep.DurationSeconds * float64(time.Second)).Round(time.Millisecond),
 		"findings", len(rep.Findings), "opened", len(tx.Opened), "resolved", len(tx.Resolved), "served_changes", len(tx.ServedChanges)}
 	if !rep.Success {

@@ -210,3 +210,33 @@ func (s *Session) Close(ctx context.Context) {
 	defer cancel()
 	s.c.deleteSession(ctx, s.SessionID, s.Version)
 }
+
+// CallResult is the part of a tools/call result driftd reads. Content and
+// StructuredContent are what the tool returned: they are checked, never
+// copied into an artifact.
+type CallResult struct {
+	Content           []json.RawMessage `json:"content"`
+	StructuredContent json.RawMessage   `json:"structuredContent"`
+	IsError           bool              `json:"isError"`
+	ResultType        *string           `json:"resultType"`
+	HasContent        bool              `json:"-"`
+}
+
+// CallTool sends tools/call with arguments; Mcp-Name carries the name,
+// encoded when it is not plain ASCII.
+func (s *Session) CallTool(ctx context.Context, name string, arguments json.RawMessage) (*CallResult, *Exchange, error) {
+	params := map[string]any{"name": name, "arguments": arguments}
+	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/call", params: params, sessionID: s.SessionID})
+	if err != nil {
+		return nil, ex, err
+	}
+	var res CallResult
+	var shape struct {
+		Content *json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(ex.Result, &res); err != nil || json.Unmarshal(ex.Result, &shape) != nil {
+		return nil, ex, &Error{Reason: ReasonInvalidResponse, Method: "tools/call", Err: errors.New("result does not have the CallToolResult shape")}
+	}
+	res.HasContent = shape.Content != nil
+	return &res, ex, nil
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"strings"
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
@@ -113,6 +114,15 @@ func credentialsPresented(c *promconfig.HTTPClientConfig) bool {
 }
 
 func (r *run) probe(ctx context.Context) {
+	if len(r.t.Invoke.Tools) > 0 || r.t.Invoke.Execute {
+		// The gates are checked before any request is sent.
+		inv, err := Plan(r.t, r.declared)
+		if err != nil {
+			inv = &Invocation{Seed: r.t.Invoke.Seed, Planned: []PlannedCall{}, Findings: []catalogue.Finding{}, Refused: err.Error()}
+		}
+		seed := r.t.Invoke.Seed
+		r.rep.Invocation, r.rep.Seed = inv, &seed
+	}
 	r.rep.Classification = Classify(r.t)
 	r.plaintextCheck() // evidence-free: the URL alone says it
 	main, err := r.client(r.t.HTTPClient, false, &r.lastMain)
@@ -141,6 +151,7 @@ func (r *run) probe(ctx context.Context) {
 		r.drift(served)
 	}
 	r.authPosture(ctx, sess, served)
+	r.invoke(ctx, sess, served)
 }
 
 // client builds an MCP client from an HTTP client configuration. fresh
@@ -270,6 +281,10 @@ func (r *run) finish(d time.Duration) {
 	for _, f := range rep.Findings {
 		switch catalogue.FamilyOf(f.Rule) {
 		case catalogue.FamilyDrift:
+			if rep.Invocation != nil && strings.HasPrefix(f.Rule, "MCP-DRIFT-CALL-") {
+				rep.Invocation.Findings = append(rep.Invocation.Findings, f)
+				continue
+			}
 			rep.Drift.Findings = append(rep.Drift.Findings, f)
 		case catalogue.FamilyConf:
 			rep.Conformance.Findings = append(rep.Conformance.Findings, f)

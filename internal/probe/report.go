@@ -13,28 +13,31 @@ import (
 // Report is the artifact of one run (DESIGN §15). Fields may be added,
 // never renamed.
 type Report struct {
-	DriftdVersion          string                     `json:"driftd_version"`
-	Target                 string                     `json:"target"`
-	BaseURL                string                     `json:"base_url"`
-	StartedAt              time.Time                  `json:"started_at"`
-	DurationSeconds        float64                    `json:"duration_seconds"`
-	Success                bool                       `json:"success"`
-	FailureReason          mcp.Reason                 `json:"failure_reason"`
-	FailureMessage         string                     `json:"failure_message,omitempty"`
-	Classification         Classification             `json:"classification"`
-	ProtocolRevision       Revision                   `json:"protocol_revision"`
-	Era                    string                     `json:"era"`
-	ServerInfo             *mcp.Implementation        `json:"server_info"`
-	AuthorizationPresented bool                       `json:"authorization_presented"`
-	AuthorizationHeaders   []string                   `json:"authorization_headers"`
-	Tools                  ToolCounts                 `json:"tools"`
-	Drift                  Section                    `json:"drift"`
-	Conformance            Section                    `json:"conformance"`
-	AuthPosture            AuthPosture                `json:"auth_posture"`
-	Findings               []catalogue.Finding        `json:"findings"`
-	Ignored                []catalogue.Finding        `json:"ignored"`
-	StaleIgnores           []catalogue.StaleIgnore    `json:"stale_ignores"`
-	Summary                map[catalogue.Severity]int `json:"summary"`
+	DriftdVersion          string              `json:"driftd_version"`
+	Target                 string              `json:"target"`
+	BaseURL                string              `json:"base_url"`
+	StartedAt              time.Time           `json:"started_at"`
+	DurationSeconds        float64             `json:"duration_seconds"`
+	Success                bool                `json:"success"`
+	FailureReason          mcp.Reason          `json:"failure_reason"`
+	FailureMessage         string              `json:"failure_message,omitempty"`
+	Classification         Classification      `json:"classification"`
+	ProtocolRevision       Revision            `json:"protocol_revision"`
+	Era                    string              `json:"era"`
+	ServerInfo             *mcp.Implementation `json:"server_info"`
+	AuthorizationPresented bool                `json:"authorization_presented"`
+	AuthorizationHeaders   []string            `json:"authorization_headers"`
+	Tools                  ToolCounts          `json:"tools"`
+	Drift                  Section             `json:"drift"`
+	Conformance            Section             `json:"conformance"`
+	AuthPosture            AuthPosture         `json:"auth_posture"`
+	// Seed and Invocation are set when the target configures tools/call.
+	Seed         *uint64                    `json:"seed,omitempty"`
+	Invocation   *Invocation                `json:"invocation,omitempty"`
+	Findings     []catalogue.Finding        `json:"findings"`
+	Ignored      []catalogue.Finding        `json:"ignored"`
+	StaleIgnores []catalogue.StaleIgnore    `json:"stale_ignores"`
+	Summary      map[catalogue.Severity]int `json:"summary"`
 
 	// served holds the served tools for capture; not part of the artifact.
 	served []mcp.Tool

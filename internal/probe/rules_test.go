@@ -53,7 +53,24 @@ func inputProps(m map[string]any) map[string]any {
 	return m["inputSchema"].(map[string]any)["properties"].(map[string]any)
 }
 
+// outTool declares a result with a required array; callScenario serves it
+// and answers tools/call with result (or rpc), with tools/call enabled.
+const outTool = `{"name":"a","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]},"outputSchema":{"type":"object","properties":{"hits":{"type":"array"}},"required":["hits"]}}`
+
+func callScenario(result string, rpc *mcptest.RPCError) scenario {
+	return scenario{
+		opts: mcptest.Options{Tools: []json.RawMessage{json.RawMessage(outTool)}, CallTool: func(string, json.RawMessage) (json.RawMessage, *mcptest.RPCError) {
+			return json.RawMessage(result), rpc
+		}},
+		declaredTools: []json.RawMessage{json.RawMessage(outTool)},
+		tweak:         func(t *config.Target) { t.Invoke = config.Invoke{Tools: []string{"a"}, Execute: true, Seed: 1} },
+	}
+}
+
 var fires = map[string]scenario{
+	catalogue.DriftCallOutputSchema: callScenario(`{"content":[],"structuredContent":{"hits":"MARKER-returned"}}`, nil),
+	catalogue.DriftCallNoStructured: callScenario(`{"content":[{"type":"text","text":"MARKER-returned"}]}`, nil),
+	catalogue.DriftCallErrorShape:   callScenario(``, &mcptest.RPCError{Code: -32603, Message: "MARKER-returned"}),
 	catalogue.DriftSchema: servedVariant(func(m map[string]any) {
 		inputProps(m)["region"] = map[string]any{"type": "string"}
 		m["inputSchema"].(map[string]any)["required"] = []any{"q", "region"}
@@ -95,6 +112,9 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
+	catalogue.DriftCallOutputSchema: callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
+	catalogue.DriftCallNoStructured: callScenario(`{"content":[],"structuredContent":{"hits":[1]}}`, nil),
+	catalogue.DriftCallErrorShape:   callScenario(`{"content":[{"type":"text","text":"failed"}],"isError":true}`, nil),
 	catalogue.DriftSchema: servedVariant(func(m map[string]any) {
 		// Key order and a required list in another order are no change.
 		m["inputSchema"] = map[string]any{"required": []any{"q"}, "properties": map[string]any{"q": map[string]any{"type": "string"}}, "type": "object"}

@@ -28,6 +28,26 @@ func WriteText(w io.Writer, r *Report) error {
 	} else {
 		fmt.Fprintf(&b, "probe failed (%s): %s\n", r.FailureReason, r.FailureMessage)
 	}
+	if inv := r.Invocation; inv != nil {
+		switch {
+		case inv.Refused != "":
+			fmt.Fprintf(&b, "tools/call refused, nothing called: %s\n", inv.Refused)
+		case !inv.Executed:
+			fmt.Fprintf(&b, "tools/call plan (seed %d), not executed: add --execute to call\n", inv.Seed)
+		default:
+			fmt.Fprintf(&b, "tools/call executed (seed %d)\n", inv.Seed)
+		}
+		for _, pc := range inv.Planned {
+			switch {
+			case pc.Error != "":
+				fmt.Fprintf(&b, "  %s: %s\n", pc.Tool, pc.Error)
+			case pc.Outcome != "":
+				fmt.Fprintf(&b, "  %s %s → %s\n", pc.Tool, pc.Arguments, pc.Outcome)
+			default:
+				fmt.Fprintf(&b, "  %s %s\n", pc.Tool, pc.Arguments)
+			}
+		}
+	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
