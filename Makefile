@@ -35,6 +35,7 @@ e2e: build
 fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzHeaderValue$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzParseTool$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalogue/ -run '^$$' -fuzz '^FuzzDiffSchemas$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/catalogue/ -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME)
@@ -49,7 +50,8 @@ lint:
 # The performance budgets of DESIGN §14, each printed as a ratio measured
 # side by side in one run. Nothing here fails on timing.
 bench:
-	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^TestDiffScaling$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
+	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^(TestDiffScaling|TestProbeVsFloor)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
+	DRIFTD_BENCH=1 $(GO) test ./internal/scheduler/ -run '^TestScaleLateness$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	$(GO) test ./internal/probe/ -run '^$$' -bench . -benchmem -count=1
 
 run: build

@@ -25,8 +25,11 @@ func NewSchemaCompiler() *jsonschema.Compiler {
 }
 
 // CheckSchema reports why raw is not a usable JSON Schema, or nil. Each
-// schema gets its own compiler, so one tool's $id cannot shadow another's.
-func CheckSchema(raw []byte) error {
+// schema gets its own compiler, so one tool's $id cannot shadow another's;
+// results are cached by content.
+func CheckSchema(raw []byte) error { return checkCache.get(raw, checkSchema) }
+
+func checkSchema(raw []byte) error {
 	if d := JSONDepth(raw); d > MaxSchemaDepth {
 		return fmt.Errorf("nested %d levels deep, more than driftd's bound of %d", d, MaxSchemaDepth)
 	}

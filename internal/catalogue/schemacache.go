@@ -6,35 +6,36 @@ import (
 	"sync"
 )
 
-// parsedCache keeps parsed declared schemas: the daemon compares the same
-// manifest on every run, so its schemas are parsed once, not per run. The
-// trees are never mutated. When full, an arbitrary entry is evicted.
-type parsedCache struct {
+// byteCache memoises a function of schema bytes. The daemon sees the same
+// schemas on every run — declared ones from the manifest, served ones that
+// did not change — so parsing and compiling them once saves most of a
+// run's CPU. Values are never mutated by callers. When full, an arbitrary
+// entry is evicted.
+type byteCache[V any] struct {
 	mu   sync.Mutex
 	seed maphash.Seed
 	max  int
-	m    map[uint64]parsedEntry
+	m    map[uint64]cacheEntry[V]
 }
 
-type parsedEntry struct {
+type cacheEntry[V any] struct {
 	raw []byte
-	v   any
-	err error
+	v   V
 }
 
-const parsedCacheSize = 4096
+func newByteCache[V any](size int) *byteCache[V] {
+	return &byteCache[V]{seed: maphash.MakeSeed(), max: size, m: map[uint64]cacheEntry[V]{}}
+}
 
-var declaredCache = &parsedCache{seed: maphash.MakeSeed(), max: parsedCacheSize, m: map[uint64]parsedEntry{}}
-
-func (c *parsedCache) parse(raw []byte) (any, error) {
+func (c *byteCache[V]) get(raw []byte, compute func([]byte) V) V {
 	h := maphash.Bytes(c.seed, raw)
 	c.mu.Lock()
 	e, ok := c.m[h]
 	c.mu.Unlock()
 	if ok && bytes.Equal(e.raw, raw) {
-		return e.v, e.err
+		return e.v
 	}
-	v, err := parseJSON(raw)
+	v := compute(raw)
 	c.mu.Lock()
 	if len(c.m) >= c.max {
 		for k := range c.m {
@@ -42,7 +43,24 @@ func (c *parsedCache) parse(raw []byte) (any, error) {
 			break
 		}
 	}
-	c.m[h] = parsedEntry{raw: bytes.Clone(raw), v: v, err: err}
+	c.m[h] = cacheEntry[V]{raw: bytes.Clone(raw), v: v}
 	c.mu.Unlock()
-	return v, err
+	return v
+}
+
+type parsed struct {
+	v   any
+	err error
+}
+
+const cacheSize = 4096
+
+var (
+	declaredCache = newByteCache[parsed](cacheSize)
+	checkCache    = newByteCache[error](cacheSize)
+)
+
+func parseCached(raw []byte) (any, error) {
+	p := declaredCache.get(raw, func(b []byte) parsed { v, err := parseJSON(b); return parsed{v, err} })
+	return p.v, p.err
 }

@@ -29,7 +29,7 @@ func (c Change) Grade(d Direction) Grade { return GradeOf(c.ID, d, c.Open) }
 // $refs are followed, cycle-safe and bounded; a remote $ref is never
 // fetched. The result is sorted by pointer, then change id.
 func DiffSchemas(declared, served []byte) []Change {
-	dv, err1 := declaredCache.parse(declared)
+	dv, err1 := parseCached(declared)
 	sv, err2 := parseJSON(served)
 	if err1 != nil || err2 != nil {
 		why := "not valid JSON"

@@ -1,0 +1,64 @@
+package mcp
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestParseToolMatchesEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		`{"name":"a","title":"T","description":"d \"q\" }","inputSchema":{"type":"object","properties":{"x":{"enum":["}",{"a":[1,2]}]}}},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true}}`,
+		` { "name" : "b" , "inputSchema" : { } , "name" : "c" } `,
+		`{"inputSchema":{"type":"object"}}`,
+		`{"name":5}`,
+		`[1,2]`,
+		`"x"`,
+		`{"na\u006de":"d","description":null}`,
+	} {
+		got, err := ParseTool(json.RawMessage(raw))
+		var want struct {
+			Name         *string         `json:"name"`
+			Title        string          `json:"title"`
+			Description  string          `json:"description"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  json.RawMessage `json:"annotations"`
+		}
+		werr := json.Unmarshal([]byte(raw), &want)
+		if werr != nil || want.Name == nil {
+			if err == nil {
+				t.Errorf("%s: ParseTool accepted, encoding/json did not (%v)", raw, werr)
+			}
+			continue
+		}
+		if err != nil || got.Name != *want.Name || got.Title != want.Title || got.Description != want.Description ||
+			string(got.InputSchema) != string(want.InputSchema) || string(got.OutputSchema) != string(want.OutputSchema) ||
+			string(got.Annotations) != string(want.Annotations) {
+			t.Errorf("%s: got %+v, %v; want %+v", raw, got, err, want)
+		}
+	}
+}
+
+func FuzzParseTool(f *testing.F) {
+	f.Add([]byte(`{"name":"a","inputSchema":{"type":"object"}}`))
+	f.Add([]byte(`{"name":"\"}","x":[{"y":"]"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		got, err := ParseTool(b)
+		// Member names are case-sensitive in MCP: the reference is a map,
+		// not encoding/json's case-insensitive struct matching.
+		var fields map[string]json.RawMessage
+		var name string
+		if json.Unmarshal(b, &fields) != nil || json.Unmarshal(fields["name"], &name) != nil {
+			if err == nil {
+				t.Fatalf("%s: accepted without a name string", b)
+			}
+			return
+		}
+		if err != nil || got.Name != name || string(got.InputSchema) != string(fields["inputSchema"]) {
+			t.Fatalf("%s: got %q %v, want %q", b, got.Name, err, name)
+		}
+	})
+}
