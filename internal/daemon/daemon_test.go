@@ -75,6 +75,17 @@ targets:
 		t.Errorf("history lacks the opened finding or the served change: %s", h)
 	}
 
+	var rep struct {
+		ServedChanges []struct{ Change, Tool string } `json:"served_changes"`
+	}
+	eventually(t, 10*time.Second, "served_changes in the report", func() bool {
+		_, r := get(t, base+"/api/v1/targets/drifting")
+		json.Unmarshal([]byte(r), &rep)
+		return len(rep.ServedChanges) > 0
+	})
+	if rep.ServedChanges[0].Change != "CHG-TOOL-REMOVED" || rep.ServedChanges[0].Tool != "b" {
+		t.Errorf("served_changes = %+v", rep.ServedChanges)
+	}
 	drifting.SetTools(mockTools("a", "b"))
 	waitMetric(t, base, `driftd_findings_resolved_total{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting"}`, 1)
 

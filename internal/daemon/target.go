@@ -99,6 +99,7 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	changes := make([]string, len(tx.ServedChanges))
 	for i, e := range tx.ServedChanges {
 		changes[i] = e.Change
+		rep.ServedChanges = append(rep.ServedChanges, probe.ServedChange{Change: e.Change, Tool: e.Tool, Direction: e.Direction, Pointer: e.Pointer, Message: e.Message})
 	}
 	d.metrics.Observe(metrics.Run{Report: rep, Opened: findingsOf(tx.Opened), Resolved: findingsOf(tx.Resolved),
 		ServedChanges: changes, ServedLastChange: next.ServedLastChange})

@@ -295,5 +295,6 @@ func (r *run) finish(d time.Duration) {
 	if rep.AuthorizationHeaders == nil {
 		rep.AuthorizationHeaders = []string{}
 	}
+	rep.ServedChanges = []ServedChange{}
 	rep.Summary = catalogue.Summary(rep.Findings)
 }

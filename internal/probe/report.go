@@ -32,12 +32,15 @@ type Report struct {
 	Conformance            Section             `json:"conformance"`
 	AuthPosture            AuthPosture         `json:"auth_posture"`
 	// Seed and Invocation are set when the target configures tools/call.
-	Seed         *uint64                    `json:"seed,omitempty"`
-	Invocation   *Invocation                `json:"invocation,omitempty"`
-	Findings     []catalogue.Finding        `json:"findings"`
-	Ignored      []catalogue.Finding        `json:"ignored"`
-	StaleIgnores []catalogue.StaleIgnore    `json:"stale_ignores"`
-	Summary      map[catalogue.Severity]int `json:"summary"`
+	Seed         *uint64                 `json:"seed,omitempty"`
+	Invocation   *Invocation             `json:"invocation,omitempty"`
+	Findings     []catalogue.Finding     `json:"findings"`
+	Ignored      []catalogue.Finding     `json:"ignored"`
+	StaleIgnores []catalogue.StaleIgnore `json:"stale_ignores"`
+	// ServedChanges are the run-to-run changes of the served set; only the
+	// daemon, which keeps the previous run, fills them.
+	ServedChanges []ServedChange             `json:"served_changes"`
+	Summary       map[catalogue.Severity]int `json:"summary"`
 
 	// served holds the served tools for capture; not part of the artifact.
 	served []mcp.Tool
@@ -45,6 +48,15 @@ type Report struct {
 
 // Served returns the tools the server returned on this run, in served order.
 func (r *Report) Served() []mcp.Tool { return r.served }
+
+// ServedChange is one change of the served set since the previous run.
+type ServedChange struct {
+	Change    string `json:"change"`
+	Tool      string `json:"tool"`
+	Direction string `json:"direction,omitempty"`
+	Pointer   string `json:"pointer,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
 
 // Classification is the environment class of the target and why.
 type Classification struct {
