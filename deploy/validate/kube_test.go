@@ -43,12 +43,14 @@ var builds = []struct {
 	{dir: "base", kinds: []string{"Deployment", "Service", "ConfigMap", "ServiceAccount"}},
 	{dir: "overlays/standalone", kinds: []string{"Namespace", "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"}, monitoring: true},
 	{dir: "overlays/sidecar", kinds: []string{"Deployment", "Service", "ConfigMap", "ServiceMonitor", "PrometheusRule"}, monitoring: true, sidecar: true},
+	{dir: "overlays/sharded", kinds: []string{"Namespace", "StatefulSet", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"}, monitoring: true},
 }
 
 // objects is one kustomize build, strict-decoded.
 type objects struct {
 	namespaces      []*corev1.Namespace
 	deployments     []*appsv1.Deployment
+	statefulSets    []*appsv1.StatefulSet
 	services        []*corev1.Service
 	configMaps      []*corev1.ConfigMap
 	serviceAccounts []*corev1.ServiceAccount
@@ -81,6 +83,9 @@ func build(t *testing.T, dir string) *objects {
 		case "apps/v1 Deployment":
 			v := &appsv1.Deployment{}
 			o.deployments, into = append(o.deployments, v), v
+		case "apps/v1 StatefulSet":
+			v := &appsv1.StatefulSet{}
+			o.statefulSets, into = append(o.statefulSets, v), v
 		case "v1 Service":
 			v := &corev1.Service{}
 			o.services, into = append(o.services, v), v
@@ -127,6 +132,26 @@ func TestKustomizeBuilds(t *testing.T) {
 	}
 }
 
+// workload is a Deployment or a StatefulSet.
+type workload struct {
+	kind, name string
+	replicas   *int32
+	template   *corev1.PodTemplateSpec
+	deployment *appsv1.Deployment
+	sts        *appsv1.StatefulSet
+}
+
+func (o *objects) workloads() []workload {
+	var out []workload
+	for _, d := range o.deployments {
+		out = append(out, workload{kind: "deployment", name: d.Name, replicas: d.Spec.Replicas, template: &d.Spec.Template, deployment: d})
+	}
+	for _, s := range o.statefulSets {
+		out = append(out, workload{kind: "statefulset", name: s.Name, replicas: s.Spec.Replicas, template: &s.Spec.Template, sts: s})
+	}
+	return out
+}
+
 // driftdContainers returns the driftd containers of a pod spec: those named
 // driftd or running the driftd image.
 func driftdContainers(spec *corev1.PodSpec) []*corev1.Container {
@@ -145,16 +170,15 @@ func TestDriftdContainers(t *testing.T) {
 		t.Run(b.dir, func(t *testing.T) {
 			o := build(t, b.dir)
 			found := 0
-			for _, d := range o.deployments {
-				spec := &d.Spec.Template.Spec
-				cs := driftdContainers(spec)
+			for _, w := range o.workloads() {
+				cs := driftdContainers(&w.template.Spec)
 				if len(cs) == 0 {
 					continue
 				}
 				found += len(cs)
-				checkPod(t, o, d, b.sidecar)
+				checkPod(t, o, w, b.sidecar)
 				for _, c := range cs {
-					checkContainer(t, o, d, c)
+					checkContainer(t, o, w, c)
 				}
 			}
 			if found != 1 {
@@ -164,31 +188,37 @@ func TestDriftdContainers(t *testing.T) {
 	}
 }
 
-func checkPod(t *testing.T, o *objects, d *appsv1.Deployment, sidecar bool) {
+func checkPod(t *testing.T, o *objects, w workload, sidecar bool) {
 	t.Helper()
-	spec := &d.Spec.Template.Spec
+	spec := &w.template.Spec
+	where := w.kind + " " + w.name
 	if sidecar {
 		if len(spec.Containers) < 2 {
-			t.Errorf("deployment %s: the sidecar overlay must leave the MCP server container beside driftd, have %d containers", d.Name, len(spec.Containers))
+			t.Errorf("%s: the sidecar overlay must leave the MCP server container beside driftd, have %d containers", where, len(spec.Containers))
 		}
 		return
 	}
-	if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 {
-		t.Errorf("deployment %s: replicas %v, want 1 (more would probe every target twice; use --shard on a StatefulSet)", d.Name, d.Spec.Replicas)
-	}
-	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
-		t.Errorf("deployment %s: strategy %q, want Recreate", d.Name, d.Spec.Strategy.Type)
+	switch {
+	case w.deployment != nil:
+		if w.replicas == nil || *w.replicas != 1 {
+			t.Errorf("%s: replicas %v, want 1 (more would probe every target twice; use --shard on a StatefulSet)", where, w.replicas)
+		}
+		if w.deployment.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+			t.Errorf("%s: strategy %q, want Recreate", where, w.deployment.Spec.Strategy.Type)
+		}
+	case w.sts != nil:
+		checkShards(t, w)
 	}
 	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
-		t.Errorf("deployment %s: automountServiceAccountToken must be false", d.Name)
+		t.Errorf("%s: automountServiceAccountToken must be false", where)
 	}
 	psc := spec.SecurityContext
 	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
-		t.Errorf("deployment %s: pod securityContext must set runAsNonRoot and seccompProfile RuntimeDefault: %+v", d.Name, psc)
+		t.Errorf("%s: pod securityContext must set runAsNonRoot and seccompProfile RuntimeDefault: %+v", where, psc)
 	}
 	sa := spec.ServiceAccountName
 	if sa == "" {
-		t.Errorf("deployment %s: no serviceAccountName", d.Name)
+		t.Errorf("%s: no serviceAccountName", where)
 		return
 	}
 	var acct *corev1.ServiceAccount
@@ -198,16 +228,16 @@ func checkPod(t *testing.T, o *objects, d *appsv1.Deployment, sidecar bool) {
 		}
 	}
 	if acct == nil {
-		t.Errorf("deployment %s: service account %q is not in the build", d.Name, sa)
+		t.Errorf("%s: service account %q is not in the build", where, sa)
 	} else if acct.AutomountServiceAccountToken == nil || *acct.AutomountServiceAccountToken {
 		t.Errorf("service account %s: automountServiceAccountToken must be false", sa)
 	}
 }
 
-func checkContainer(t *testing.T, o *objects, d *appsv1.Deployment, c *corev1.Container) {
+func checkContainer(t *testing.T, o *objects, w workload, c *corev1.Container) {
 	t.Helper()
-	where := fmt.Sprintf("deployment %s container %s", d.Name, c.Name)
-	spec := &d.Spec.Template.Spec
+	where := fmt.Sprintf("%s %s container %s", w.kind, w.name, c.Name)
+	spec := &w.template.Spec
 
 	// Image: the base's image, with a tag, never latest.
 	name, tag, ok := strings.Cut(c.Image, ":")
@@ -299,11 +329,20 @@ func checkContainer(t *testing.T, o *objects, d *appsv1.Deployment, c *corev1.Co
 	for i := range spec.Volumes {
 		volumes[spec.Volumes[i].Name] = &spec.Volumes[i]
 	}
+	claims := map[string]bool{}
+	if w.sts != nil {
+		for _, p := range w.sts.Spec.VolumeClaimTemplates {
+			claims[p.Name] = true
+		}
+	}
 	var cm *corev1.ConfigMap
 	mounts := map[string]corev1.VolumeMount{}
 	for _, m := range c.VolumeMounts {
 		mounts[m.MountPath] = m
 		v := volumes[m.Name]
+		if v == nil && claims[m.Name] {
+			continue
+		}
 		if v == nil {
 			t.Errorf("%s: mount %s: no volume %q in the pod", where, m.MountPath, m.Name)
 			continue
@@ -345,7 +384,11 @@ func checkContainer(t *testing.T, o *objects, d *appsv1.Deployment, c *corev1.Co
 		t.Errorf("%s: state_dir %s is not a mounted volume (the root filesystem is read-only)", where, cfg.Global.StateDir)
 	} else if sm.ReadOnly {
 		t.Errorf("%s: state_dir %s is mounted readOnly", where, cfg.Global.StateDir)
-	} else if v := volumes[sm.Name]; v == nil || (v.EmptyDir == nil && v.PersistentVolumeClaim == nil) {
+	} else if v := volumes[sm.Name]; v != nil && (v.EmptyDir != nil || v.PersistentVolumeClaim != nil) {
+		// an emptyDir or a claim
+	} else if claims[sm.Name] {
+		// a claim per replica
+	} else {
 		t.Errorf("%s: state_dir volume %q is neither an emptyDir nor a PVC", where, sm.Name)
 	}
 
@@ -375,7 +418,7 @@ func checkContainer(t *testing.T, o *objects, d *appsv1.Deployment, c *corev1.Co
 	}
 
 	// A Service exposes the port under the name "http", selecting this pod.
-	podLabels := labels.Set(d.Spec.Template.Labels)
+	podLabels := labels.Set(w.template.Labels)
 	exposed := false
 	for _, s := range o.services {
 		if len(s.Spec.Selector) == 0 || !labels.SelectorFromSet(s.Spec.Selector).Matches(podLabels) {
@@ -502,5 +545,49 @@ func TestServiceMonitor(t *testing.T) {
 				t.Errorf("servicemonitor %s selects %d services, want 1", sm.Name, selected)
 			}
 		})
+	}
+}
+
+// checkShards: a StatefulSet of N replicas runs each driftd container with
+// --shard=$(SHARD)/N, SHARD being the pod's ordinal from its pod-index label.
+func checkShards(t *testing.T, w workload) {
+	t.Helper()
+	where := w.kind + " " + w.name
+	if w.replicas == nil || *w.replicas < 2 {
+		t.Errorf("%s: replicas %v: a sharded StatefulSet wants at least 2", where, w.replicas)
+		return
+	}
+	want := fmt.Sprintf("--shard=$(SHARD)/%d", *w.replicas)
+	for _, c := range driftdContainers(&w.template.Spec) {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("%s container %s: args %q lack %q (replicas and N must agree)", where, c.Name, c.Args, want)
+		}
+		ok := false
+		for _, e := range c.Env {
+			if e.Name == "SHARD" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil &&
+				e.ValueFrom.FieldRef.FieldPath == "metadata.labels['"+appsv1.PodIndexLabel+"']" {
+				ok = true
+			}
+		}
+		if !ok {
+			t.Errorf("%s container %s: no env SHARD from the %s label", where, c.Name, appsv1.PodIndexLabel)
+		}
+	}
+}
+
+// Every overlay runs the same driftd image: the images: entries of the base
+// and of the overlays that bring their own pod spec move together.
+func TestOneDriftdImage(t *testing.T) {
+	images := map[string][]string{}
+	for _, b := range builds {
+		o := build(t, b.dir)
+		for _, w := range o.workloads() {
+			for _, c := range driftdContainers(&w.template.Spec) {
+				images[c.Image] = append(images[c.Image], b.dir)
+			}
+		}
+	}
+	if len(images) != 1 {
+		t.Errorf("the builds use different driftd images: %v", images)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func TestPrometheusRuleMatchesAlerts(t *testing.T) {
 		case i >= len(want):
 			diffs = append(diffs, fmt.Sprintf("group %d (%v) is not in alerts.yml", i, groupName(got[i])))
 		case !reflect.DeepEqual(got[i], want[i]):
-			diffs = append(diffs, fmt.Sprintf("group %d (%v) differs:\n  alerts.yml:     %v\n  PrometheusRule: %v", i, groupName(want[i]), want[i], got[i]))
+			diffs = append(diffs, fmt.Sprintf("group %d (%v) differs: %s", i, groupName(want[i]), describeDiff(got[i], want[i])))
 		}
 	}
 	t.Fatalf("the PrometheusRule's spec.groups differs from %s's groups; regenerate it with\n"+
@@ -176,4 +177,61 @@ func TestPrometheusRuleContents(t *testing.T) {
 	if n == 0 {
 		t.Fatal("the PrometheusRule has no rules")
 	}
+}
+
+// describeDiff names what differs between two groups: the rules missing on
+// either side, or the keys of the first rule that differs.
+func describeDiff(got, want any) string {
+	gm, _ := got.(map[string]any)
+	wm, _ := want.(map[string]any)
+	var out []string
+	for k := range wm {
+		if k != "rules" && !reflect.DeepEqual(gm[k], wm[k]) {
+			out = append(out, fmt.Sprintf("%s: %v in alerts.yml, %v in the PrometheusRule", k, wm[k], gm[k]))
+		}
+	}
+	name := func(r any) string {
+		m, _ := r.(map[string]any)
+		if a, ok := m["alert"]; ok {
+			return fmt.Sprint(a)
+		}
+		return fmt.Sprint(m["record"])
+	}
+	gr, _ := gm["rules"].([]any)
+	wr, _ := wm["rules"].([]any)
+	var gn, wn []string
+	for _, r := range gr {
+		gn = append(gn, name(r))
+	}
+	for _, r := range wr {
+		wn = append(wn, name(r))
+	}
+	if !slices.Equal(gn, wn) {
+		out = append(out, fmt.Sprintf("rules in alerts.yml %v, in the PrometheusRule %v", wn, gn))
+	} else {
+		for i := range wr {
+			if reflect.DeepEqual(gr[i], wr[i]) {
+				continue
+			}
+			g, _ := gr[i].(map[string]any)
+			w, _ := wr[i].(map[string]any)
+			var ks []string
+			for k := range w {
+				if !reflect.DeepEqual(g[k], w[k]) {
+					ks = append(ks, k)
+				}
+			}
+			for k := range g {
+				if _, ok := w[k]; !ok {
+					ks = append(ks, k)
+				}
+			}
+			slices.Sort(ks)
+			out = append(out, fmt.Sprintf("rule %s differs in %v", wn[i], ks))
+		}
+	}
+	if len(out) == 0 {
+		return "(in ways not itemised)"
+	}
+	return strings.Join(out, "; ")
 }

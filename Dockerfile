@@ -1,0 +1,36 @@
+# driftd: a static binary on distroless, running as non-root (65532).
+#
+#   docker build -t driftd \
+#     --build-arg VERSION=$(git describe --tags --always --dirty) \
+#     --build-arg REVISION=$(git rev-parse --short HEAD) .
+#   docker run --rm -p 9820:9820 -v "$PWD/driftd.yml:/etc/driftd/driftd.yml:ro" driftd
+#
+# The default command runs the daemon on /etc/driftd/driftd.yml; the state
+# directory /var/lib/driftd is created owned by 65532 (mount a volume there
+# to keep it). See docs/deploy.md.
+
+# The builder runs on the build machine's platform and cross-compiles
+# (CGO_ENABLED=0), so multi-platform builds need no emulation.
+FROM --platform=$BUILDPLATFORM golang:1.26 AS build
+WORKDIR /src
+# Modules first, so that a source change does not download them again.
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=0.1.0-dev
+ARG REVISION=unknown
+ARG TARGETOS
+ARG TARGETARCH
+RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
+    go build -trimpath \
+      -ldflags "-s -w -X main.version=${VERSION} -X main.revision=${REVISION}" \
+      -o /out/driftd ./cmd/driftd \
+ && mkdir -p /out/state
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /out/driftd /usr/local/bin/driftd
+COPY --from=build --chown=65532:65532 /out/state /var/lib/driftd
+USER 65532:65532
+EXPOSE 9820
+ENTRYPOINT ["/usr/local/bin/driftd"]
+CMD ["run", "--config", "/etc/driftd/driftd.yml"]
