@@ -46,7 +46,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := kingpin.New("driftd", "Keeps MCP servers honest: probes them and reports drift from their declared tool manifests.")
 	app.UsageWriter(stderr)
 	app.ErrorWriter(stderr)
-	app.Terminate(nil)
+	// --help and --version print and ask to terminate; remember it instead of
+	// exiting the process (tests call run), and stop after parsing.
+	terminated := false
+	app.Terminate(func(int) { terminated = true })
 	app.HelpFlag.Short('h')
 	cmds := map[string]func(context.Context, io.Writer, io.Writer) error{}
 	registerCheck(app, cmds)
@@ -59,6 +62,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	registerVersion(app, cmds)
 
 	chosen, err := app.Parse(args)
+	switch {
+	case len(args) == 0:
+		err = fmt.Errorf("command not specified")
+	case terminated:
+		return exitOK // help was asked for and printed
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "driftd: %v\n", err)
 		return exitUsage

@@ -119,6 +119,17 @@ func TestCheckEnforcedAuthFindings(t *testing.T) {
 	}
 }
 
+// TestHelpRunsNothing: --help prints usage and exits 0 without running the
+// subcommand (demo would otherwise start listening).
+func TestHelpRunsNothing(t *testing.T) {
+	for _, args := range [][]string{{"demo", "--help"}, {"run", "--help"}, {"check", "--help"}, {"--help"}} {
+		code, stdout, stderr := driftd(t, args...)
+		if code != exitOK || !strings.Contains(stdout+stderr, "usage: driftd") || strings.Contains(stdout, "mock MCP server") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+	}
+}
+
 func TestRulesAndVersion(t *testing.T) {
 	code, stdout, _ := driftd(t, "rules", "--json")
 	var cat catalogue.Document

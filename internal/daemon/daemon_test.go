@@ -86,6 +86,13 @@ targets:
 	if rep.ServedChanges[0].Change != "CHG-TOOL-REMOVED" || rep.ServedChanges[0].Tool != "b" {
 		t.Errorf("served_changes = %+v", rep.ServedChanges)
 	}
+	// A failed run compared nothing: the finding stays on /metrics.
+	drifting.SetOptions(func(o *mcptest.Options) { o.Fault = mcptest.FaultStatus500 })
+	waitMetric(t, base, `driftd_probe_success{target="drifting"}`, 0)
+	if _, body := get(t, base+"/metrics"); !strings.Contains(body, `driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting",tool="b"} 1`) {
+		t.Error("a failed run made the active finding vanish from /metrics")
+	}
+	drifting.SetOptions(func(o *mcptest.Options) { o.Fault = mcptest.FaultNone })
 	drifting.SetTools(mockTools("a", "b"))
 	waitMetric(t, base, `driftd_findings_resolved_total{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting"}`, 1)
 

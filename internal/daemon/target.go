@@ -101,7 +101,7 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 		changes[i] = e.Change
 		rep.ServedChanges = append(rep.ServedChanges, probe.ServedChange{Change: e.Change, Tool: e.Tool, Direction: e.Direction, Pointer: e.Pointer, Message: e.Message})
 	}
-	d.metrics.Observe(metrics.Run{Report: rep, Opened: findingsOf(tx.Opened), Resolved: findingsOf(tx.Resolved),
+	d.metrics.Observe(metrics.Run{Report: rep, Active: activeFindings(next), Opened: findingsOf(tx.Opened), Resolved: findingsOf(tx.Resolved),
 		ServedChanges: changes, ServedLastChange: next.ServedLastChange})
 	if inv := rep.Invocation; inv != nil && inv.Refused != "" {
 		log.Error("tools/call refused; nothing was called", "reason", inv.Refused)
@@ -128,5 +128,16 @@ func findingsOf(fs []state.Event) []catalogue.Finding {
 	for i, f := range fs {
 		out[i] = catalogue.Finding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool}
 	}
+	return out
+}
+
+// activeFindings lists a state's active findings in a stable order, for the
+// finding gauges.
+func activeFindings(st *state.State) []catalogue.Finding {
+	out := make([]catalogue.Finding, 0, len(st.Findings))
+	for _, f := range st.Findings {
+		out = append(out, catalogue.Finding{Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, Pointer: f.Pointer})
+	}
+	catalogue.Sort(out)
 	return out
 }

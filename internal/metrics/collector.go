@@ -87,7 +87,11 @@ func (collector) findings(ch chan<- prometheus.Metric, name string, st *targetSt
 	counts := map[key]int{}
 	perTool := map[[3]string]bool{}
 	dropped := 0
-	for _, f := range st.rep.Findings {
+	findings := st.rep.Findings
+	if st.active != nil {
+		findings = st.active
+	}
+	for _, f := range findings {
 		counts[key{f.Rule, string(f.Severity)}]++
 		if f.Tool == "" {
 			continue

@@ -25,6 +25,11 @@ type Run struct {
 	// Opened and Resolved are the findings whose fingerprints appeared and
 	// disappeared against the previous run.
 	Opened, Resolved []catalogue.Finding
+	// Active, when not nil, is the target's active finding set after the
+	// run; the finding gauges render it instead of the report's findings,
+	// so a failed run (which compared nothing) does not make earlier
+	// findings vanish from /metrics.
+	Active []catalogue.Finding
 	// ServedChanges are the CHG ids of this run's served-set changes.
 	ServedChanges    []string
 	ServedLastChange time.Time
@@ -58,6 +63,7 @@ type targetState struct {
 	meta        Target
 	interval    time.Duration
 	rep         *probe.Report
+	active      []catalogue.Finding
 	lastSuccess time.Time
 	lastChange  time.Time
 }
@@ -158,7 +164,7 @@ func (m *Metrics) Observe(r Run) {
 	if !ok {
 		return // removed while it ran
 	}
-	st.rep = rep
+	st.rep, st.active = rep, r.Active
 	if rep.Success {
 		st.lastSuccess = rep.StartedAt.Add(time.Duration(rep.DurationSeconds * float64(time.Second)))
 		m.probes.WithLabelValues(rep.Target, "success").Inc()
