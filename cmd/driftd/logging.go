@@ -29,7 +29,7 @@ func (f *logFlags) logger(w io.Writer) *slog.Logger {
 	if f.format == "json" {
 		return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
 	}
-	return slog.New(tint.NewHandler(w, &tint.Options{Level: level, TimeFormat: time.DateTime, NoColor: !isTerminal(w)}))
+	return slog.New(tint.NewTextHandler(w, &tint.Options{Level: level, TimeFormat: time.DateTime, NoColor: !isTerminal(w)}))
 }
 
 func isTerminal(w io.Writer) bool {

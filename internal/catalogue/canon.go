@@ -1,7 +1,6 @@
 package catalogue
 
 import (
-	"bytes"
 	"encoding/json"
 	"math/big"
 	"slices"
@@ -47,15 +46,6 @@ func set(words ...string) map[string]bool {
 		m[w] = true
 	}
 	return m
-}
-
-// decode parses JSON keeping numbers exact.
-func decode(raw []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
 }
 
 // lookup resolves a local JSON pointer ("" is the root) in d.
