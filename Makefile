@@ -22,9 +22,13 @@ test:
 # promtool tests, the Kubernetes overlays strict-decoded into their API
 # types, the Grafana dashboard's PromQL (deploy/validate is its own module,
 # so the main module does not carry the Kubernetes and Prometheus APIs).
+# Without promtool (apt-get install prometheus) the rule checks are skipped
+# with a notice, except in CI, where .ci/run installs it.
 deploy-check:
-	promtool check rules deploy/prometheus/alerts.yml
-	promtool test rules deploy/prometheus/alerts_test.yml
+	@if command -v promtool >/dev/null 2>&1; then \
+		promtool check rules deploy/prometheus/alerts.yml && promtool test rules deploy/prometheus/alerts_test.yml; \
+	elif [ -n "$$CI" ]; then echo "promtool missing in CI" >&2; exit 1; \
+	else echo "NOTICE: promtool not installed (apt-get install prometheus): alert rule checks skipped"; fi
 	cd deploy/validate && $(GO) test -count=1 ./...
 
 # End to end on loopback: driftd demo, a real Prometheus scraping it with the
