@@ -49,7 +49,9 @@ func (c *manifestCache) load(path string) (*manifest.Manifest, error) {
 	defer c.mu.Unlock()
 	m, ok := c.byHash[sum]
 	if !ok {
-		if m, err = manifest.Load(path); err != nil {
+		// Parse the bytes that were hashed: reading the file again could
+		// file a newer content under the old hash.
+		if m, err = manifest.FromBytes(path, b); err != nil {
 			return nil, err
 		}
 		c.byHash[sum] = m

@@ -42,6 +42,12 @@ func Load(path string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return FromBytes(path, b)
+}
+
+// FromBytes parses b as the manifest file at path, for callers that have
+// read (and hashed) the file themselves.
+func FromBytes(path string, b []byte) (*Manifest, error) {
 	m, err := Parse(b, filepath.Ext(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
