@@ -3,6 +3,7 @@ package probe
 import (
 	"time"
 
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 )
 
@@ -11,21 +12,11 @@ import (
 // probe's; protocol and auth fields are empty.
 func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	start := time.Now()
-	r := &run{opts: opts, once: map[string]bool{}}
-	r.t.Name = target
-	r.rep = &Report{
-		DriftdVersion:        opts.Version,
-		Target:               target,
-		BaseURL:              new.Path,
-		StartedAt:            start.UTC(),
-		Success:              true,
-		Classification:       Classification{Class: "unknown", Reason: "manifest comparison: " + old.Path + " → " + new.Path},
-		ProtocolRevision:     Revision{Reason: "manifest comparison"},
-		Era:                  "unknown",
-		AuthorizationHeaders: []string{},
-		AuthPosture:          AuthPosture{AnonymousList: "not_checked"},
-		Tools:                ToolCounts{Declared: len(old.Tools), Served: len(new.Tools), Pages: 0},
-	}
+	r := newRun(config.Target{Name: target, URL: new.Path}, old, opts, start)
+	r.rep.Success = true
+	r.rep.Classification = Classification{Class: "unknown", Reason: "manifest comparison: " + old.Path + " → " + new.Path}
+	r.rep.ProtocolRevision = Revision{Reason: "manifest comparison"}
+	r.rep.Tools.Served = len(new.Tools)
 	for _, f := range compareSets(old.Tools, new.Tools, false) {
 		r.emit(f)
 	}

@@ -63,24 +63,7 @@ type run struct {
 // timeout plus one second.
 func Run(ctx context.Context, t config.Target, declared *manifest.Manifest, opts Options) *Report {
 	start := time.Now()
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
-	}
-	r := &run{t: t, declared: declared, opts: opts, log: opts.Logger.With("target", t.Name), once: map[string]bool{}}
-	r.rep = &Report{
-		DriftdVersion:        opts.Version,
-		Target:               t.Name,
-		BaseURL:              t.URL,
-		StartedAt:            start.UTC(),
-		Era:                  "unknown",
-		ProtocolRevision:     Revision{Reason: "not established"},
-		AuthorizationHeaders: config.CredentialHeaders(&t.HTTPClient),
-		AuthPosture:          AuthPosture{AnonymousList: "not_checked"},
-	}
-	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)
-	if declared != nil {
-		r.rep.Tools.Declared = len(declared.Tools)
-	}
+	r := newRun(t, declared, opts, start)
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	if opts.Tracer != nil {
@@ -107,6 +90,30 @@ func Run(ctx context.Context, t config.Target, declared *manifest.Manifest, opts
 	}()
 	r.finish(time.Since(start))
 	return r.rep
+}
+
+// newRun starts the state of one run and its report, with what is known
+// before anything is sent. Run, Failed and Diff all begin here.
+func newRun(t config.Target, declared *manifest.Manifest, opts Options, start time.Time) *run {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	r := &run{t: t, declared: declared, opts: opts, log: opts.Logger.With("target", t.Name), once: map[string]bool{}}
+	r.rep = &Report{
+		DriftdVersion:          opts.Version,
+		Target:                 t.Name,
+		BaseURL:                t.URL,
+		StartedAt:              start.UTC(),
+		Era:                    "unknown",
+		ProtocolRevision:       Revision{Reason: "not established"},
+		AuthorizationHeaders:   config.CredentialHeaders(&t.HTTPClient),
+		AuthorizationPresented: credentialsPresented(&t.HTTPClient),
+		AuthPosture:            AuthPosture{AnonymousList: "not_checked"},
+	}
+	if declared != nil {
+		r.rep.Tools.Declared = len(declared.Tools)
+	}
+	return r
 }
 
 func credentialsPresented(c *promconfig.HTTPClientConfig) bool {
