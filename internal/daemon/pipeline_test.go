@@ -1,0 +1,122 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/daemon"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/metrics"
+)
+
+// TestReadersWhileRunsFinish hammers every read surface (the API, the
+// status pages, /metrics) while runs finish with served changes and
+// reloads swap the configuration. Under -race it proves that nothing is
+// written into a value after it was published to readers.
+func TestReadersWhileRunsFinish(t *testing.T) {
+	e := newEnv(t)
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a", "b")})
+	defer srv.Close()
+	e.manifest("ab.json", "a", "b")
+	cfg := func(extra string) {
+		e.config(fmt.Sprintf(`
+global:
+  schedule: "@every 1s"
+  timeout: 5s
+  state_dir: state
+targets:
+  - {name: flip, url: %q, manifest: ab.json%s}
+`, srv.URL, extra))
+	}
+	cfg("")
+	_, base := e.start(false)
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var reads atomic.Int64
+	for _, path := range []string{"/api/v1/targets/flip", "/api/v1/targets", "/api/v1/targets/flip/history", "/metrics", "/", "/targets/flip"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				// The report is 404 until the first run has finished.
+				if code, _ := get(t, base+path); code != 200 && code != 404 {
+					t.Errorf("GET %s: %d", path, code)
+					return
+				}
+				reads.Add(1)
+			}
+		}()
+	}
+	// Every run changes the served set, so every run carries served
+	// changes; every other round reloads a changed configuration.
+	for i := range 6 {
+		if i%2 == 0 {
+			srv.SetTools(mockTools("a"))
+		} else {
+			srv.SetTools(mockTools("a", "b"))
+		}
+		code, _ := post(t, base+"/api/v1/targets/flip/probe")
+		if code != 202 && code != 409 {
+			t.Errorf("probe: %d", code)
+		}
+		cfg(fmt.Sprintf(", labels: {round: r%d}", i))
+		post(t, base+"/-/reload")
+		time.Sleep(300 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	if reads.Load() == 0 {
+		t.Fatal("no reads happened")
+	}
+}
+
+// TestNewSendsNothing: New builds the daemon without side effects; no
+// request reaches a target, and no state is written, until Start.
+func TestNewSendsNothing(t *testing.T) {
+	e := newEnv(t)
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	e.manifest("a.json", "a")
+	e.config(fmt.Sprintf(`
+global:
+  schedule: "@every 1s"
+  timeout: 5s
+  state_dir: state
+targets:
+  - {name: a, url: %q, manifest: a.json}
+  - {name: b, url: %q, manifest: a.json}
+`, srv.URL, srv.URL))
+	d, err := daemon.New(daemon.Options{
+		ConfigFile:      filepath.Join(e.dir, "driftd.yml"),
+		ListenAddresses: []string{"127.0.0.1:0"},
+		Logger:          slog.New(slog.NewTextHandler(e.log, nil)),
+		Build:           metrics.BuildInfo{Version: "test"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("New sent %d request(s) before Start", n)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := d.Stop(ctx); err != nil {
+		t.Errorf("Stop of a daemon never started: %v", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("a daemon stopped before Start sent %d request(s)", n)
+	}
+}
