@@ -79,7 +79,7 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	for {
 		select {
 		case <-hup:
-			go func() { _ = d.Reload() }()
+			d.RequestReload()
 			continue
 		case <-ctx.Done():
 		}

@@ -93,21 +93,6 @@ func (s Schedule) Next(t time.Time) time.Time {
 	return s.sched.Next(t)
 }
 
-// Period is the interval between the next two activations after now:
-// exactly d for "@every d", and for a cron spec whatever gap comes next
-// (it varies for specs like "0 9 * * 1-5"). Zero for the zero Schedule.
-func (s Schedule) Period(now time.Time) time.Duration {
-	first := s.Next(now)
-	if first.IsZero() {
-		return 0
-	}
-	second := s.Next(first)
-	if !second.After(first) {
-		return 0
-	}
-	return second.Sub(first)
-}
-
 // UnmarshalYAML compiles the spec while decoding, so a bad one is an error
 // with its line.
 func (s *Schedule) UnmarshalYAML(n *yaml.Node) error {

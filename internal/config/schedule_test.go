@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/driftd/driftd/internal/scheduler"
 )
 
 func TestSchedulePeriodAndNext(t *testing.T) {
@@ -23,7 +25,7 @@ func TestSchedulePeriodAndNext(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.spec, err)
 		}
-		if got := s.Period(now); got != tc.period {
+		if got := scheduler.Period(s, now); got != tc.period {
 			t.Errorf("%s: Period = %v, want %v", tc.spec, got, tc.period)
 		}
 		if got := s.Next(now); !got.Equal(tc.next) {
@@ -34,7 +36,7 @@ func TestSchedulePeriodAndNext(t *testing.T) {
 		}
 	}
 	var zero Schedule
-	if !zero.IsZero() || !zero.Next(now).IsZero() || zero.Period(now) != 0 {
+	if !zero.IsZero() || !zero.Next(now).IsZero() || scheduler.Period(zero, now) != 0 {
 		t.Error("the zero Schedule must never fire")
 	}
 }

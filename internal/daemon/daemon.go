@@ -1,6 +1,12 @@
 // Package daemon wires `driftd run`: configuration, scheduler, probe,
 // state, metrics and the web surface, with transactional reload and a
 // bounded, ordered shutdown.
+//
+// A run flows one way: probe.Run builds a report, state.Apply turns the
+// previous state and the report into the next state.Run, the daemon saves
+// it and publishes it (one atomic pointer per target), and metrics, the API
+// and the status pages read that value as it is. Nothing is written into a
+// published value; the next run publishes a new one.
 package daemon
 
 import (
@@ -45,33 +51,48 @@ type Options struct {
 	OnStart func(addrs []string)
 }
 
-// Daemon is a running `driftd run`.
+// Daemon is a `driftd run`. New builds it without side effects, Start
+// starts it, Stop stops what Start started, in reverse order.
 type Daemon struct {
 	opts    Options
 	log     *slog.Logger
 	reg     *prometheus.Registry
 	metrics *metrics.Metrics
-	store   *state.Store
-	sched   *scheduler.Scheduler
 	cfg     atomic.Pointer[runtimeConfig]
 	ready   atomic.Bool
 
+	// Set by Start.
+	store  *state.Store
+	sched  *scheduler.Scheduler
+	traces atomic.Pointer[tracing.Provider]
+
 	mu      sync.Mutex
-	targets map[string]*targetRuntime
+	targets map[string]*target
 
 	manifests *manifestCache
-	traces    *tracing.Provider
 	lastWarn  atomic.Int64 // unix nanos of the last export-failure warning
+	// reloads carries synchronous reloads (POST /-/reload); pending holds
+	// at most one asynchronous one (SIGHUP, the file watch), so a burst
+	// of signals coalesces into one reload.
 	reloads   chan chan error
-	servers   []*http.Server
+	pending   chan struct{}
 	listeners []net.Listener
+	cleanups  []cleanup
+	started   bool
 	stopOnce  sync.Once
 	done      chan struct{}
 	wg        sync.WaitGroup
 }
 
-// New loads the configuration and builds everything; nothing runs until
-// Start. A configuration error is returned as is (exit code 2).
+// cleanup is one named step of Stop.
+type cleanup struct {
+	name string
+	fn   func(context.Context) error
+}
+
+// New loads and validates the configuration and builds the daemon. It has
+// no side effects: nothing is probed, written, listened on or started
+// until Start. A configuration error is returned as is (exit code 2).
 func New(opts Options) (*Daemon, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
@@ -89,70 +110,59 @@ func New(opts Options) (*Daemon, error) {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	store, err := state.Open(cfg.Global.StateDir)
-	if err != nil {
-		return nil, fmt.Errorf("state_dir: %w", err)
-	}
 	d := &Daemon{
 		opts:      opts,
 		log:       opts.Logger,
 		reg:       reg,
 		metrics:   metrics.New(reg, opts.Build),
-		store:     store,
-		targets:   map[string]*targetRuntime{},
+		targets:   map[string]*target{},
 		manifests: newManifestCache(),
 		reloads:   make(chan chan error),
+		pending:   make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
-	if ep := cfg.Global.OTLPEndpoint; ep != "" {
-		if d.traces, err = tracing.New(ep, opts.Build.Version, d.exportFailed); err != nil {
-			return nil, err
-		}
+	d.cfg.Store(rc)
+	return d, nil
+}
+
+// Start brings the daemon up, registering a cleanup for each step: the
+// state store, the trace exporter, the scheduler with the configuration's
+// targets, the web listeners, the reload loop and the config file watch.
+// If a step fails, Start returns its error; Stop undoes the steps taken.
+func (d *Daemon) Start() error {
+	rc := d.cfg.Load()
+	store, err := state.Open(rc.cfg.Global.StateDir)
+	if err != nil {
+		return fmt.Errorf("state_dir: %w", err)
 	}
+	d.store = store
+	if err := d.setTraces(rc.cfg.Global.OTLPEndpoint); err != nil {
+		return err
+	}
+	d.onStop("traces", func(ctx context.Context) error {
+		if p := d.traces.Swap(nil); p != nil {
+			return p.Shutdown(ctx)
+		}
+		return nil
+	})
 	d.sched = scheduler.New(scheduler.Options{
-		Concurrency: cfg.Global.Concurrency,
+		Concurrency: rc.cfg.Global.Concurrency,
 		OnSkip: func(name string) {
 			d.metrics.Skipped(name)
 			d.log.Warn("run skipped: the previous run is still going", "target", name)
 		},
 		OnRemoved: d.forget,
 	})
-	d.apply(rc)
+	d.onStop("runs", d.sched.Stop)
+	d.started = true
+	d.apply(nil, rc)
 	d.metrics.ReloadResult(true, time.Now())
-	return d, nil
-}
-
-// Start binds the listeners and serves the web surface, and starts the
-// reload loop. Runs are scheduled from New's configuration on.
-func (d *Daemon) Start() error {
-	handler := driftweb.New(d, driftweb.Options{EnableLifecycle: d.opts.EnableLifecycle, Gatherer: d.reg, Version: d.opts.Build.Version})
-	addrs := d.opts.ListenAddresses
-	if len(addrs) == 0 {
-		addrs = []string{":9820"}
-	}
-	webFlags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: new(bool), WebConfigFile: &d.opts.WebConfigFile}
-	for _, addr := range addrs {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			d.closeListeners()
-			return fmt.Errorf("web.listen-address %s: %w", addr, err)
-		}
-		d.listeners = append(d.listeners, ln)
-	}
-	for _, ln := range d.listeners {
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
-		d.servers = append(d.servers, srv)
-		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			if err := web.Serve(ln, srv, webFlags, d.log.With("component", "web")); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				d.log.Error("web server stopped", "err", err)
-			}
-		}()
-		d.log.Info("listening", "address", ln.Addr().String())
+	if err := d.serve(); err != nil {
+		return err
 	}
 	d.wg.Add(1)
 	go d.reloadLoop()
+	d.onStop("reloads", func(context.Context) error { close(d.done); d.wg.Wait(); return nil })
 	if d.opts.WatchConfig {
 		if err := d.watchConfig(); err != nil {
 			d.log.Warn("config file watch unavailable; reload with SIGHUP or POST /-/reload", "err", err)
@@ -165,6 +175,56 @@ func (d *Daemon) Start() error {
 	return nil
 }
 
+// serve binds every listen address, then serves each; a bind error
+// closes what was bound.
+func (d *Daemon) serve() error {
+	handler := driftweb.New(d, driftweb.Options{EnableLifecycle: d.opts.EnableLifecycle, Gatherer: d.reg, Version: d.opts.Build.Version})
+	addrs := d.opts.ListenAddresses
+	if len(addrs) == 0 {
+		addrs = []string{":9820"}
+	}
+	for _, addr := range addrs {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			for _, ln := range d.listeners {
+				ln.Close()
+			}
+			d.listeners = nil
+			return fmt.Errorf("web.listen-address %s: %w", addr, err)
+		}
+		d.listeners = append(d.listeners, ln)
+	}
+	webFlags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: new(bool), WebConfigFile: &d.opts.WebConfigFile}
+	var servers []*http.Server
+	var serving sync.WaitGroup
+	for _, ln := range d.listeners {
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		servers = append(servers, srv)
+		serving.Add(1)
+		go func() {
+			defer serving.Done()
+			if err := web.Serve(ln, srv, webFlags, d.log.With("component", "web")); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				d.log.Error("web server stopped", "err", err)
+			}
+		}()
+		d.log.Info("listening", "address", ln.Addr().String())
+	}
+	d.onStop("web", func(ctx context.Context) error {
+		var errs []error
+		for _, srv := range servers {
+			errs = append(errs, srv.Shutdown(ctx))
+		}
+		serving.Wait()
+		return errors.Join(errs...)
+	})
+	return nil
+}
+
+// onStop registers a step for Stop, which runs them newest first.
+func (d *Daemon) onStop(name string, fn func(context.Context) error) {
+	d.cleanups = append(d.cleanups, cleanup{name, fn})
+}
+
 // Addrs returns the bound listen addresses, for tests on 127.0.0.1:0.
 func (d *Daemon) Addrs() []string {
 	out := make([]string, len(d.listeners))
@@ -174,35 +234,20 @@ func (d *Daemon) Addrs() []string {
 	return out
 }
 
-func (d *Daemon) closeListeners() {
-	for _, ln := range d.listeners {
-		ln.Close()
-	}
-}
-
-// Stop shuts down in reverse order of start, under ctx: stop accepting
-// reloads and web requests, stop scheduling and let runs finish (cancelled
-// when ctx expires; each run writes its state as it ends). Errors are joined.
+// Stop undoes Start in reverse order, under ctx: it stops the config
+// watch and the reload loop, shuts the web listeners (in-flight requests
+// finish), stops scheduling and lets runs finish (cancelled when ctx
+// expires; each run saves its state as it ends), then flushes traces.
+// Every step runs even if an earlier one failed; errors are joined, each
+// named by its step. Stop on a daemon never started does nothing.
 func (d *Daemon) Stop(ctx context.Context) error {
 	var errs []error
 	d.stopOnce.Do(func() {
 		d.ready.Store(false)
-		close(d.done)
-		for _, srv := range d.servers {
-			if err := srv.Shutdown(ctx); err != nil {
-				errs = append(errs, fmt.Errorf("web: %w", err))
-			}
-		}
-		if len(d.servers) == 0 {
-			d.closeListeners()
-		}
-		if err := d.sched.Stop(ctx); err != nil {
-			errs = append(errs, fmt.Errorf("runs: %w", err))
-		}
-		d.wg.Wait()
-		if d.traces != nil {
-			if err := d.traces.Shutdown(ctx); err != nil {
-				errs = append(errs, fmt.Errorf("traces: %w", err))
+		for i := len(d.cleanups) - 1; i >= 0; i-- {
+			c := d.cleanups[i]
+			if err := c.fn(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", c.name, err))
 			}
 		}
 	})

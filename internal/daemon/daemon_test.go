@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/mcp/mcptest"
-	"github.com/driftd/driftd/internal/web"
+	"github.com/driftd/driftd/internal/state"
 )
 
 const marker = "MARKER-daemon-5ecr3t"
@@ -66,7 +66,7 @@ targets:
 	if _, ok := metric(body, `driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting",tool="b"}`); !ok {
 		t.Error("no driftd_finding series naming the missing tool")
 	}
-	var history []web.Event
+	var history []state.Event
 	_, h := get(t, base+"/api/v1/targets/drifting/history")
 	if err := json.Unmarshal([]byte(h), &history); err != nil {
 		t.Fatal(err)
@@ -130,7 +130,7 @@ targets:
 	}
 }
 
-func hasEvent(h []web.Event, kind, rule, tool string) bool {
+func hasEvent(h []state.Event, kind, rule, tool string) bool {
 	for _, e := range h {
 		if e.Kind == kind && (rule == "" || e.Rule == rule) && e.Tool == tool {
 			return true

@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,4 +122,66 @@ targets:
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("a daemon stopped before Start sent %d request(s)", n)
 	}
+}
+
+// TestReloadRequestsCoalesce: a burst of SIGHUP-style requests is one
+// reload. Made before Start, the requests are all pending at once, so the
+// count is exact.
+func TestReloadRequestsCoalesce(t *testing.T) {
+	e := newEnv(t)
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	e.manifest("a.json", "a")
+	e.config(fmt.Sprintf("global: {schedule: \"@every 1h\", state_dir: state}\ntargets:\n  - {name: a, url: %q, manifest: a.json}\n", srv.URL))
+	d, err := daemon.New(daemon.Options{
+		ConfigFile:      filepath.Join(e.dir, "driftd.yml"),
+		ListenAddresses: []string{"127.0.0.1:0"},
+		Logger:          slog.New(slog.NewTextHandler(e.log, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		d.RequestReload()
+	}
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stop(t, d)
+	eventually(t, 10*time.Second, "the pending reload", func() bool {
+		return strings.Count(e.log.String(), "configuration reloaded") >= 1
+	})
+	time.Sleep(500 * time.Millisecond)
+	if n := strings.Count(e.log.String(), "configuration reloaded"); n != 1 {
+		t.Errorf("%d reloads for a burst of 100 requests, want 1", n)
+	}
+}
+
+// TestReloadChangesTraceEndpoint: an otlp_endpoint set by a reload takes
+// effect for the next runs; spans reach the new collector.
+func TestReloadChangesTraceEndpoint(t *testing.T) {
+	e := newEnv(t)
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	var exports atomic.Int64
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/traces" {
+			exports.Add(1)
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer collector.Close()
+	e.manifest("a.json", "a")
+	base := fmt.Sprintf("global: {schedule: \"@every 1s\", state_dir: state%%s}\ntargets:\n  - {name: a, url: %q, manifest: a.json}\n", srv.URL)
+	e.config(fmt.Sprintf(base, ""))
+	_, web := e.start(false)
+	waitMetric(t, web, `driftd_probe_success{target="a"}`, 1)
+	if exports.Load() != 0 {
+		t.Fatal("spans exported with no otlp_endpoint")
+	}
+	e.config(fmt.Sprintf(base, fmt.Sprintf(", otlp_endpoint: %q", collector.URL)))
+	if code, out := post(t, web+"/-/reload"); code != 200 {
+		t.Fatalf("reload: %d %s", code, out)
+	}
+	eventually(t, 20*time.Second, "spans at the collector named by the reload", func() bool { return exports.Load() > 0 })
 }

@@ -1,22 +1,25 @@
 package daemon
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/tracing"
 )
 
 // errStopping answers a reload asked for during shutdown.
 var errStopping = errors.New("driftd is stopping")
 
 // Reload parses, validates and builds the configuration file again and
-// swaps it in; on any error the running configuration stays. SIGHUP, POST
-// /-/reload and the file watch all come through here, and one goroutine
-// (reloadLoop) runs them one at a time.
+// swaps it in; on any error the running configuration stays. It is POST
+// /-/reload and waits for the outcome; SIGHUP and the file watch use
+// RequestReload. One goroutine (reloadLoop) runs reloads one at a time.
 func (d *Daemon) Reload() error {
 	reply := make(chan error, 1)
 	select {
@@ -32,6 +35,15 @@ func (d *Daemon) Reload() error {
 	}
 }
 
+// RequestReload asks for a reload without waiting for it. Requests made
+// while one is pending coalesce: a burst of SIGHUPs is one reload.
+func (d *Daemon) RequestReload() {
+	select {
+	case d.pending <- struct{}{}:
+	default:
+	}
+}
+
 func (d *Daemon) reloadLoop() {
 	defer d.wg.Done()
 	for {
@@ -40,29 +52,77 @@ func (d *Daemon) reloadLoop() {
 			return
 		case reply := <-d.reloads:
 			reply <- d.reload()
+		case <-d.pending:
+			_ = d.reload()
 		}
 	}
 }
 
 func (d *Daemon) reload() error {
 	now := nowFunc()
+	old := d.cfg.Load()
 	cfg, err := config.Load(d.opts.ConfigFile)
 	if err == nil {
 		var rc *runtimeConfig
 		if rc, err = buildRuntime(cfg, d.opts); err == nil {
-			changed := cfg.Checksum != d.cfg.Load().cfg.Checksum
+			changed := cfg.Checksum != old.cfg.Checksum
 			if changed {
-				d.apply(rc)
+				err = d.setTraces(cfg.Global.OTLPEndpoint)
 			}
-			d.metrics.ReloadResult(true, now)
-			d.log.Info("configuration reloaded", "file", d.opts.ConfigFile, "changed", changed, "targets", len(rc.targets), "checksum", cfg.Checksum[:12])
-			return nil
+			if err == nil {
+				if changed {
+					d.apply(old, rc)
+				}
+				d.metrics.ReloadResult(true, now)
+				d.log.Info("configuration reloaded", "file", d.opts.ConfigFile, "changed", changed, "targets", len(rc.targets), "checksum", cfg.Checksum[:12])
+				return nil
+			}
 		}
 	}
 	d.metrics.ReloadResult(false, now)
 	d.log.Error("configuration reload failed; the previous configuration keeps running", "file", d.opts.ConfigFile, "err", err)
 	return err
 }
+
+// setTraces makes endpoint the trace exporter's endpoint ("" turns traces
+// off). An unchanged endpoint keeps the running exporter; a changed one
+// is built first and swapped in, and the old one is flushed and shut down
+// in the background, within traceFlush, so a reload never waits on a
+// collector. Runs pick up the exporter at their start.
+func (d *Daemon) setTraces(endpoint string) error {
+	cur := d.traces.Load()
+	if cur != nil && cur.Endpoint() == endpoint {
+		return nil
+	}
+	if cur == nil && endpoint == "" {
+		return nil
+	}
+	var next *tracing.Provider
+	if endpoint != "" {
+		var err error
+		if next, err = tracing.New(endpoint, d.opts.Build.Version, d.exportFailed); err != nil {
+			return fmt.Errorf("global.otlp_endpoint: %w", err)
+		}
+	}
+	if old := d.traces.Swap(next); old != nil {
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), traceFlush)
+			defer cancel()
+			if err := old.Shutdown(ctx); err != nil {
+				d.log.Warn("previous trace exporter not flushed", "err", err)
+			}
+		}()
+	}
+	if cur != nil || next != nil {
+		d.log.Info("trace export", "otlp_endpoint", endpoint)
+	}
+	return nil
+}
+
+// traceFlush bounds the flush of a trace exporter replaced by a reload.
+const traceFlush = 2 * time.Second
 
 // watchConfig reloads, debounced, when the config file changes. It watches
 // the directory, not the file: editors replace files, and a Kubernetes
@@ -105,7 +165,7 @@ func (d *Daemon) watchConfig() error {
 				}
 				d.log.Warn("config file watch error", "err", err)
 			case <-timer.C:
-				go func() { _ = d.Reload() }()
+				d.RequestReload()
 			}
 		}
 	}()

@@ -31,6 +31,7 @@ type targetConfig struct {
 func buildRuntime(cfg *config.Config, opts Options) (*runtimeConfig, error) {
 	rc := &runtimeConfig{cfg: cfg, byName: map[string]*targetConfig{}}
 	var errs []error
+
 	for _, t := range cfg.Targets {
 		if !scheduler.InShard(t.Name, opts.Shard, opts.Shards) {
 			continue
@@ -51,11 +52,13 @@ func buildRuntime(cfg *config.Config, opts Options) (*runtimeConfig, error) {
 	return rc, errors.Join(errs...)
 }
 
-// apply swaps in rc: metrics learn the target set, runtimes are created for
-// new targets (their state loaded from disk), and the scheduler reconciles
-// by name. Removed targets are forgotten once their last run has ended.
-func (d *Daemon) apply(rc *runtimeConfig) {
-	old := d.cfg.Swap(rc)
+// apply makes rc the running configuration, old being the one it
+// replaces (nil at Start): metrics learn the target set, runtimes are
+// created for new targets (their state loaded from disk), and the
+// scheduler reconciles by name. Removed targets are forgotten once their
+// last run has ended.
+func (d *Daemon) apply(old, rc *runtimeConfig) {
+	d.cfg.Store(rc)
 	if old != nil && (old.cfg.Global.Concurrency != rc.cfg.Global.Concurrency || old.cfg.Global.StateDir != rc.cfg.Global.StateDir) {
 		d.log.Warn("global.concurrency and global.state_dir take effect at the next restart")
 	}
@@ -71,12 +74,12 @@ func (d *Daemon) apply(rc *runtimeConfig) {
 			Key: tc.t.Schedule.String(),
 			Run: func(ctx context.Context) { d.runTarget(ctx, name) },
 		})
-		d.runtime(name)
+		d.target(name)
 	}
 	d.metrics.SetTargets(mts)
 	now := nowFunc()
 	for _, tc := range rc.targets {
-		d.metrics.SetInterval(tc.t.Name, tc.t.Schedule.Period(now))
+		d.metrics.SetInterval(tc.t.Name, scheduler.Period(tc.t.Schedule, now))
 	}
 	d.sched.Reconcile(jobs)
 }

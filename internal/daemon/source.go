@@ -6,6 +6,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/scheduler"
+	"github.com/driftd/driftd/internal/state"
 	"github.com/driftd/driftd/internal/web"
 )
 
@@ -34,62 +35,51 @@ func (d *Daemon) Target(name string) (web.TargetStatus, bool) {
 	return d.status(tc), true
 }
 
+// status is one target's row: its configuration, and of its published run
+// what that run established (the classification it ran with, not one
+// recomputed from the current configuration).
 func (d *Daemon) status(tc *targetConfig) web.TargetStatus {
 	st := web.TargetStatus{
 		Name: tc.t.Name, URL: tc.t.URL, Schedule: tc.t.Schedule.String(), Labels: tc.t.Labels,
 		Classification: probe.Classify(tc.t).Class,
-		Running:        d.sched.Running(tc.t.Name),
 		Findings:       map[catalogue.Severity]int{catalogue.Error: 0, catalogue.Warn: 0, catalogue.Info: 0},
 	}
+	if d.sched == nil {
+		return st
+	}
+	st.Running = d.sched.Running(tc.t.Name)
 	if next, ok := d.sched.Next(tc.t.Name); ok {
 		st.NextRun = &next
 	}
-	if rep, ok := d.Report(tc.t.Name); ok {
+	if run, ok := d.Run(tc.t.Name); ok && run.Report != nil {
+		rep := run.Report
+		st.Classification = rep.Classification.Class
 		st.LastRun = &web.RunSummary{StartedAt: rep.StartedAt, Success: rep.Success, FailureReason: string(rep.FailureReason), DurationSeconds: rep.DurationSeconds}
 		st.Findings = rep.Summary
 	}
 	return st
 }
 
-// Report returns a target's last full report.
-func (d *Daemon) Report(name string) (*probe.Report, bool) {
-	tr := d.existing(name)
-	if tr == nil {
-		return nil, false
-	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return tr.last, tr.last != nil
-}
-
-// History returns a target's change events, oldest first.
-func (d *Daemon) History(name string) ([]web.Event, bool) {
+// Run returns a target's published outcome: its last report and its state.
+func (d *Daemon) Run(name string) (*state.Run, bool) {
 	if _, ok := d.cfg.Load().byName[name]; !ok {
 		return nil, false
 	}
-	tr := d.existing(name)
-	if tr == nil {
-		return []web.Event{}, true
+	if t := d.existing(name); t != nil {
+		return t.run.Load(), true
 	}
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	out := make([]web.Event, 0, len(tr.state.History))
-	for _, e := range tr.state.History {
-		out = append(out, web.Event{Time: e.Time, Kind: e.Kind, Rule: e.Rule, Severity: string(e.Severity), Tool: e.Tool,
-			Direction: e.Direction, Pointer: e.Pointer, Change: e.Change, Fingerprint: e.Fingerprint, Message: e.Message})
-	}
-	return out, true
+	return state.Loaded(state.NewState(name)), true
 }
 
 // Logs returns a target's recent log lines.
 func (d *Daemon) Logs(name string) []string {
-	if tr := d.existing(name); tr != nil {
-		return tr.logs.Lines()
+	if t := d.existing(name); t != nil {
+		return t.logs.Lines()
 	}
 	return nil
 }
 
-func (d *Daemon) existing(name string) *targetRuntime {
+func (d *Daemon) existing(name string) *target {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.targets[name]
@@ -100,6 +90,9 @@ func (d *Daemon) ConfigYAML() ([]byte, error) { return d.cfg.Load().cfg.Redacted
 
 // Probe starts a run of a target now.
 func (d *Daemon) Probe(name string) error {
+	if d.sched == nil {
+		return scheduler.ErrStopped
+	}
 	switch err := d.sched.Trigger(name); {
 	case errors.Is(err, scheduler.ErrUnknownJob):
 		return web.ErrUnknownTarget

@@ -1,10 +1,12 @@
 package metrics
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/probe"
 )
 
@@ -27,7 +29,16 @@ var (
 	descStale       = prometheus.NewDesc("driftd_ignores_stale", "Ignore entries that matched nothing or have expired.", []string{"target"}, nil)
 )
 
-var fixedInfoLabels = []string{"target", "classification", "protocol_revision", "server_name", "server_version"}
+// infoValues are the values of config.TargetInfoLabels, the one list of
+// driftd_target_info's fixed labels (config rejects target labels that
+// collide with them), in that order.
+func infoValues(name string, rep *probe.Report) []string {
+	values := []string{name, rep.Classification.Class, revision(rep.ProtocolRevision.Value), "", ""}
+	if rep.ServerInfo != nil {
+		values[3], values[4] = probe.ClipName(rep.ServerInfo.Name), probe.ClipName(rep.ServerInfo.Version)
+	}
+	return values
+}
 
 func (collector) Describe(chan<- *prometheus.Desc) {}
 
@@ -46,14 +57,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		if st.interval > 0 {
 			gauge(descInterval, st.interval.Seconds())
 		}
-		rep := st.rep
-		if rep == nil {
+		if st.run == nil || st.run.Report == nil {
 			continue
 		}
-		values := []string{name, rep.Classification.Class, revision(rep.ProtocolRevision.Value), "", ""}
-		if rep.ServerInfo != nil {
-			values[3], values[4] = probe.ClipName(rep.ServerInfo.Name), probe.ClipName(rep.ServerInfo.Version)
-		}
+		rep := st.run.Report
+		values := infoValues(name, rep)
 		for _, k := range extra {
 			values = append(values, st.meta.Labels[k])
 		}
@@ -68,8 +76,8 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		if !st.lastSuccess.IsZero() {
 			gauge(descLastSuccess, float64(st.lastSuccess.UnixNano())/1e9)
 		}
-		if !st.lastChange.IsZero() {
-			gauge(descLastChange, float64(st.lastChange.UnixNano())/1e9)
+		if lc := st.run.State.ServedLastChange; !lc.IsZero() {
+			gauge(descLastChange, float64(lc.UnixNano())/1e9)
 		}
 		gauge(descTools, float64(rep.Tools.Declared), "declared")
 		if rep.Success {
@@ -87,11 +95,7 @@ func (collector) findings(ch chan<- prometheus.Metric, name string, st *targetSt
 	counts := map[key]int{}
 	perTool := map[[3]string]bool{}
 	dropped := 0
-	findings := st.rep.Findings
-	if st.active != nil {
-		findings = st.active
-	}
-	for _, f := range findings {
+	for _, f := range st.run.State.Active() {
 		counts[key{f.Rule, string(f.Severity)}]++
 		if f.Tool == "" {
 			continue
@@ -140,7 +144,7 @@ func infoDesc(targets map[string]*targetState) targetInfo {
 	sort.Strings(extra)
 	return targetInfo{
 		desc: prometheus.NewDesc("driftd_target_info", "Identity of a target: its classification, the protocol revision and server it established, and its configured labels.",
-			append(append([]string{}, fixedInfoLabels...), extra...), nil),
+			append(slices.Clone(config.TargetInfoLabels), extra...), nil),
 		extra: extra,
 	}
 }

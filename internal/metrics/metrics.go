@@ -11,29 +11,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
-	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/state"
 )
 
 // BuildInfo identifies the running binary.
 type BuildInfo struct{ Version, Revision, GoVersion string }
-
-// Run is one finished run of one target, as the daemon saw it.
-type Run struct {
-	Report *probe.Report
-	// Opened and Resolved are the findings whose fingerprints appeared and
-	// disappeared against the previous run.
-	Opened, Resolved []catalogue.Finding
-	// Active, when not nil, is the target's active finding set after the
-	// run; the finding gauges render it instead of the report's findings,
-	// so a failed run (which compared nothing) does not make earlier
-	// findings vanish from /metrics.
-	Active []catalogue.Finding
-	// ServedChanges are the CHG ids of this run's served-set changes.
-	ServedChanges    []string
-	ServedLastChange time.Time
-}
 
 // Target is what the metrics need to know of a configured target.
 type Target struct {
@@ -60,12 +43,12 @@ type Metrics struct {
 
 // targetState is the latest per-target data the collector renders.
 type targetState struct {
-	meta        Target
-	interval    time.Duration
-	rep         *probe.Report
-	active      []catalogue.Finding
+	meta     Target
+	interval time.Duration
+	// run is the latest published outcome; its report is nil before the
+	// first run since start.
+	run         *state.Run
 	lastSuccess time.Time
-	lastChange  time.Time
 }
 
 // New creates the metrics and registers them with reg.
@@ -155,8 +138,11 @@ func (m *Metrics) SetInterval(name string, d time.Duration) {
 	}
 }
 
-// Observe records one finished run.
-func (m *Metrics) Observe(r Run) {
+// Observe records one finished run: the daemon's published outcome, read
+// as it is (the finding gauges render its state's active findings, so a
+// failed run, which compared nothing, does not make earlier findings
+// vanish from /metrics).
+func (m *Metrics) Observe(r *state.Run) {
 	rep := r.Report
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -164,7 +150,7 @@ func (m *Metrics) Observe(r Run) {
 	if !ok {
 		return // removed while it ran
 	}
-	st.rep, st.active = rep, r.Active
+	st.run = r
 	if rep.Success {
 		st.lastSuccess = rep.StartedAt.Add(time.Duration(rep.DurationSeconds * float64(time.Second)))
 		m.probes.WithLabelValues(rep.Target, "success").Inc()
@@ -172,18 +158,15 @@ func (m *Metrics) Observe(r Run) {
 		m.probes.WithLabelValues(rep.Target, "failure").Inc()
 		m.failures.WithLabelValues(rep.Target, string(rep.FailureReason)).Inc()
 	}
-	if !r.ServedLastChange.IsZero() {
-		st.lastChange = r.ServedLastChange
-	}
 	m.duration.WithLabelValues(rep.Target).Observe(rep.DurationSeconds)
-	for _, f := range r.Opened {
-		m.opened.WithLabelValues(rep.Target, f.Rule, string(f.Severity)).Inc()
+	for _, e := range r.Opened {
+		m.opened.WithLabelValues(rep.Target, e.Rule, string(e.Severity)).Inc()
 	}
-	for _, f := range r.Resolved {
-		m.resolved.WithLabelValues(rep.Target, f.Rule, string(f.Severity)).Inc()
+	for _, e := range r.Resolved {
+		m.resolved.WithLabelValues(rep.Target, e.Rule, string(e.Severity)).Inc()
 	}
-	for _, c := range r.ServedChanges {
-		m.servedChanges.WithLabelValues(rep.Target, c).Inc()
+	for _, e := range r.ServedChanges {
+		m.servedChanges.WithLabelValues(rep.Target, e.Change).Inc()
 	}
 }
 

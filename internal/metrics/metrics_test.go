@@ -15,6 +15,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/state"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -37,22 +38,33 @@ func fixedReport(target string, success bool, findings ...catalogue.Finding) *pr
 	return rep
 }
 
+// observed runs rep through the state step of the pipeline, from a fresh
+// state, as the daemon does before it publishes.
+func observed(rep *probe.Report) *state.Run {
+	return state.Apply(state.Loaded(state.NewState(rep.Target)), rep, rep.StartedAt, 0, nil)
+}
+
 func scenario(reg *prometheus.Registry) *Metrics {
 	m := New(reg, BuildInfo{Version: "1.0.0", Revision: "abc", GoVersion: "go1.26.8"})
 	m.SetTargets([]Target{{Name: "orders", Labels: map[string]string{"team": "payments"}, SeriesLimit: 2}, {Name: "search", SeriesLimit: 200}})
 	m.SetInterval("orders", 5*time.Minute)
 	m.SetInterval("search", time.Minute)
 	missing := catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "cancel_order"}
-	m.Observe(Run{
-		Report: fixedReport("orders", true, missing,
-			catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "refund"},
-			catalogue.Finding{Rule: catalogue.DriftToolUndeclared, Severity: catalogue.Warn, Tool: strings.Repeat("x", 300)},
-			catalogue.Finding{Rule: catalogue.ConfServerInfo, Severity: catalogue.Info}),
-		Opened:           []catalogue.Finding{missing},
-		ServedChanges:    []string{catalogue.ChgToolRemoved},
-		ServedLastChange: time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC),
-	})
-	m.Observe(Run{Report: fixedReport("search", false)})
+	orders := observed(fixedReport("orders", true, missing,
+		catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "refund"},
+		catalogue.Finding{Rule: catalogue.DriftToolUndeclared, Severity: catalogue.Warn, Tool: strings.Repeat("x", 300)},
+		catalogue.Finding{Rule: catalogue.ConfServerInfo, Severity: catalogue.Info}))
+	// What the run changed, as state would say it: one opening, one tool
+	// removed from the served set.
+	orders.Transition = state.Transition{
+		Opened:        []state.Event{{Kind: state.KindOpened, Rule: missing.Rule, Severity: missing.Severity, Tool: missing.Tool}},
+		ServedChanges: []state.Event{{Kind: state.KindServedChange, Tool: "gone", Change: catalogue.ChgToolRemoved}},
+	}
+	st := *orders.State
+	st.ServedLastChange = time.Date(2026, 12, 2, 11, 0, 0, 0, time.UTC)
+	orders.State = &st
+	m.Observe(orders)
+	m.Observe(observed(fixedReport("search", false)))
 	m.Skipped("search")
 	m.Exchange(&mcp.Exchange{Method: "tools/list", Duration: 3 * time.Millisecond})
 	m.ReloadResult(true, time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))

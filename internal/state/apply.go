@@ -27,7 +27,7 @@ type Transition struct {
 	SnapshotErr error
 }
 
-// Apply diffs one run against prev and returns the next State and what
+// apply diffs one run against prev and returns the next State and what
 // changed. It never modifies prev; when nothing changed it returns prev
 // itself, allocating nothing beyond a pooled scratch set.
 //
@@ -50,7 +50,7 @@ type Transition struct {
 // It may be nil, which makes such tools a SnapshotErr.
 //
 // historyLimit bounds the history (DefaultHistoryLimit when <= 0).
-func Apply(prev *State, now time.Time, findings []catalogue.Finding, served []Tool, servedOK bool,
+func apply(prev *State, now time.Time, findings []catalogue.Finding, served []Tool, servedOK bool,
 	historyLimit int, loadPrev func() ([]Tool, error)) (*State, Transition) {
 	if prev == nil {
 		prev = NewState("")
@@ -83,7 +83,7 @@ func Apply(prev *State, now time.Time, findings []catalogue.Finding, served []To
 	}
 	next.History = appendHistory(prev.History, historyLimit, tr.Opened, tr.Resolved, tr.ServedChanges)
 	next.dirty = true
-	return next, tr
+	return next.index(), tr
 }
 
 // diffFindings fills next.Findings and the opened/resolved events, and

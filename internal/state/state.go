@@ -15,12 +15,14 @@ package state
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
 )
 
 // FormatVersion is the version of the state and snapshot files. A file of
@@ -38,14 +40,11 @@ const (
 	KindServedChange = "served_change"
 )
 
-// Tool is one served tool definition: its name and exact raw JSON. The
-// hash is taken over Raw as given, so pass the server's bytes unchanged
-// (a server that reorders keys costs a snapshot read and a write, but
-// yields no event, since the comparison is semantic).
-type Tool struct {
-	Name string
-	Raw  json.RawMessage
-}
+// Tool is one served tool definition, the wire's own type: state reads its
+// Name and exact Raw JSON. The hash is taken over Raw as given, so pass the
+// server's bytes unchanged (a server that reorders keys costs a snapshot
+// read and a write, but yields no event, since the comparison is semantic).
+type Tool = mcp.Tool
 
 // State is one target's last-run state, exactly as stored on disk. It holds
 // nothing from the report beyond these fields: no messages of active
@@ -76,18 +75,24 @@ type State struct {
 	// definitions in memory.
 	snap        []Tool
 	snapPending bool
+	// active is Findings in a stable order, built with the State (Apply,
+	// Load, NewState) and never after: readers share it.
+	active []ActiveFinding
 }
 
 // ActiveFinding is a finding that is open, as stored in the state file.
 type ActiveFinding struct {
-	Rule      string             `json:"rule"`
-	Severity  catalogue.Severity `json:"severity"`
-	Tool      string             `json:"tool,omitempty"`
-	Direction string             `json:"direction,omitempty"`
-	Pointer   string             `json:"pointer,omitempty"`
-	Change    string             `json:"change,omitempty"`
-	Grade     string             `json:"grade,omitempty"`
-	FirstSeen time.Time          `json:"first_seen"`
+	// Fingerprint is the key the finding is stored under; it is not
+	// repeated in the file.
+	Fingerprint string             `json:"-"`
+	Rule        string             `json:"rule"`
+	Severity    catalogue.Severity `json:"severity"`
+	Tool        string             `json:"tool,omitempty"`
+	Direction   string             `json:"direction,omitempty"`
+	Pointer     string             `json:"pointer,omitempty"`
+	Change      string             `json:"change,omitempty"`
+	Grade       string             `json:"grade,omitempty"`
+	FirstSeen   time.Time          `json:"first_seen"`
 }
 
 // Event is one history entry: a finding opened or resolved, or one served
@@ -114,7 +119,26 @@ func NewState(target string) *State {
 		Version:    FormatVersion,
 		Findings:   map[string]ActiveFinding{},
 		ToolHashes: map[string]string{},
+		active:     []ActiveFinding{},
 	}
+}
+
+// Active returns the active findings sorted by rule, tool, pointer and
+// fingerprint: the order the finding gauges cap their series in. It is
+// shared; do not modify it.
+func (st *State) Active() []ActiveFinding { return st.active }
+
+// index builds the sorted view of Findings. Called once per new State.
+func (st *State) index() *State {
+	st.active = make([]ActiveFinding, 0, len(st.Findings))
+	for fp, f := range st.Findings {
+		f.Fingerprint = fp
+		st.active = append(st.active, f)
+	}
+	slices.SortFunc(st.active, func(a, b ActiveFinding) int {
+		return cmp.Or(cmp.Compare(a.Rule, b.Rule), cmp.Compare(a.Tool, b.Tool), cmp.Compare(a.Pointer, b.Pointer), cmp.Compare(a.Fingerprint, b.Fingerprint))
+	})
+	return st
 }
 
 // Dirty reports whether st holds changes that no Save has written yet.

@@ -86,7 +86,7 @@ func (s *Store) Load(target string) (*State, error) {
 			if st.ToolHashes == nil {
 				st.ToolHashes = map[string]string{}
 			}
-			return &st, nil
+			return st.index(), nil
 		}
 	}
 	return NewState(target), moveAside(path, err)

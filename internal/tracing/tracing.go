@@ -24,8 +24,12 @@ const exportTimeout = 3 * time.Second
 
 // Provider is a configured tracer provider.
 type Provider struct {
-	tp *sdktrace.TracerProvider
+	tp       *sdktrace.TracerProvider
+	endpoint string
 }
+
+// Endpoint is the endpoint the provider exports to, as configured.
+func (p *Provider) Endpoint() string { return p.endpoint }
 
 // New builds a provider exporting to endpoint, an OTLP/HTTP base URL such as
 // http://otel-collector:4318 (spans go to /v1/traces). onExportError is
@@ -65,7 +69,7 @@ func New(endpoint, version string, onExportError func(error)) (*Provider, error)
 		sdktrace.WithBatcher(&countingExporter{SpanExporter: exp, onError: onExportError},
 			sdktrace.WithBatchTimeout(time.Second), sdktrace.WithExportTimeout(exportTimeout)),
 	)
-	return &Provider{tp: tp}, nil
+	return &Provider{tp: tp, endpoint: endpoint}, nil
 }
 
 // Tracer returns driftd's tracer.

@@ -3,10 +3,12 @@ package web
 import (
 	"html/template"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/state"
 )
 
 var funcs = template.FuncMap{
@@ -91,7 +93,7 @@ type page struct {
 	Targets        []TargetStatus
 	Status         TargetStatus
 	Report         *probe.Report
-	History        []Event
+	History        []state.Event
 	Logs           []string
 }
 
@@ -106,14 +108,14 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	rep, _ := h.src.Report(name)
-	hist, _ := h.src.History(name)
-	// Newest first reads better on a page.
-	rev := make([]Event, len(hist))
-	for i, e := range hist {
-		rev[len(hist)-1-i] = e
+	p := page{Title: name, Version: h.opts.Version, Status: st, Logs: h.src.Logs(name)}
+	if run, ok := h.src.Run(name); ok {
+		// Newest first reads better on a page; the published history is
+		// shared, so the page reverses a copy.
+		p.Report, p.History = run.Report, slices.Clone(run.State.History)
+		slices.Reverse(p.History)
 	}
-	render(w, targetTmpl, page{Title: name, Version: h.opts.Version, Status: st, Report: rep, History: rev, Logs: h.src.Logs(name)})
+	render(w, targetTmpl, p)
 }
 
 func render(w http.ResponseWriter, t *template.Template, p page) {

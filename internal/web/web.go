@@ -12,7 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/driftd/driftd/internal/catalogue"
-	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/state"
 )
 
 // Errors a Source returns for the API to map to status codes.
@@ -42,27 +42,15 @@ type RunSummary struct {
 	DurationSeconds float64   `json:"duration_seconds"`
 }
 
-// Event is one entry of a target's change history.
-type Event struct {
-	Time        time.Time `json:"time"`
-	Kind        string    `json:"kind"` // opened, resolved, served_change
-	Rule        string    `json:"rule,omitempty"`
-	Severity    string    `json:"severity,omitempty"`
-	Tool        string    `json:"tool,omitempty"`
-	Direction   string    `json:"direction,omitempty"`
-	Pointer     string    `json:"pointer,omitempty"`
-	Change      string    `json:"change,omitempty"`
-	Fingerprint string    `json:"fingerprint,omitempty"`
-	Message     string    `json:"message,omitempty"`
-}
-
 // Source is what the web surface reads and triggers; the daemon implements it.
 type Source interface {
 	Ready() bool
 	Targets() []TargetStatus
 	Target(name string) (TargetStatus, bool)
-	Report(name string) (*probe.Report, bool)
-	History(name string) ([]Event, bool)
+	// Run returns a target's published outcome, read as it is: its report
+	// (nil before the first run) and its state with the change history.
+	// false means the target is not configured.
+	Run(name string) (*state.Run, bool)
 	Logs(name string) []string
 	ConfigYAML() ([]byte, error)
 	Reload() error
@@ -145,24 +133,26 @@ func (h *handler) probe(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) report(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if _, ok := h.src.Target(name); !ok {
+	run, ok := h.src.Run(r.PathValue("name"))
+	switch {
+	case !ok:
 		writeJSON(w, http.StatusNotFound, apiError{ErrUnknownTarget.Error()})
-		return
-	}
-	rep, ok := h.src.Report(name)
-	if !ok {
+	case run.Report == nil:
 		writeJSON(w, http.StatusNotFound, apiError{"no run has finished yet"})
-		return
+	default:
+		writeJSON(w, http.StatusOK, run.Report)
 	}
-	writeJSON(w, http.StatusOK, rep)
 }
 
 func (h *handler) history(w http.ResponseWriter, r *http.Request) {
-	events, ok := h.src.History(r.PathValue("name"))
+	run, ok := h.src.Run(r.PathValue("name"))
 	if !ok {
 		writeJSON(w, http.StatusNotFound, apiError{ErrUnknownTarget.Error()})
 		return
+	}
+	events := run.State.History
+	if events == nil {
+		events = []state.Event{}
 	}
 	writeJSON(w, http.StatusOK, events)
 }

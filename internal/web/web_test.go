@@ -12,6 +12,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/state"
 )
 
 type fakeSource struct {
@@ -34,11 +35,13 @@ func (f *fakeSource) Target(name string) (TargetStatus, bool) {
 	return TargetStatus{Name: "orders", URL: "https://orders.internal/mcp", Schedule: "@every 5m", NextRun: &next,
 		Findings: map[catalogue.Severity]int{catalogue.Error: 1}}, true
 }
-func (f *fakeSource) Report(name string) (*probe.Report, bool) {
-	return f.rep, f.rep != nil && name == "orders"
-}
-func (f *fakeSource) History(name string) ([]Event, bool) {
-	return []Event{{Time: time.Now(), Kind: "opened", Rule: "MCP-DRIFT-TOOL-MISSING", Tool: "<script>x</script>"}}, name == "orders"
+func (f *fakeSource) Run(name string) (*state.Run, bool) {
+	if name != "orders" {
+		return nil, false
+	}
+	st := state.NewState("orders")
+	st.History = []state.Event{{Time: time.Now(), Kind: "opened", Rule: "MCP-DRIFT-TOOL-MISSING", Tool: "<script>x</script>"}}
+	return &state.Run{Report: f.rep, State: st}, true
 }
 func (f *fakeSource) Logs(string) []string        { return []string{`level=INFO msg="run finished"`} }
 func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }

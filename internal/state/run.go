@@ -1,0 +1,48 @@
+package state
+
+import (
+	"time"
+
+	"github.com/driftd/driftd/internal/probe"
+)
+
+// Run is one target's latest outcome as every reader sees it: the report
+// of its last run (nil before the first run since start), the State after
+// that run, and what the run changed. The daemon publishes a *Run and
+// replaces it whole; nothing in a published Run is ever written again, so
+// metrics, the API and the status pages read it without a lock.
+type Run struct {
+	Report *probe.Report
+	State  *State
+	Transition
+}
+
+// Loaded is the Run of a target that has not run since start: its state
+// as read from disk, no report.
+func Loaded(st *State) *Run { return &Run{State: st} }
+
+// Apply is the pipeline's state step: it diffs rep against prev's state
+// and returns the next Run. The report is not modified: the returned
+// Run's Report is a copy carrying this run's served changes, so a reader
+// of the previous Run never sees them appear. The caller saves
+// Run.State when Run.Changed, before it publishes the Run.
+//
+// Findings in rep replace the active set (a failed run resolves nothing;
+// see apply); the served set is compared only when the run listed it.
+// loadPrev reads the previous served snapshot, at most once, only when a
+// tool's definition changed.
+func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPrev func() ([]Tool, error)) *Run {
+	st, tr := apply(prev.State, now, rep.Findings, rep.Served(), rep.Success, historyLimit, loadPrev)
+	out := *rep
+	out.ServedChanges = make([]probe.ServedChange, len(tr.ServedChanges))
+	for i, e := range tr.ServedChanges {
+		out.ServedChanges[i] = e.ServedChange()
+	}
+	return &Run{Report: &out, State: st, Transition: tr}
+}
+
+// ServedChange is a served-change event as the report's served_changes
+// section shows it.
+func (e Event) ServedChange() probe.ServedChange {
+	return probe.ServedChange{Change: e.Change, Tool: e.Tool, Direction: e.Direction, Pointer: e.Pointer, Message: e.Message}
+}
