@@ -1,13 +1,13 @@
 package main
 
 import (
+	"github.com/driftd/driftd/internal/atomicfile"
+
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -149,7 +149,7 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 			_, err = stdout.Write(b)
 			return err
 		}
-		if err := writeFileAtomic(*out, b); err != nil {
+		if err := atomicfile.Write(*out, b); err != nil {
 			return &exitError{exitUsage, err}
 		}
 		fmt.Fprintf(stderr, "driftd capture: wrote %d tools (%s era, %s) to %s\n", len(tools), rep.Era, revisionText(rep), *out)
@@ -169,30 +169,4 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// writeFileAtomic writes b to path through a temporary file and a rename,
-// so a reader never sees half a manifest.
-func writeFileAtomic(path string, b []byte) error {
-	dir := "."
-	if i := strings.LastIndex(path, "/"); i >= 0 {
-		dir = path[:i+1]
-	}
-	f, err := os.CreateTemp(dir, ".driftd-capture-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

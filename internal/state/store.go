@@ -1,6 +1,8 @@
 package state
 
 import (
+	"github.com/driftd/driftd/internal/atomicfile"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -56,7 +58,7 @@ func Open(dir string) (*Store, error) {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("state: %w", err)
 		}
-		cleanTemps(d, "", time.Now().Add(-staleTemp))
+		atomicfile.CleanTemps(d, "", time.Now().Add(-atomicfile.StaleTemp))
 	}
 	return s, nil
 }
@@ -101,7 +103,7 @@ func (s *Store) Save(st *State) error {
 		return err
 	}
 	if st.snapPending {
-		if err := s.writeAtomic(s.snapDir, st.Target+".json", encodeSnapshot(st.Target, st.snap)); err != nil {
+		if err := s.writeAtomic(filepath.Join(s.snapDir, st.Target+".json"), encodeSnapshot(st.Target, st.snap)); err != nil {
 			return err
 		}
 		// The file now holds it; a later Apply reads it back from disk.
@@ -124,7 +126,7 @@ func (s *Store) Save(st *State) error {
 	if err != nil {
 		return fmt.Errorf("state: encode %s: %w", st.Target, err)
 	}
-	if err := s.writeAtomic(s.dir, st.Target+".json", append(b, '\n')); err != nil {
+	if err := s.writeAtomic(filepath.Join(s.dir, st.Target+".json"), append(b, '\n')); err != nil {
 		return err
 	}
 	st.dirty = false
@@ -144,8 +146,8 @@ func (s *Store) Remove(target string) error {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("state: %w", err))
 		}
-		cleanTemps(d, target+".json", time.Now())
-		errs = append(errs, syncDir(d))
+		atomicfile.CleanTemps(d, target+".json", time.Now())
+		errs = append(errs, atomicfile.SyncDir(d))
 	}
 	return errors.Join(errs...)
 }
@@ -180,6 +182,13 @@ func (s *Store) LoadSnapshot(target string) ([]Tool, error) {
 		}
 	}
 	return nil, moveAside(path, err)
+}
+
+func (s *Store) writeAtomic(path string, data []byte) error {
+	if err := atomicfile.WriteFunc(path, data, s.write); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	return nil
 }
 
 func (s *Store) statePath(target string) string { return filepath.Join(s.dir, target+".json") }
@@ -229,7 +238,7 @@ func moveAside(path string, cause error) error {
 	if err := os.Rename(path, to); err != nil {
 		return &CorruptError{Path: path, Err: errors.Join(cause, err)}
 	}
-	_ = syncDir(filepath.Dir(path)) // best effort: the move is not data
+	_ = atomicfile.SyncDir(filepath.Dir(path)) // best effort: the move is not data
 	return &CorruptError{Path: path, MovedTo: to, Err: cause}
 }
 

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"github.com/driftd/driftd/internal/atomicfile"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -123,7 +125,7 @@ func TestDiskFullKeepsOldFile(t *testing.T) {
 func leftovers(t *testing.T, dir string) int {
 	n := 0
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.Contains(d.Name(), tempInfix) {
+		if err == nil && atomicfile.IsTemp(d.Name(), "") {
 			n++
 		}
 		return nil
@@ -248,7 +250,7 @@ func TestRemoveAndNames(t *testing.T) {
 			t.Errorf("Load(%q) accepted", bad)
 		}
 	}
-	if !isTemp(".a.json.tmp-123", "a.json") || isTemp(".a.json.tmp-x.json.tmp-1", "a.json") || isTemp("a.json", "") {
+	if !atomicfile.IsTemp(".a.json.tmp-123", "a.json") || atomicfile.IsTemp(".a.json.tmp-x.json.tmp-1", "a.json") || atomicfile.IsTemp("a.json", "") {
 		t.Error("isTemp")
 	}
 }

@@ -1,4 +1,7 @@
-package state
+// Package atomicfile writes files so that a crash at any point leaves
+// either the old or the new file, never a torn one: driftd's one atomic
+// writer, for state files, snapshots and captured manifests.
+package atomicfile
 
 import (
 	"errors"
@@ -11,31 +14,39 @@ import (
 	"time"
 )
 
-// staleTemp is the age after which Open treats a temp file as abandoned.
-// A Save takes milliseconds; a minute leaves room for a slow disk.
-const staleTemp = time.Minute
+// StaleTemp is the age after which a temp file is abandoned: a write
+// takes milliseconds; a minute leaves room for a slow disk.
+const StaleTemp = time.Minute
 
 const tempInfix = ".tmp-"
 
-// writeAtomic replaces dir/name with data so that a crash at any point
-// leaves either the old or the new file: the data goes to a temp file in
-// the same directory (rename is atomic only within one file system), is
+// Write replaces path with data so that a crash at any point leaves
+// either the old or the new file: the data goes to a temp file in the
+// same directory (rename is atomic only within one file system), is
 // fsynced before the rename so the rename cannot expose unwritten blocks,
 // and the directory is fsynced after it so the rename itself survives.
-func (s *Store) writeAtomic(dir, name string, data []byte) (err error) {
+// The file has mode 0600.
+func Write(path string, data []byte) error { return WriteFunc(path, data, nil) }
+
+// WriteFunc is Write with the data written by write (nil: (*os.File).Write),
+// for tests that simulate a full disk.
+func WriteFunc(path string, data []byte, write func(f *os.File, b []byte) (int, error)) (err error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
 	f, err := os.CreateTemp(dir, "."+name+tempInfix+"*")
 	if err != nil {
-		return fmt.Errorf("state: write %s: %w", name, err)
+		return fmt.Errorf("write %s: %w", name, err)
 	}
 	tmp := f.Name()
 	defer func() {
 		if err != nil {
 			_ = f.Close()
 			_ = os.Remove(tmp) // a failed write must not fill the disk further
-			err = fmt.Errorf("state: write %s: %w", name, err)
+			err = fmt.Errorf("write %s: %w", name, err)
 		}
 	}()
-	write := s.write
 	if write == nil {
 		write = (*os.File).Write
 	}
@@ -48,40 +59,40 @@ func (s *Store) writeAtomic(dir, name string, data []byte) (err error) {
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+	if err = os.Rename(tmp, path); err != nil {
 		return err
 	}
-	return syncDir(dir)
+	return SyncDir(dir)
 }
 
-// syncDir makes a rename in dir durable. File systems that cannot fsync a
+// SyncDir makes a rename in dir durable. File systems that cannot fsync a
 // directory say so with EINVAL or ENOTSUP; there the rename is as durable
 // as it gets, so that is not an error.
-func syncDir(dir string) error {
+func SyncDir(dir string) error {
 	if runtime.GOOS == "windows" {
 		return nil // directories cannot be opened for sync there
 	}
 	d, err := os.Open(dir)
 	if err != nil {
-		return fmt.Errorf("state: sync %s: %w", dir, err)
+		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	defer d.Close()
 	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("state: sync %s: %w", dir, err)
+		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }
 
-// cleanTemps removes the temp files in dir of the file name (of any file
+// CleanTemps removes the temp files in dir of the file name (of any file
 // when name is empty) last modified before cutoff. Errors are ignored:
 // a leftover temp file is never read, only wasted space.
-func cleanTemps(dir, name string, cutoff time.Time) {
+func CleanTemps(dir, name string, cutoff time.Time) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		if !isTemp(e.Name(), name) {
+		if !IsTemp(e.Name(), name) {
 			continue
 		}
 		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
@@ -90,10 +101,10 @@ func cleanTemps(dir, name string, cutoff time.Time) {
 	}
 }
 
-// isTemp reports whether file is a temp file of name ("" for any): a dot,
-// the name, ".tmp-" and CreateTemp's random digits. Target names cannot
-// start with a dot, so no state file matches.
-func isTemp(file, name string) bool {
+// IsTemp reports whether file is a temp file of name ("" for any): a dot,
+// the name, ".tmp-" and CreateTemp's random digits. Names that cannot
+// start with a dot (target names) never match.
+func IsTemp(file, name string) bool {
 	if !strings.HasPrefix(file, ".") {
 		return false
 	}
