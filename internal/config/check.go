@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
 )
 
 // TargetInfoLabels are the fixed labels of driftd_target_info. A target's
@@ -83,6 +85,11 @@ func (t *Target) check() []issue {
 		default:
 			is.add("severity."+id, "%q is not ERROR, WARN, INFO or OFF", t.Severity[id])
 		}
+		_, isRule := catalogue.Lookup(id)
+		_, isGrade := catalogue.LookupGrade(id)
+		if !isRule && !isGrade {
+			is.add("severity."+id, "%q is not a rule or BRK-* grade id (see driftd rules)", id)
+		}
 	}
 	for i, ig := range t.Ignore {
 		is = append(is, checkIgnore(fmt.Sprintf("ignore[%d]", i), ig)...)
@@ -102,16 +109,21 @@ func checkLabel(name string) string {
 	return ""
 }
 
-// checkIgnore checks the shape of an ignore entry. Rule ids are the
-// catalogue's to check; pointer and fingerprint are checked here because a
-// typo in either silently never matches.
-func checkIgnore(at string, ig IgnoreRule) []issue {
+// checkIgnore checks an ignore entry, rule id included, so that every
+// mistake is reported in one pass with its line: a typo in a rule,
+// pointer or fingerprint would otherwise silently never match.
+func checkIgnore(at string, ig catalogue.Ignore) []issue {
 	var is issues
 	if strings.TrimSpace(ig.Reason) == "" {
 		is.add(at+".reason", "required: say why the finding is acceptable")
 	}
 	if ig.Rule == "" && ig.Tool == "" && ig.Pointer == "" && ig.Fingerprint == "" {
 		is.add(at, "needs at least one of rule, tool, pointer, fingerprint")
+	}
+	if r := ig.Rule; r != "" && !strings.HasSuffix(r, "*") {
+		if _, ok := catalogue.Lookup(r); !ok {
+			is.add(at+".rule", "%q is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*)", r)
+		}
 	}
 	if _, err := path.Match(ig.Tool, ""); err != nil {
 		is.add(at+".tool", "%q: %v", ig.Tool, err)

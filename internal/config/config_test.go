@@ -41,6 +41,10 @@ func TestLoadBadConfigs(t *testing.T) {
 		{"bad-label-fixed.yml", []string{`:5: targets[0].labels.target: "target" collides with a fixed label of driftd_target_info`}},
 		{"bad-label-name.yml", []string{`:6: targets[0].labels.team-name: "team-name" is not a valid Prometheus label name`}},
 		{"bad-severity.yml", []string{`:5: targets[0].severity.MCP-DRIFT-ANNOTATION: "CRITICAL" is not ERROR, WARN, INFO or OFF`}},
+		{"bad-rule-ids.yml", []string{
+			`:5: targets[0].severity.MCP-DRIFT-ANOTATION: "MCP-DRIFT-ANOTATION" is not a rule or BRK-* grade id`,
+			`:7: targets[0].ignore[0].rule: "MCP-CONF-NOPE" is not in the catalogue`,
+		}},
 		{"bad-ignore-reason.yml", []string{":6: targets[0].ignore[0].reason: required"}},
 		{"bad-ignore-matcher.yml", []string{":6: targets[0].ignore[0]: needs at least one of rule, tool, pointer, fingerprint"}},
 		{"bad-ignore-expires.yml", []string{`:8: targets[0].ignore[0].expires: "31/03/2027": want YYYY-MM-DD`}},

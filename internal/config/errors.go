@@ -127,7 +127,7 @@ func describe(goType string) string {
 		"config.Global":             "a mapping (the global section)",
 		"config.targetYAML":         "a mapping (a target)",
 		"config.classificationYAML": "a mapping of match and class",
-		"config.IgnoreRule":         "a mapping (an ignore entry)",
+		"catalogue.Ignore":          "a mapping (an ignore entry)",
 		"time.Duration":             "a duration such as 30s",
 		"int":                       "an integer",
 		"bool":                      "true or false",

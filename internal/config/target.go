@@ -10,6 +10,8 @@ import (
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
+
+	"github.com/driftd/driftd/internal/catalogue"
 )
 
 // Defaults of DESIGN §4.
@@ -47,7 +49,7 @@ type Target struct {
 	// Severity overrides a rule's (or BRK-* grade's) severity: ERROR, WARN,
 	// INFO or OFF. Only the level is checked here; the catalogue checks ids.
 	Severity map[string]string
-	Ignore   []IgnoreRule
+	Ignore   []catalogue.Ignore
 	// Classification is the global host rules, copied into every target so
 	// a probe needs nothing but its target.
 	Classification []ClassificationRule
@@ -71,17 +73,6 @@ type Invoke struct {
 type ClassificationRule struct {
 	Match *regexp.Regexp
 	Class string
-}
-
-// IgnoreRule is one suppression entry as written; the catalogue compiles
-// and applies it. Every matcher given must match.
-type IgnoreRule struct {
-	Rule        string `yaml:"rule,omitempty"`
-	Tool        string `yaml:"tool,omitempty"`
-	Pointer     string `yaml:"pointer,omitempty"`
-	Fingerprint string `yaml:"fingerprint,omitempty"`
-	Reason      string `yaml:"reason"`
-	Expires     string `yaml:"expires,omitempty"`
 }
 
 // NewTarget returns a target with the defaults applied.

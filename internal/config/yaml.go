@@ -5,6 +5,8 @@ import (
 
 	promconfig "github.com/prometheus/common/config"
 	"gopkg.in/yaml.v3"
+
+	"github.com/driftd/driftd/internal/catalogue"
 )
 
 // The unmarshalers here use yaml's older func(any) error form on purpose:
@@ -78,20 +80,20 @@ func (rs *ClassificationRules) UnmarshalYAML(unmarshal func(any) error) error {
 // targetYAML is a target as written in the file. Target is what it means:
 // sizes in bytes, the HTTP client with driftd's defaults.
 type targetYAML struct {
-	Name             string            `yaml:"name"`
-	URL              string            `yaml:"url"`
-	Manifest         string            `yaml:"manifest"`
-	Schedule         Schedule          `yaml:"schedule,omitempty"`
-	Timeout          time.Duration     `yaml:"timeout,omitempty"`
-	MaxListPages     int               `yaml:"max_list_pages,omitempty"`
-	MaxResponseBytes ByteSize          `yaml:"max_response_bytes,omitempty"`
-	Environment      string            `yaml:"environment,omitempty"`
-	Labels           map[string]string `yaml:"labels,omitempty"`
-	HTTPClient       *httpClientYAML   `yaml:"http_client,omitempty"`
-	SkipAuthProbe    bool              `yaml:"skip_auth_probe,omitempty"`
-	Severity         map[string]string `yaml:"severity,omitempty"`
-	Ignore           list[IgnoreRule]  `yaml:"ignore,omitempty"`
-	Invoke           *Invoke           `yaml:"invoke,omitempty"`
+	Name             string                 `yaml:"name"`
+	URL              string                 `yaml:"url"`
+	Manifest         string                 `yaml:"manifest"`
+	Schedule         Schedule               `yaml:"schedule,omitempty"`
+	Timeout          time.Duration          `yaml:"timeout,omitempty"`
+	MaxListPages     int                    `yaml:"max_list_pages,omitempty"`
+	MaxResponseBytes ByteSize               `yaml:"max_response_bytes,omitempty"`
+	Environment      string                 `yaml:"environment,omitempty"`
+	Labels           map[string]string      `yaml:"labels,omitempty"`
+	HTTPClient       *httpClientYAML        `yaml:"http_client,omitempty"`
+	SkipAuthProbe    bool                   `yaml:"skip_auth_probe,omitempty"`
+	Severity         map[string]string      `yaml:"severity,omitempty"`
+	Ignore           list[catalogue.Ignore] `yaml:"ignore,omitempty"`
+	Invoke           *Invoke                `yaml:"invoke,omitempty"`
 }
 
 // httpClientYAML decodes prometheus/common's HTTPClientConfig from

@@ -36,11 +36,7 @@ func buildRuntime(cfg *config.Config, opts Options) (*runtimeConfig, error) {
 		if !scheduler.InShard(t.Name, opts.Shard, opts.Shards) {
 			continue
 		}
-		ignores := make([]catalogue.Ignore, len(t.Ignore))
-		for i, ig := range t.Ignore {
-			ignores[i] = catalogue.Ignore{Rule: ig.Rule, Tool: ig.Tool, Pointer: ig.Pointer, Fingerprint: ig.Fingerprint, Reason: ig.Reason, Expires: ig.Expires}
-		}
-		policy, err := catalogue.NewPolicy(t.Severity, ignores)
+		policy, err := catalogue.NewPolicy(t.Severity, t.Ignore)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: target %q: %w", cfg.Path, t.Name, err))
 			continue
