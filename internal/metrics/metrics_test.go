@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
@@ -149,4 +151,32 @@ func TestRemovedTargetLosesEverySeries(t *testing.T) {
 	if v := string(exposition(t, reg)); !strings.Contains(v, "driftd_targets 0") {
 		t.Fatal("driftd_targets not updated")
 	}
+}
+
+// TestTargetInfoLabelsAreConfigs: driftd_target_info's fixed labels are
+// config.TargetInfoLabels, the list config checks target labels against,
+// plus the configured labels.
+func TestTargetInfoLabelsAreConfigs(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	scenario(reg)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "driftd_target_info" {
+			continue
+		}
+		var got []string
+		for _, lp := range mf.GetMetric()[0].GetLabel() {
+			got = append(got, lp.GetName())
+		}
+		want := append(slices.Clone(config.TargetInfoLabels), "team")
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("driftd_target_info labels %v, want %v", got, want)
+		}
+		return
+	}
+	t.Fatal("no driftd_target_info")
 }
