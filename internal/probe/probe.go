@@ -254,10 +254,10 @@ func describeLocation(loc string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// emit records a finding once per identity: the fields its fingerprint
-// covers.
+// emit records a finding once per catalogue.Finding.Identity, the fields
+// its fingerprint covers.
 func (r *run) emit(f catalogue.Finding) {
-	key := f.Rule + "\x00" + f.Tool + "\x00" + f.Direction + "\x00" + f.Pointer + "\x00" + f.Change
+	key := f.Identity()
 	if r.once[key] {
 		return
 	}
