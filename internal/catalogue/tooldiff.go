@@ -6,24 +6,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-)
 
-// ToolDef is the part of a tool definition the comparison reads; it
-// decodes from a tool object as served.
-type ToolDef struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-}
+	"github.com/driftd/driftd/internal/mcp"
+)
 
 // CompareTool returns the drift findings for one tool that is both
 // declared (d) and served (s): schema changes graded by direction,
 // effective annotation hints, description and title. The same comparison
 // serves the probe, driftd diff and the run-to-run diff.
-func CompareTool(d, s ToolDef) []Finding {
+func CompareTool(d, s mcp.Tool) []Finding {
 	var out []Finding
 	out = append(out, compareSchema(s.Name, Input, d.InputSchema, s.InputSchema)...)
 	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema)...)

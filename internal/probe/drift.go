@@ -36,7 +36,7 @@ func compareSets(declared, served []mcp.Tool, capped bool) []catalogue.Finding {
 		s, ok := servedBy[d.Name]
 		switch {
 		case ok:
-			out = append(out, catalogue.CompareTool(toolDef(d), toolDef(s))...)
+			out = append(out, catalogue.CompareTool(d, s)...)
 		case !capped:
 			out = append(out, catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the manifest, not served"))
 		}
@@ -165,9 +165,4 @@ func Unique(tools []mcp.Tool) ([]mcp.Tool, []string) {
 		out = append(out, t)
 	}
 	return out, dup
-}
-
-func toolDef(t mcp.Tool) catalogue.ToolDef {
-	return catalogue.ToolDef{Name: t.Name, Title: t.Title, Description: t.Description,
-		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 }
