@@ -41,6 +41,7 @@ type Options struct {
 
 // run is the state of one probe.
 type run struct {
+	// t is the probed target; Diff, which sends nothing, has none.
 	t        config.Target
 	declared *manifest.Manifest
 	opts     Options
@@ -92,23 +93,31 @@ func Run(ctx context.Context, t config.Target, declared *manifest.Manifest, opts
 	return r.rep
 }
 
-// newRun starts the state of one run and its report, with what is known
-// before anything is sent. Run, Failed and Diff all begin here.
+// newRun starts the state of a probe of t and its report, with what is
+// known before anything is sent. Run and Failed begin here.
 func newRun(t config.Target, declared *manifest.Manifest, opts Options, start time.Time) *run {
+	r := startRun(t.Name, t.URL, declared, opts, start)
+	r.t = t
+	r.rep.AuthorizationHeaders = config.CredentialHeaders(&t.HTTPClient)
+	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)
+	return r
+}
+
+// startRun starts a run and its report from what every report has: the
+// target's name and base URL. Diff, which probes nothing, begins here.
+func startRun(target, baseURL string, declared *manifest.Manifest, opts Options, start time.Time) *run {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &run{t: t, declared: declared, opts: opts, log: opts.Logger.With("target", t.Name), once: map[string]bool{}}
+	r := &run{declared: declared, opts: opts, log: opts.Logger.With("target", target), once: map[string]bool{}}
 	r.rep = &Report{
-		DriftdVersion:          opts.Version,
-		Target:                 t.Name,
-		BaseURL:                t.URL,
-		StartedAt:              start.UTC(),
-		Era:                    "unknown",
-		ProtocolRevision:       Revision{Reason: "not established"},
-		AuthorizationHeaders:   config.CredentialHeaders(&t.HTTPClient),
-		AuthorizationPresented: credentialsPresented(&t.HTTPClient),
-		AuthPosture:            AuthPosture{AnonymousList: "not_checked"},
+		DriftdVersion:    opts.Version,
+		Target:           target,
+		BaseURL:          baseURL,
+		StartedAt:        start.UTC(),
+		Era:              "unknown",
+		ProtocolRevision: Revision{Reason: "not established"},
+		AuthPosture:      AuthPosture{AnonymousList: "not_checked"},
 	}
 	if declared != nil {
 		r.rep.Tools.Declared = len(declared.Tools)
@@ -274,7 +283,7 @@ func (r *run) finish(d time.Duration) {
 	rep.DurationSeconds = d.Seconds()
 	for i := range r.findings {
 		f := &r.findings[i]
-		f.Fingerprint = catalogue.Fingerprint(r.t.Name, *f)
+		f.Fingerprint = catalogue.Fingerprint(r.rep.Target, *f)
 		f.Tool = ClipName(f.Tool)
 	}
 	now := time.Now
