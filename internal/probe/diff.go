@@ -16,9 +16,7 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	r.rep.Classification = Classification{Class: "unknown", Reason: "manifest comparison: " + old.Path + " → " + new.Path}
 	r.rep.ProtocolRevision = Revision{Reason: "manifest comparison"}
 	r.rep.Tools.Served = len(new.Tools)
-	for _, f := range compareSets(old.Tools, new.Tools, false) {
-		r.emit(f)
-	}
+	r.emitFrom(nil, compareSets(old.Tools, new.Tools, false)...) // no request: no span
 	r.finish(time.Since(start))
 	return r.rep
 }

@@ -14,9 +14,18 @@ import (
 // drift compares the served set with the declared manifest.
 func (r *run) drift(served *listing) {
 	for _, f := range compareSets(r.declared.Tools, served.tools, served.capped) {
-		r.evidence = served.exchangeOf(f.Tool)
-		r.emit(f)
+		r.emitFrom(served.exchangeOf(f.Tool), f)
 	}
+}
+
+// checkPaginationCapped reports a listing that reached the page cap with
+// more to come.
+func checkPaginationCapped(l *listing, maxPages int) []catalogue.Finding {
+	if !l.capped {
+		return nil
+	}
+	return one(catalogue.New(catalogue.DriftPaginationCapped, "",
+		fmt.Sprintf("stopped after max_list_pages=%d pages with more to come; missing-tool findings are suppressed", maxPages)))
 }
 
 // compareSets compares declared tools with served ones: presence by name
@@ -65,31 +74,14 @@ func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *li
 		return
 	}
 	defer s.Close(ctx)
-	second, ok := r.listAll(ctx, s, false)
-	if !ok {
+	second, err := r.page(ctx, s)
+	if err != nil {
 		r.rep.Tools.SecondConnection = "failed: listing"
 		return
 	}
-	a, b := first.names(), second.names()
-	r.evidence = second.exchangeOf("")
-	switch {
-	case !sameSet(a, b):
-		r.rep.Tools.SecondConnection = "set_varies"
-		r.toolsetVaries(a, b)
-	case !slices.Equal(a, b):
-		r.rep.Tools.SecondConnection = "order_varies"
-		r.emit(catalogue.New(catalogue.ConfOrderVaries, "",
-			"a second connection served the same tools in a different order (tools/list SHOULD be deterministic)"))
-	default:
-		r.rep.Tools.SecondConnection = "same"
-	}
-}
-
-func (r *run) toolsetVaries(a, b []string) {
-	onlyFirst, onlySecond := setMinus(a, b), setMinus(b, a)
-	r.emit(catalogue.New(catalogue.ConfToolsetVaries, "",
-		fmt.Sprintf("a second connection served a different tool set: %d tools only on the first (%s), %d only on the second (%s)",
-			len(onlyFirst), quoteList(head(onlyFirst)), len(onlySecond), quoteList(head(onlySecond)))))
+	state, fs := checkToolsetStable(first.names(), second.names())
+	r.rep.Tools.SecondConnection = state
+	r.emitFrom(second.first(), fs...)
 }
 
 func nameSet(names []string) map[string]bool {
