@@ -28,6 +28,23 @@ func checkPaginationCapped(l *listing, maxPages int) []catalogue.Finding {
 		fmt.Sprintf("stopped after max_list_pages=%d pages with more to come; missing-tool findings are suppressed", maxPages)))
 }
 
+// checkProtocolUnsupported reports a server that refused every revision
+// driftd speaks.
+func checkProtocolUnsupported(me *mcp.Error) []catalogue.Finding {
+	return one(catalogue.New(catalogue.DriftProtocolUnsupported, "",
+		fmt.Sprintf("%s: the server supports %s, none of which driftd speaks (%s and legacy %v); nothing was compared",
+			me.Method, quoteList(me.Supported), mcp.ModernVersion, mcp.LegacyVersions)))
+}
+
+// checkLegacyServer reports a session established over legacy initialize.
+func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
+	if s.Era == mcp.EraModern {
+		return nil
+	}
+	return one(catalogue.New(catalogue.DriftLegacyServer, "",
+		fmt.Sprintf("no 2026-07-28 server/discover (%s); compared over legacy initialize at %s, revision not claimed", s.FallbackReason, s.Version)))
+}
+
 // compareSets compares declared tools with served ones: presence by name
 // (missing tools suppressed when the listing was capped), then each tool
 // on both sides. A duplicated served name is compared once, first wins.

@@ -213,14 +213,6 @@ func (r *run) connectFailed(ex *mcp.Exchange, err error) {
 	r.failErr(ex, err)
 }
 
-// checkProtocolUnsupported reports a server that refused every revision
-// driftd speaks.
-func checkProtocolUnsupported(me *mcp.Error) []catalogue.Finding {
-	return one(catalogue.New(catalogue.DriftProtocolUnsupported, "",
-		fmt.Sprintf("%s: the server supports %s, none of which driftd speaks (%s and legacy %v); nothing was compared",
-			me.Method, quoteList(me.Supported), mcp.ModernVersion, mcp.LegacyVersions)))
-}
-
 // established records the era, revision and server identity that the
 // connection, read from ex, established.
 func (r *run) established(ex *mcp.Exchange, s *mcp.Session) {
@@ -236,15 +228,6 @@ func (r *run) established(ex *mcp.Exchange, s *mcp.Session) {
 	}
 	r.rep.ProtocolRevision = Revision{Reason: fmt.Sprintf("legacy server: %s; initialize negotiated %s", s.FallbackReason, s.Version)}
 	r.emitFrom(ex, checkLegacyServer(s)...)
-}
-
-// checkLegacyServer reports a session established over legacy initialize.
-func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
-	if s.Era == mcp.EraModern {
-		return nil
-	}
-	return one(catalogue.New(catalogue.DriftLegacyServer, "",
-		fmt.Sprintf("no 2026-07-28 server/discover (%s); compared over legacy initialize at %s, revision not claimed", s.FallbackReason, s.Version)))
 }
 
 func (r *run) fail(reason mcp.Reason, msg string) {
