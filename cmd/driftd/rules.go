@@ -12,16 +12,16 @@ import (
 )
 
 func registerRules(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
-	cmd := app.Command("rules", "Print the catalogue: rules (id, default severity, family, doc), BRK grades and CHG changes.")
+	cmd := app.Command("rules", "Print the catalogue: rules (id, default severity, family, emitting function, doc), BRK grades and CHG changes.")
 	asJSON := cmd.Flag("json", "Print the catalogue as JSON.").Bool()
 	cmds[cmd.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
 		if *asJSON {
 			return writeJSON(stdout, catalogue.Catalogue())
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "RULE\tSEVERITY\tFAMILY\tDOC")
+		fmt.Fprintln(tw, "RULE\tSEVERITY\tFAMILY\tEMITTED BY\tDOC")
 		for _, r := range catalogue.Rules {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, r.Family, r.Doc)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Severity, r.Family, r.Emitter, r.Doc)
 		}
 		fmt.Fprintln(tw, "\nGRADE\tSEVERITY\tBREAKING\tDOC")
 		for _, g := range catalogue.Grades {

@@ -19,7 +19,7 @@ func Markdown() string {
 		FamilyAuth:  "MCP-AUTH — who the server will talk to",
 	}
 	for _, fam := range []Family{FamilyDrift, FamilyConf, FamilyAuth} {
-		fmt.Fprintf(&b, "\n## %s\n\n| rule | severity | names a tool | fires when |\n|---|---|---|---|\n", titles[fam])
+		fmt.Fprintf(&b, "\n## %s\n\n| rule | severity | names a tool | fires when | emitted by |\n|---|---|---|---|---|\n", titles[fam])
 		for _, r := range Rules {
 			if r.Family != fam {
 				continue
@@ -28,7 +28,7 @@ func Markdown() string {
 			if r.HasTool {
 				tool = "yes"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Severity, tool, strings.ReplaceAll(r.Doc, "|", "\\|"))
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", r.ID, r.Severity, tool, strings.ReplaceAll(r.Doc, "|", "\\|"), r.Emitter)
 		}
 	}
 	b.WriteString("\n## BRK — grades: does a schema change break consumers?\n\n")

@@ -71,15 +71,19 @@ func New(rule, tool, message string) Finding {
 	return Finding{Rule: rule, Severity: r.Severity, Tool: tool, Message: message}
 }
 
-// Fingerprint is the first 16 hex digits of SHA-256 over target, rule,
-// tool, direction, pointer and change: stable across runs and restarts.
+// Identity is what makes two findings of one target the same finding: rule,
+// tool, direction, pointer and change, NUL-separated. A run reports each
+// identity once, and Fingerprint hashes it.
+func (f Finding) Identity() string {
+	return strings.Join([]string{f.Rule, f.Tool, f.Direction, f.Pointer, f.Change}, "\x00")
+}
+
+// Fingerprint is the first 16 hex digits of SHA-256 over the target and
+// the finding's Identity, each NUL-terminated: stable across runs and
+// restarts (TestFingerprintGolden pins the values).
 func Fingerprint(target string, f Finding) string {
-	h := sha256.New()
-	for _, part := range []string{target, f.Rule, f.Tool, f.Direction, f.Pointer, f.Change} {
-		h.Write([]byte(part))
-		h.Write([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
+	sum := sha256.Sum256([]byte(target + "\x00" + f.Identity() + "\x00"))
+	return hex.EncodeToString(sum[:])[:16]
 }
 
 // Sort orders findings by severity (most severe first), rule, tool, pointer.

@@ -59,42 +59,47 @@ type Rule struct {
 	Doc      string   `json:"doc"`
 	// HasTool is true when findings of this rule name a tool.
 	HasTool bool `json:"has_tool"`
+	// Emitter is the package-qualified function that builds this rule's
+	// findings, such as "probe.checkToolNameFormat": where a rule is
+	// emitted is one hop away. A registry test in internal/probe holds
+	// every row to its function and every emitting function to its rows.
+	Emitter string `json:"emitter"`
 }
 
 // Rules is the catalogue, in the order it is documented.
 var Rules = []Rule{
-	{DriftToolMissing, FamilyDrift, Error, "declared, not served (suppressed when paging was capped)", true},
-	{DriftToolUndeclared, FamilyDrift, Warn, "served, not declared", true},
-	{DriftSchema, FamilyDrift, Error, "a served schema differs in a way a BRK-* grade calls breaking; carries direction, pointer, change and grade (severity from the grade)", true},
-	{DriftSchemaCompatible, FamilyDrift, Info, "a served schema differs in a way its BRK-* grade calls compatible (WARN or INFO from the grade)", true},
-	{DriftAnnotation, FamilyDrift, Warn, "a declared hint differs from the served one, compared on effective values (destructiveHint and openWorldHint default to true)", true},
-	{DriftDescription, FamilyDrift, Warn, "a tool's description changed: descriptions are model instructions, the rug-pull vector", true},
-	{DriftTitle, FamilyDrift, Info, "a tool's title or annotations.title changed", true},
-	{DriftCallOutputSchema, FamilyDrift, Error, "a called tool's structuredContent does not conform to the declared outputSchema", true},
-	{DriftCallNoStructured, FamilyDrift, Error, "a called tool declares an outputSchema and returned no structuredContent", true},
-	{DriftCallErrorShape, FamilyDrift, Warn, "a called tool's failure came as a JSON-RPC error instead of a result with isError: true", true},
-	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false},
-	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false},
-	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached; missing-tool findings suppressed", false},
+	{DriftToolMissing, FamilyDrift, Error, "declared, not served (suppressed when paging was capped)", true, "probe.compareSets"},
+	{DriftToolUndeclared, FamilyDrift, Warn, "served, not declared", true, "probe.compareSets"},
+	{DriftSchema, FamilyDrift, Error, "a served schema differs in a way a BRK-* grade calls breaking; carries direction, pointer, change and grade (severity from the grade)", true, "catalogue.compareSchema"},
+	{DriftSchemaCompatible, FamilyDrift, Info, "a served schema differs in a way its BRK-* grade calls compatible (WARN or INFO from the grade)", true, "catalogue.compareSchema"},
+	{DriftAnnotation, FamilyDrift, Warn, "a declared hint differs from the served one, compared on effective values (destructiveHint and openWorldHint default to true)", true, "catalogue.compareAnnotations"},
+	{DriftDescription, FamilyDrift, Warn, "a tool's description changed: descriptions are model instructions, the rug-pull vector", true, "catalogue.compareTexts"},
+	{DriftTitle, FamilyDrift, Info, "a tool's title or annotations.title changed", true, "catalogue.compareTexts"},
+	{DriftCallOutputSchema, FamilyDrift, Error, "a called tool's structuredContent does not conform to the declared outputSchema", true, "probe.checkCall"},
+	{DriftCallNoStructured, FamilyDrift, Error, "a called tool declares an outputSchema and returned no structuredContent", true, "probe.checkCall"},
+	{DriftCallErrorShape, FamilyDrift, Warn, "a called tool's failure came as a JSON-RPC error instead of a result with isError: true", true, "probe.checkCall"},
+	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false, "probe.checkProtocolUnsupported"},
+	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false, "probe.checkLegacyServer"},
+	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached; missing-tool findings suppressed", false, "probe.checkPaginationCapped"},
 
-	{ConfCacheHints, FamilyConf, Warn, "a modern tools/list page lacks ttlMs/cacheScope, or they are invalid", false},
-	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one", false},
-	{ConfToolName, FamilyConf, Error, "a served tool has no name or a non-string name", false},
-	{ConfToolNameFormat, FamilyConf, Info, "a tool name is outside 1-128 characters of A-Za-z0-9_-. (a SHOULD)", true},
-	{ConfDuplicateTool, FamilyConf, Error, "two served tools share a name", true},
-	{ConfInputSchema, FamilyConf, Error, `inputSchema missing, not an object, or root type not "object"`, true},
-	{ConfSchemaInvalid, FamilyConf, Error, "an input or output schema does not compile as JSON Schema, or exceeds driftd's bounds", true},
-	{ConfToolsetVaries, FamilyConf, Error, "the tool set differs on a second connection", false},
-	{ConfOrderVaries, FamilyConf, Info, "the same tool set came in a different order on a second connection", false},
-	{ConfPaginationLoop, FamilyConf, Error, "a nextCursor repeated", false},
-	{ConfServerInfo, FamilyConf, Info, "no io.modelcontextprotocol/serverInfo in a modern result's _meta (a SHOULD)", false},
-	{ConfRedirect, FamilyConf, Error, "the endpoint answered with a redirect (never followed)", false},
+	{ConfCacheHints, FamilyConf, Warn, "a modern tools/list page lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
+	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one", false, "probe.checkResultType"},
+	{ConfToolName, FamilyConf, Error, "a served tool has no name or a non-string name", false, "probe.checkToolName"},
+	{ConfToolNameFormat, FamilyConf, Info, "a tool name is outside 1-128 characters of A-Za-z0-9_-. (a SHOULD)", true, "probe.checkToolNameFormat"},
+	{ConfDuplicateTool, FamilyConf, Error, "two served tools share a name", true, "probe.checkDuplicateTool"},
+	{ConfInputSchema, FamilyConf, Error, `inputSchema missing, not an object, or root type not "object"`, true, "probe.checkInputSchema"},
+	{ConfSchemaInvalid, FamilyConf, Error, "an input or output schema does not compile as JSON Schema, or exceeds driftd's bounds", true, "probe.checkSchemasCompile"},
+	{ConfToolsetVaries, FamilyConf, Error, "the tool set differs on a second connection", false, "probe.checkToolsetStable"},
+	{ConfOrderVaries, FamilyConf, Info, "the same tool set came in a different order on a second connection", false, "probe.checkToolsetStable"},
+	{ConfPaginationLoop, FamilyConf, Error, "a nextCursor repeated", false, "probe.checkPaginationLoop"},
+	{ConfServerInfo, FamilyConf, Info, "no io.modelcontextprotocol/serverInfo in a modern result's _meta (a SHOULD)", false, "probe.checkServerInfo"},
+	{ConfRedirect, FamilyConf, Error, "the endpoint answered with a redirect (never followed)", false, "probe.checkRedirect"},
 
-	{AuthAnonymousList, FamilyAuth, Warn, "tools/list succeeded without credentials (INFO local, WARN dev/staging/unknown, ERROR production)", false},
-	{AuthEnforced, FamilyAuth, Info, "a request without credentials was refused with 401/403", false},
-	{AuthNoChallenge, FamilyAuth, Warn, "a 401/403 came without a WWW-Authenticate challenge", false},
-	{AuthIndeterminate, FamilyAuth, Warn, "the anonymous request neither listed tools nor was refused with 401/403", false},
-	{AuthPlaintextTransport, FamilyAuth, Warn, "the endpoint is plain http:// on a non-local host (ERROR for production)", false},
+	{AuthAnonymousList, FamilyAuth, Warn, "tools/list succeeded without credentials (INFO local, WARN dev/staging/unknown, ERROR production)", false, "probe.checkAnonymousList"},
+	{AuthEnforced, FamilyAuth, Info, "a request without credentials was refused with 401/403", false, "probe.checkRefusal"},
+	{AuthNoChallenge, FamilyAuth, Warn, "a 401/403 came without a WWW-Authenticate challenge", false, "probe.checkRefusal"},
+	{AuthIndeterminate, FamilyAuth, Warn, "the anonymous request neither listed tools nor was refused with 401/403", false, "probe.checkIndeterminate"},
+	{AuthPlaintextTransport, FamilyAuth, Warn, "the endpoint is plain http:// on a non-local host (ERROR for production)", false, "probe.checkPlaintextTransport"},
 }
 
 var byID = func() map[string]Rule {

@@ -6,34 +6,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-)
 
-// ToolDef is the part of a tool definition the comparison reads; it
-// decodes from a tool object as served.
-type ToolDef struct {
-	Name         string          `json:"name"`
-	Title        string          `json:"title,omitempty"`
-	Description  string          `json:"description,omitempty"`
-	InputSchema  json.RawMessage `json:"inputSchema,omitempty"`
-	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
-	Annotations  json.RawMessage `json:"annotations,omitempty"`
-}
+	"github.com/driftd/driftd/internal/mcp"
+)
 
 // CompareTool returns the drift findings for one tool that is both
 // declared (d) and served (s): schema changes graded by direction,
 // effective annotation hints, description and title. The same comparison
 // serves the probe, driftd diff and the run-to-run diff.
-func CompareTool(d, s ToolDef) []Finding {
+func CompareTool(d, s mcp.Tool) []Finding {
 	var out []Finding
 	out = append(out, compareSchema(s.Name, Input, d.InputSchema, s.InputSchema)...)
 	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema)...)
 	out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
-	if d.Description != s.Description {
-		out = append(out, textChanged(DriftDescription, s.Name, "/description", "description", d.Description, s.Description))
-	}
-	if d.Title != s.Title {
-		out = append(out, textChanged(DriftTitle, s.Name, "/title", "title", d.Title, s.Title))
-	}
+	out = append(out, compareTexts(d, s)...)
 	return out
 }
 
@@ -81,7 +67,7 @@ var hintDefaults = []struct {
 }
 
 // compareAnnotations compares effective hint values, so a server that
-// spells out a default is not drift, and annotations.title.
+// spells out a default is not drift.
 func compareAnnotations(tool string, declared, served json.RawMessage) []Finding {
 	var d, s map[string]json.RawMessage
 	_ = json.Unmarshal(declared, &d)
@@ -97,13 +83,32 @@ func compareAnnotations(tool string, declared, served json.RawMessage) []Finding
 			out = append(out, f)
 		}
 	}
-	var dt, st string
-	_ = json.Unmarshal(d["title"], &dt)
-	_ = json.Unmarshal(s["title"], &st)
-	if dt != st {
-		out = append(out, textChanged(DriftTitle, tool, "/annotations/title", "annotations.title", dt, st))
+	return out
+}
+
+// compareTexts compares the texts a model reads: annotations.title, the
+// description and the title.
+func compareTexts(d, s mcp.Tool) []Finding {
+	var out []Finding
+	if dt, st := annotationTitle(d.Annotations), annotationTitle(s.Annotations); dt != st {
+		out = append(out, textChanged(DriftTitle, s.Name, "/annotations/title", "annotations.title", dt, st))
+	}
+	if d.Description != s.Description {
+		out = append(out, textChanged(DriftDescription, s.Name, "/description", "description", d.Description, s.Description))
+	}
+	if d.Title != s.Title {
+		out = append(out, textChanged(DriftTitle, s.Name, "/title", "title", d.Title, s.Title))
 	}
 	return out
+}
+
+// annotationTitle returns annotations.title, "" when absent or not a string.
+func annotationTitle(annotations json.RawMessage) string {
+	var m map[string]json.RawMessage // exact key match, unlike a struct field
+	_ = json.Unmarshal(annotations, &m)
+	var title string
+	_ = json.Unmarshal(m["title"], &title)
+	return title
 }
 
 // hint returns a hint's effective value and whether it is the default.

@@ -11,24 +11,24 @@ import (
 	"github.com/driftd/driftd/internal/mcp"
 )
 
-// authPosture finds out whether the server lists tools without credentials.
+// authPosture finds out whether the server lists tools without
+// credentials. The evidence is the anonymous request's outcome, or the
+// main listing when the run presented no credentials at all.
 func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listing) {
 	ap := &r.rep.AuthPosture
 	if !r.rep.AuthorizationPresented {
-		r.evidence = served.exchangeOf("")
 		ap.AnonymousList = "served"
-		r.anonymousList("tools/list answered a request that carried no credentials")
+		r.emitFrom(served.first(), r.checkAnonymousList("tools/list answered a request that carried no credentials")...)
 		return
 	}
 	if r.t.SkipAuthProbe {
 		ap.AnonymousList = "skipped"
 		return
 	}
-	r.evidence = nil
 	c, err := r.client(config.Anonymous(r.t.HTTPClient), true, &r.lastAnon)
 	if err != nil {
 		ap.AnonymousList = "indeterminate"
-		r.indeterminate(err)
+		r.emitFrom(nil, r.checkIndeterminate(err)...) // nothing was sent
 		return
 	}
 	defer c.CloseIdleConnections()
@@ -36,13 +36,11 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 	var anon *listing
 	if err == nil {
 		defer s.Close(ctx)
-		anon, err = r.page(ctx, s, false)
+		anon, err = r.page(ctx, s)
 	}
-	r.evidence = r.lastAnon // the anonymous request's outcome is the evidence
 	var me *mcp.Error
 	switch {
 	case err == nil:
-		r.evidence = anon.exchangeOf("")
 		ap.AnonymousList = "served"
 		equal := sameSet(anon.names(), served.names())
 		ap.AnonymousToolsEqual = &equal
@@ -50,20 +48,21 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 		if !equal {
 			what = fmt.Sprintf("%d tools where the authenticated list has %d", len(anon.tools), len(served.tools))
 		}
-		r.anonymousList(fmt.Sprintf("tools/list without the configured credentials (%v stripped) answered with %s",
-			r.rep.AuthorizationHeaders, what))
+		r.emitFrom(anon.first(), r.checkAnonymousList(fmt.Sprintf("tools/list without the configured credentials (%v stripped) answered with %s",
+			r.rep.AuthorizationHeaders, what))...)
 	case errors.As(err, &me) && me.Reason == mcp.ReasonAuthRequired:
 		ap.AnonymousList = "refused"
 		ap.Challenge = me.Challenge
-		r.refused(me.Challenge, "tools/list without the configured credentials")
+		r.emitFrom(r.lastAnon, r.checkRefusal(me.Challenge, "tools/list without the configured credentials")...)
 	default:
 		ap.AnonymousList = "indeterminate"
-		r.indeterminate(err)
+		r.emitFrom(r.lastAnon, r.checkIndeterminate(err)...)
 	}
 }
 
-// anonymousList emits MCP-AUTH-ANONYMOUS-LIST graded by classification.
-func (r *run) anonymousList(observed string) {
+// checkAnonymousList reports MCP-AUTH-ANONYMOUS-LIST graded by
+// classification.
+func (r *run) checkAnonymousList(observed string) []catalogue.Finding {
 	cl := r.rep.Classification
 	f := catalogue.New(catalogue.AuthAnonymousList, "", fmt.Sprintf("%s (classification %s: %s)", observed, cl.Class, cl.Reason))
 	switch cl.Class {
@@ -75,45 +74,48 @@ func (r *run) anonymousList(observed string) {
 		f.Severity = catalogue.Warn
 	}
 	f.Classification = cl.Class
-	r.emit(f)
+	return one(f)
 }
 
-// refused emits MCP-AUTH-ENFORCED, and MCP-AUTH-NO-CHALLENGE without a
-// WWW-Authenticate header.
-func (r *run) refused(ch *mcp.Challenge, what string) {
+// checkRefusal reports MCP-AUTH-ENFORCED, and MCP-AUTH-NO-CHALLENGE
+// without a WWW-Authenticate header.
+func (r *run) checkRefusal(ch *mcp.Challenge, what string) []catalogue.Finding {
 	cl := r.rep.Classification
 	status := 0
 	if ch != nil {
 		status = ch.Status
 	}
-	r.emitAuth(catalogue.New(catalogue.AuthEnforced, "",
+	out := one(catalogue.New(catalogue.AuthEnforced, "",
 		fmt.Sprintf("%s was refused with HTTP %d (classification %s: %s)", what, status, cl.Class, cl.Reason)))
 	if ch == nil || !ch.WWWAuthenticate {
-		r.emitAuth(catalogue.New(catalogue.AuthNoChallenge, "",
+		out = append(out, catalogue.New(catalogue.AuthNoChallenge, "",
 			fmt.Sprintf("the HTTP %d refusal carried no WWW-Authenticate challenge, so clients cannot discover how to authenticate", status)))
 	}
+	return r.classified(out)
 }
 
-func (r *run) indeterminate(err error) {
+func (r *run) checkIndeterminate(err error) []catalogue.Finding {
 	cl := r.rep.Classification
-	r.emitAuth(catalogue.New(catalogue.AuthIndeterminate, "",
+	return r.classified(one(catalogue.New(catalogue.AuthIndeterminate, "",
 		fmt.Sprintf("tools/list without the configured credentials failed with %s, which is not evidence of enforcement (classification %s: %s)",
-			mcp.Classify(err), cl.Class, cl.Reason)))
+			mcp.Classify(err), cl.Class, cl.Reason))))
 }
 
-func (r *run) emitAuth(f catalogue.Finding) {
-	f.Classification = r.rep.Classification.Class
-	r.emit(f)
+// classified stamps the target's classification on auth findings.
+func (r *run) classified(fs []catalogue.Finding) []catalogue.Finding {
+	for i := range fs {
+		fs[i].Classification = r.rep.Classification.Class
+	}
+	return fs
 }
 
-// plaintextCheck emits MCP-AUTH-PLAINTEXT-TRANSPORT for http:// endpoints
-// that are not local.
-func (r *run) plaintextCheck() {
-	r.evidence = nil
+// checkPlaintextTransport reports MCP-AUTH-PLAINTEXT-TRANSPORT for
+// http:// endpoints that are not local.
+func (r *run) checkPlaintextTransport() []catalogue.Finding {
 	u, err := url.Parse(r.t.URL)
 	cl := r.rep.Classification
 	if err != nil || u.Scheme != "http" || cl.Class == "local" {
-		return
+		return nil
 	}
 	msg := fmt.Sprintf("the endpoint is plain http:// (classification %s: %s)", cl.Class, cl.Reason)
 	if r.rep.AuthorizationPresented {
@@ -123,5 +125,5 @@ func (r *run) plaintextCheck() {
 	if cl.Class == "production" {
 		f.Severity = catalogue.Error
 	}
-	r.emitAuth(f)
+	return r.classified(one(f))
 }

@@ -2,30 +2,85 @@ package probe
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
 )
 
-// conformResult checks the members every modern result carries. cacheable
-// results (tools/list pages) must also carry valid cache hints.
-func (r *run) conformResult(what string, m mcp.ResultMeta, cacheable bool) {
+// Every MCP-CONF check lives in this file: a small function that returns
+// what it found. The run methods here pair each check's findings with the
+// exchange they were read from (DESIGN §12).
+
+// A resultCheck checks the members every modern result carries; what
+// names the result in messages.
+type resultCheck func(what string, m mcp.ResultMeta) []catalogue.Finding
+
+// resultChecks apply to every modern result; pageChecks to tools/list
+// pages, which are cacheable and so must also carry valid cache hints.
+var (
+	resultChecks = []resultCheck{checkResultType, checkServerInfo}
+	pageChecks   = []resultCheck{checkResultType, checkServerInfo, checkCacheHints}
+)
+
+// A toolCheck checks one served tool; nth counts the served tools so far
+// with its name, 1 for the first.
+type toolCheck func(t mcp.Tool, nth int) []catalogue.Finding
+
+var toolChecks = []toolCheck{checkDuplicateTool, checkToolNameFormat, checkInputSchema, checkSchemasCompile}
+
+// conformResult emits the result checks of a modern result read from ex.
+func (r *run) conformResult(ex *mcp.Exchange, what string, m mcp.ResultMeta, checks []resultCheck) {
+	for _, check := range checks {
+		r.emitFrom(ex, check(what, m)...)
+	}
+}
+
+// conformListing emits the conformance of the main listing, each finding
+// with the page it was read from.
+func (r *run) conformListing(l *listing, modern bool) {
+	if modern {
+		for i, ex := range l.pageEx {
+			r.conformResult(ex, fmt.Sprintf("tools/list page %d", i+1), l.meta[i], pageChecks)
+		}
+	}
+	r.emitFrom(l.last(), checkPaginationLoop(l)...)
+	for _, i := range l.unnamed {
+		r.emitFrom(l.rawExchange(i), checkToolName(i)...)
+	}
+	count := make(map[string]int, len(l.tools))
+	for i, t := range l.tools {
+		count[t.Name]++
+		for _, check := range toolChecks {
+			r.emitFrom(l.toolExchange(i), check(t, count[t.Name])...)
+		}
+	}
+}
+
+func checkResultType(what string, m mcp.ResultMeta) []catalogue.Finding {
 	switch {
 	case m.ResultType == nil:
-		r.emit(catalogue.New(catalogue.ConfResultType, "", what+` has no "resultType"`))
+		return one(catalogue.New(catalogue.ConfResultType, "", what+` has no "resultType"`))
 	case *m.ResultType != "complete":
-		r.emit(catalogue.New(catalogue.ConfResultType, "", fmt.Sprintf(`%s has resultType %q, not "complete"`, what, ClipName(*m.ResultType))))
+		return one(catalogue.New(catalogue.ConfResultType, "", fmt.Sprintf(`%s has resultType %q, not "complete"`, what, ClipName(*m.ResultType))))
 	}
+	return nil
+}
+
+func checkServerInfo(what string, m mcp.ResultMeta) []catalogue.Finding {
 	if m.ServerInfo() == nil {
-		r.emit(catalogue.New(catalogue.ConfServerInfo, "", what+" has no _meta "+mcp.MetaServerInfo))
+		return one(catalogue.New(catalogue.ConfServerInfo, "", what+" has no _meta "+mcp.MetaServerInfo))
 	}
-	if !cacheable {
-		return
-	}
+	return nil
+}
+
+func checkCacheHints(what string, m mcp.ResultMeta) []catalogue.Finding {
 	if problem := cacheHintProblem(m); problem != "" {
-		r.emit(catalogue.New(catalogue.ConfCacheHints, "", what+" "+problem))
+		return one(catalogue.New(catalogue.ConfCacheHints, "", what+" "+problem))
 	}
+	return nil
 }
 
 func cacheHintProblem(m mcp.ResultMeta) string {
@@ -49,51 +104,33 @@ func cacheHintProblem(m mcp.ResultMeta) string {
 	return ""
 }
 
-// conformTools checks each served tool definition against the revision.
-func (r *run) conformTools(l *listing) {
-	count := map[string]int{}
-	for i, t := range l.tools {
-		r.evidence = l.pageEx[l.toolPage[i]]
-		count[t.Name]++
-		if count[t.Name] == 2 {
-			r.emit(catalogue.New(catalogue.ConfDuplicateTool, t.Name, "more than one served tool has this name"))
-		}
-		if !validToolName(t.Name) {
-			r.emit(catalogue.New(catalogue.ConfToolNameFormat, t.Name,
-				fmt.Sprintf("name of %d bytes is outside 1-128 characters of A-Za-z0-9_-.", len(t.Name))))
-		}
-		r.conformSchemas(t)
+// checkPaginationLoop reports a listing that stopped on a repeated cursor.
+func checkPaginationLoop(l *listing) []catalogue.Finding {
+	if !l.loop {
+		return nil
 	}
+	return one(catalogue.New(catalogue.ConfPaginationLoop, "",
+		fmt.Sprintf("tools/list page %d returned a nextCursor already seen; paging stopped", l.pages)))
 }
 
-func (r *run) conformSchemas(t mcp.Tool) {
-	in := t.InputSchema
-	switch {
-	case len(in) == 0 || string(in) == "null":
-		r.emit(catalogue.New(catalogue.ConfInputSchema, t.Name, `has no "inputSchema"`))
-	case in[0] != '{':
-		r.emit(catalogue.New(catalogue.ConfInputSchema, t.Name, `"inputSchema" is not an object`))
-	default:
-		var root struct {
-			Type json.RawMessage `json:"type"`
-		}
-		_ = json.Unmarshal(in, &root)
-		if string(root.Type) != `"object"` {
-			r.emit(catalogue.New(catalogue.ConfInputSchema, t.Name, `"inputSchema" root "type" is not "object"`))
-		}
-		r.checkSchema(t.Name, "input", in)
-	}
-	if out := t.OutputSchema; len(out) > 0 && string(out) != "null" {
-		r.checkSchema(t.Name, "output", out)
-	}
+// checkToolName reports served tools[i], which has no usable name.
+func checkToolName(i int) []catalogue.Finding {
+	return one(catalogue.New(catalogue.ConfToolName, "", fmt.Sprintf("served tools[%d] has no \"name\" string", i)))
 }
 
-func (r *run) checkSchema(tool, direction string, raw json.RawMessage) {
-	if err := catalogue.CheckSchema(raw); err != nil {
-		f := catalogue.New(catalogue.ConfSchemaInvalid, tool, fmt.Sprintf("%sSchema %v", direction, err))
-		f.Direction = direction
-		r.emit(f)
+func checkDuplicateTool(t mcp.Tool, nth int) []catalogue.Finding {
+	if nth == 2 {
+		return one(catalogue.New(catalogue.ConfDuplicateTool, t.Name, "more than one served tool has this name"))
 	}
+	return nil
+}
+
+func checkToolNameFormat(t mcp.Tool, _ int) []catalogue.Finding {
+	if !validToolName(t.Name) {
+		return one(catalogue.New(catalogue.ConfToolNameFormat, t.Name,
+			fmt.Sprintf("name of %d bytes is outside 1-128 characters of A-Za-z0-9_-.", len(t.Name))))
+	}
+	return nil
 }
 
 // validToolName applies the SHOULD of SEP-986: 1-128 of A-Za-z0-9_-.
@@ -109,3 +146,74 @@ func validToolName(name string) bool {
 	}
 	return true
 }
+
+func checkInputSchema(t mcp.Tool, _ int) []catalogue.Finding {
+	in := t.InputSchema
+	switch {
+	case len(in) == 0 || string(in) == "null":
+		return one(catalogue.New(catalogue.ConfInputSchema, t.Name, `has no "inputSchema"`))
+	case in[0] != '{':
+		return one(catalogue.New(catalogue.ConfInputSchema, t.Name, `"inputSchema" is not an object`))
+	}
+	var root struct {
+		Type json.RawMessage `json:"type"`
+	}
+	_ = json.Unmarshal(in, &root)
+	if string(root.Type) != `"object"` {
+		return one(catalogue.New(catalogue.ConfInputSchema, t.Name, `"inputSchema" root "type" is not "object"`))
+	}
+	return nil
+}
+
+// checkSchemasCompile compiles an input schema that is an object (the rest
+// is checkInputSchema's) and any output schema.
+func checkSchemasCompile(t mcp.Tool, _ int) []catalogue.Finding {
+	var out []catalogue.Finding
+	for _, s := range []struct {
+		direction string
+		raw       json.RawMessage
+		compiled  bool
+	}{
+		{"input", t.InputSchema, len(t.InputSchema) > 0 && t.InputSchema[0] == '{'},
+		{"output", t.OutputSchema, len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"},
+	} {
+		if !s.compiled {
+			continue
+		}
+		if err := catalogue.CheckSchema(s.raw); err != nil {
+			f := catalogue.New(catalogue.ConfSchemaInvalid, t.Name, fmt.Sprintf("%sSchema %v", s.direction, err))
+			f.Direction = s.direction
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// checkToolsetStable compares the names a second connection listed (b)
+// with the first listing's (a), and names the outcome.
+func checkToolsetStable(a, b []string) (string, []catalogue.Finding) {
+	switch {
+	case !sameSet(a, b):
+		onlyFirst, onlySecond := setMinus(a, b), setMinus(b, a)
+		return "set_varies", one(catalogue.New(catalogue.ConfToolsetVaries, "",
+			fmt.Sprintf("a second connection served a different tool set: %d tools only on the first (%s), %d only on the second (%s)",
+				len(onlyFirst), quoteList(head(onlyFirst)), len(onlySecond), quoteList(head(onlySecond)))))
+	case !slices.Equal(a, b):
+		return "order_varies", one(catalogue.New(catalogue.ConfOrderVaries, "",
+			"a second connection served the same tools in a different order (tools/list SHOULD be deterministic)"))
+	}
+	return "same", nil
+}
+
+// checkRedirect reports a request answered with a redirect, which driftd
+// never follows.
+func checkRedirect(err error) []catalogue.Finding {
+	var me *mcp.Error
+	if errors.As(err, &me) && me.IsRedirect() {
+		return one(catalogue.New(catalogue.ConfRedirect, "",
+			fmt.Sprintf("%s answered HTTP %d redirect to %s; driftd never follows redirects", me.Method, me.Status, describeLocation(me.Location))))
+	}
+	return nil
+}
+
+func one(f catalogue.Finding) []catalogue.Finding { return []catalogue.Finding{f} }

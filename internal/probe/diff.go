@@ -3,7 +3,6 @@ package probe
 import (
 	"time"
 
-	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 )
 
@@ -12,14 +11,12 @@ import (
 // probe's; protocol and auth fields are empty.
 func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	start := time.Now()
-	r := newRun(config.Target{Name: target, URL: new.Path}, old, opts, start)
+	r := startRun(target, new.Path, old, opts, start)
 	r.rep.Success = true
 	r.rep.Classification = Classification{Class: "unknown", Reason: "manifest comparison: " + old.Path + " → " + new.Path}
 	r.rep.ProtocolRevision = Revision{Reason: "manifest comparison"}
 	r.rep.Tools.Served = len(new.Tools)
-	for _, f := range compareSets(old.Tools, new.Tools, false) {
-		r.emit(f)
-	}
+	r.emitFrom(nil, compareSets(old.Tools, new.Tools, false)...) // no request: no span
 	r.finish(time.Since(start))
 	return r.rep
 }

@@ -14,9 +14,35 @@ import (
 // drift compares the served set with the declared manifest.
 func (r *run) drift(served *listing) {
 	for _, f := range compareSets(r.declared.Tools, served.tools, served.capped) {
-		r.evidence = served.exchangeOf(f.Tool)
-		r.emit(f)
+		r.emitFrom(served.exchangeOf(f.Tool), f)
 	}
+}
+
+// checkPaginationCapped reports a listing that reached the page cap with
+// more to come.
+func checkPaginationCapped(l *listing, maxPages int) []catalogue.Finding {
+	if !l.capped {
+		return nil
+	}
+	return one(catalogue.New(catalogue.DriftPaginationCapped, "",
+		fmt.Sprintf("stopped after max_list_pages=%d pages with more to come; missing-tool findings are suppressed", maxPages)))
+}
+
+// checkProtocolUnsupported reports a server that refused every revision
+// driftd speaks.
+func checkProtocolUnsupported(me *mcp.Error) []catalogue.Finding {
+	return one(catalogue.New(catalogue.DriftProtocolUnsupported, "",
+		fmt.Sprintf("%s: the server supports %s, none of which driftd speaks (%s and legacy %v); nothing was compared",
+			me.Method, quoteList(me.Supported), mcp.ModernVersion, mcp.LegacyVersions)))
+}
+
+// checkLegacyServer reports a session established over legacy initialize.
+func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
+	if s.Era == mcp.EraModern {
+		return nil
+	}
+	return one(catalogue.New(catalogue.DriftLegacyServer, "",
+		fmt.Sprintf("no 2026-07-28 server/discover (%s); compared over legacy initialize at %s, revision not claimed", s.FallbackReason, s.Version)))
 }
 
 // compareSets compares declared tools with served ones: presence by name
@@ -36,7 +62,7 @@ func compareSets(declared, served []mcp.Tool, capped bool) []catalogue.Finding {
 		s, ok := servedBy[d.Name]
 		switch {
 		case ok:
-			out = append(out, catalogue.CompareTool(toolDef(d), toolDef(s))...)
+			out = append(out, catalogue.CompareTool(d, s)...)
 		case !capped:
 			out = append(out, catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the manifest, not served"))
 		}
@@ -65,31 +91,14 @@ func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *li
 		return
 	}
 	defer s.Close(ctx)
-	second, ok := r.listAll(ctx, s, false)
-	if !ok {
+	second, err := r.page(ctx, s)
+	if err != nil {
 		r.rep.Tools.SecondConnection = "failed: listing"
 		return
 	}
-	a, b := first.names(), second.names()
-	r.evidence = second.exchangeOf("")
-	switch {
-	case !sameSet(a, b):
-		r.rep.Tools.SecondConnection = "set_varies"
-		r.toolsetVaries(a, b)
-	case !slices.Equal(a, b):
-		r.rep.Tools.SecondConnection = "order_varies"
-		r.emit(catalogue.New(catalogue.ConfOrderVaries, "",
-			"a second connection served the same tools in a different order (tools/list SHOULD be deterministic)"))
-	default:
-		r.rep.Tools.SecondConnection = "same"
-	}
-}
-
-func (r *run) toolsetVaries(a, b []string) {
-	onlyFirst, onlySecond := setMinus(a, b), setMinus(b, a)
-	r.emit(catalogue.New(catalogue.ConfToolsetVaries, "",
-		fmt.Sprintf("a second connection served a different tool set: %d tools only on the first (%s), %d only on the second (%s)",
-			len(onlyFirst), quoteList(head(onlyFirst)), len(onlySecond), quoteList(head(onlySecond)))))
+	state, fs := checkToolsetStable(first.names(), second.names())
+	r.rep.Tools.SecondConnection = state
+	r.emitFrom(second.first(), fs...)
 }
 
 func nameSet(names []string) map[string]bool {
@@ -165,9 +174,4 @@ func Unique(tools []mcp.Tool) ([]mcp.Tool, []string) {
 		out = append(out, t)
 	}
 	return out, dup
-}
-
-func toolDef(t mcp.Tool) catalogue.ToolDef {
-	return catalogue.ToolDef{Name: t.Name, Title: t.Title, Description: t.Description,
-		InputSchema: t.InputSchema, OutputSchema: t.OutputSchema, Annotations: t.Annotations}
 }

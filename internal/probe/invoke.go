@@ -102,44 +102,44 @@ func (r *run) invoke(ctx context.Context, s *mcp.Session, served *listing) {
 			continue
 		}
 		res, ex, err := s.CallTool(ctx, pc.Tool, pc.Arguments)
-		r.evidence = ex
-		pc.Outcome = r.checkCall(declared[pc.Tool], res, err)
+		outcome, fs := checkCall(declared[pc.Tool], res, err)
+		pc.Outcome = outcome
+		r.emitFrom(ex, fs...)
 	}
 }
 
 // checkCall applies the MCP-DRIFT-CALL-* rules to one call and names its
 // outcome. Findings describe JSON types and declared constraints only.
-func (r *run) checkCall(tool mcp.Tool, res *mcp.CallResult, err error) string {
+func checkCall(tool mcp.Tool, res *mcp.CallResult, err error) (string, []catalogue.Finding) {
 	var me *mcp.Error
 	switch {
 	case errors.As(err, &me) && me.RPC != nil:
-		r.emit(catalogue.New(catalogue.DriftCallErrorShape, tool.Name,
+		return "jsonrpc_error", one(catalogue.New(catalogue.DriftCallErrorShape, tool.Name,
 			fmt.Sprintf("tools/call with generated, schema-valid arguments answered JSON-RPC error %d; tool failures SHOULD come as a result with isError: true", me.RPC.Code)))
-		return "jsonrpc_error"
 	case err != nil:
-		return "failed: " + string(mcp.Classify(err))
+		return "failed: " + string(mcp.Classify(err)), nil
 	case res.ResultType != nil && *res.ResultType == "input_required":
-		return "input_required" // reported, not pursued
+		return "input_required", nil // reported, not pursued
 	case res.IsError:
-		return "is_error"
+		return "is_error", nil
 	}
 	if len(tool.OutputSchema) == 0 || string(tool.OutputSchema) == "null" {
-		return "result"
+		return "result", nil
 	}
 	if len(res.StructuredContent) == 0 || string(res.StructuredContent) == "null" {
 		f := catalogue.New(catalogue.DriftCallNoStructured, tool.Name, "the tool declares an outputSchema and returned no structuredContent")
 		f.Direction = "output"
-		r.emit(f)
-		return "result"
+		return "result", one(f)
 	}
 	vs, verr := catalogue.ValidateInstance(tool.OutputSchema, res.StructuredContent)
 	if verr != nil {
-		return "result"
+		return "result", nil
 	}
+	var out []catalogue.Finding
 	for _, v := range vs {
 		f := catalogue.New(catalogue.DriftCallOutputSchema, tool.Name, "structuredContent "+v.String())
 		f.Direction, f.Pointer = "output", v.Pointer
-		r.emit(f)
+		out = append(out, f)
 	}
-	return "result"
+	return "result", out
 }

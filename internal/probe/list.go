@@ -5,35 +5,63 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
 )
 
-// listing is the outcome of paging through tools/list once.
+// listing is the outcome of paging through tools/list once: what was
+// served and the page exchange each part of it was read from.
 type listing struct {
 	raw    []json.RawMessage
 	tools  []mcp.Tool // those with a usable name, in served order
 	pages  int
 	capped bool
-	// pageEx are the pages' exchanges; toolPage[i] is the page of tools[i].
+	// loop is set when a page repeated a cursor and paging stopped there.
+	loop bool
+	// pageEx and meta are the pages' exchanges and result members;
+	// rawPage[i] is the page of raw[i], toolPage[i] the page of tools[i].
 	pageEx   []*mcp.Exchange
+	meta     []mcp.ResultMeta
 	rawPage  []int
 	toolPage []int
+	// unnamed are the indices into raw of definitions without a usable name.
+	unnamed []int
+	// pageOf maps a tool name to the page it was first listed in, so that
+	// evidence lookup costs one map read however many tools were served.
+	pageOf map[string]int
+	// failedEx is the exchange that ended the listing with an error.
+	failedEx *mcp.Exchange
 }
 
-// exchangeOf returns the exchange a tool was listed in, or the first
-// page's for a tool not served (nil when nothing was listed).
+// exchangeOf returns the exchange a tool was first listed in, or the
+// first page's for a tool not served (nil when nothing was listed).
 func (l *listing) exchangeOf(name string) *mcp.Exchange {
-	for i, t := range l.tools {
-		if t.Name == name {
-			return l.pageEx[l.toolPage[i]]
-		}
+	if p, ok := l.pageOf[name]; ok {
+		return l.pageEx[p]
 	}
-	if len(l.pageEx) > 0 {
-		return l.pageEx[0]
-	}
-	return nil
+	return l.first()
 }
+
+// first returns the first page's exchange, nil when nothing was listed.
+func (l *listing) first() *mcp.Exchange {
+	if len(l.pageEx) == 0 {
+		return nil
+	}
+	return l.pageEx[0]
+}
+
+// last returns the last listed page's exchange, nil when nothing was listed.
+func (l *listing) last() *mcp.Exchange {
+	if len(l.pageEx) == 0 {
+		return nil
+	}
+	return l.pageEx[len(l.pageEx)-1]
+}
+
+// toolExchange returns the exchange of the page tools[i] was listed in.
+func (l *listing) toolExchange(i int) *mcp.Exchange { return l.pageEx[l.toolPage[i]] }
+
+// rawExchange returns the exchange of the page raw[i] was listed in.
+func (l *listing) rawExchange(i int) *mcp.Exchange { return l.pageEx[l.rawPage[i]] }
 
 func (l *listing) names() []string {
 	out := make([]string, len(l.tools))
@@ -43,45 +71,42 @@ func (l *listing) names() []string {
 	return out
 }
 
-// listAll pages through tools/list up to the page cap, stopping on a
-// repeated cursor. primary listings emit conformance findings and, on
-// failure, fail the run.
-func (r *run) listAll(ctx context.Context, s *mcp.Session, primary bool) (*listing, bool) {
-	l, err := r.page(ctx, s, primary)
+// listPrimary lists the tools of the run's main session, emits what the
+// listing shows and, on failure, fails the run.
+func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) {
+	l, err := r.page(ctx, s)
+	r.conformListing(l, s.Era == mcp.EraModern)
+	r.emitFrom(l.last(), checkPaginationCapped(l, r.t.MaxListPages)...)
+	r.rep.Tools.PageCapReached = l.capped
 	if err != nil {
-		if primary {
-			r.failErr(err)
-		}
+		r.failErr(l.failedEx, err)
 		return l, false
 	}
+	r.rep.Tools.Pages = l.pages
 	return l, true
 }
 
-func (r *run) page(ctx context.Context, s *mcp.Session, primary bool) (*listing, error) {
+// page pages through tools/list up to the page cap, stopping on a repeated
+// cursor. It emits nothing: the listing records what the checks read.
+func (r *run) page(ctx context.Context, s *mcp.Session) (*listing, error) {
 	l := &listing{}
 	seen := map[string]bool{}
 	cursor := ""
 	for {
 		p, err := s.ListTools(ctx, cursor)
 		if err != nil {
-			if primary {
-				r.evidence = p.Exchange
-			}
+			l.failedEx = p.Exchange
 			return l, err
 		}
 		l.pages++
 		l.pageEx = append(l.pageEx, p.Exchange)
+		l.meta = append(l.meta, p.ResultMeta)
 		for range p.Tools {
 			l.rawPage = append(l.rawPage, l.pages-1)
 		}
-		if primary {
-			r.evidence = p.Exchange
-		}
-		if primary && s.Era == mcp.EraModern {
-			r.conformResult(fmt.Sprintf("tools/list page %d", l.pages), p.ResultMeta, true)
-		}
 		l.raw = append(l.raw, p.Tools...)
 		if len(l.raw) > MaxTools {
+			l.failedEx = p.Exchange
 			return l, &mcp.Error{Reason: mcp.ReasonResponseTooLarge, Method: "tools/list",
 				Detail: fmt.Sprintf("more than %d tools served", MaxTools)}
 		}
@@ -89,39 +114,33 @@ func (r *run) page(ctx context.Context, s *mcp.Session, primary bool) (*listing,
 			break
 		}
 		if seen[p.NextCursor] || p.NextCursor == cursor {
-			if primary {
-				r.emit(catalogue.New(catalogue.ConfPaginationLoop, "",
-					fmt.Sprintf("tools/list page %d returned a nextCursor already seen; paging stopped", l.pages)))
-			}
+			l.loop = true
 			break
 		}
 		seen[p.NextCursor] = true
 		if l.pages >= r.t.MaxListPages {
 			l.capped = true
-			if primary {
-				r.rep.Tools.PageCapReached = true
-				r.emit(catalogue.New(catalogue.DriftPaginationCapped, "",
-					fmt.Sprintf("stopped after max_list_pages=%d pages with more to come; missing-tool findings are suppressed", r.t.MaxListPages)))
-			}
 			break
 		}
 		cursor = p.NextCursor
 	}
-	if primary {
-		r.rep.Tools.Pages = l.pages
-	}
+	l.parse()
+	return l, nil
+}
+
+// parse reads the raw definitions and indexes the tools by name.
+func (l *listing) parse() {
+	l.pageOf = make(map[string]int, len(l.raw))
 	for i, raw := range l.raw {
 		t, err := mcp.ParseTool(raw)
 		if err != nil {
-			if primary {
-				r.evidence = l.pageEx[l.rawPage[i]]
-				r.emit(catalogue.New(catalogue.ConfToolName, "",
-					fmt.Sprintf("served tools[%d] has no \"name\" string", i)))
-			}
+			l.unnamed = append(l.unnamed, i)
 			continue
 		}
 		l.tools = append(l.tools, t)
 		l.toolPage = append(l.toolPage, l.rawPage[i])
+		if _, dup := l.pageOf[t.Name]; !dup {
+			l.pageOf[t.Name] = l.rawPage[i]
+		}
 	}
-	return l, nil
 }

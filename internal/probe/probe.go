@@ -41,6 +41,7 @@ type Options struct {
 
 // run is the state of one probe.
 type run struct {
+	// t is the probed target; Diff, which sends nothing, has none.
 	t        config.Target
 	declared *manifest.Manifest
 	opts     Options
@@ -50,9 +51,6 @@ type run struct {
 	once     map[string]bool
 
 	tracer *requestTracer
-	// evidence is the exchange the findings being emitted were read from;
-	// emit stamps its span ids on them (DESIGN §12).
-	evidence *mcp.Exchange
 	// lastMain and lastAnon are the latest exchanges of the main and the
 	// anonymous client.
 	lastMain, lastAnon *mcp.Exchange
@@ -92,23 +90,31 @@ func Run(ctx context.Context, t config.Target, declared *manifest.Manifest, opts
 	return r.rep
 }
 
-// newRun starts the state of one run and its report, with what is known
-// before anything is sent. Run, Failed and Diff all begin here.
+// newRun starts the state of a probe of t and its report, with what is
+// known before anything is sent. Run and Failed begin here.
 func newRun(t config.Target, declared *manifest.Manifest, opts Options, start time.Time) *run {
+	r := startRun(t.Name, t.URL, declared, opts, start)
+	r.t = t
+	r.rep.AuthorizationHeaders = config.CredentialHeaders(&t.HTTPClient)
+	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)
+	return r
+}
+
+// startRun starts a run and its report from what every report has: the
+// target's name and base URL. Diff, which probes nothing, begins here.
+func startRun(target, baseURL string, declared *manifest.Manifest, opts Options, start time.Time) *run {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &run{t: t, declared: declared, opts: opts, log: opts.Logger.With("target", t.Name), once: map[string]bool{}}
+	r := &run{declared: declared, opts: opts, log: opts.Logger.With("target", target), once: map[string]bool{}}
 	r.rep = &Report{
-		DriftdVersion:          opts.Version,
-		Target:                 t.Name,
-		BaseURL:                t.URL,
-		StartedAt:              start.UTC(),
-		Era:                    "unknown",
-		ProtocolRevision:       Revision{Reason: "not established"},
-		AuthorizationHeaders:   config.CredentialHeaders(&t.HTTPClient),
-		AuthorizationPresented: credentialsPresented(&t.HTTPClient),
-		AuthPosture:            AuthPosture{AnonymousList: "not_checked"},
+		DriftdVersion:    opts.Version,
+		Target:           target,
+		BaseURL:          baseURL,
+		StartedAt:        start.UTC(),
+		Era:              "unknown",
+		ProtocolRevision: Revision{Reason: "not established"},
+		AuthPosture:      AuthPosture{AnonymousList: "not_checked"},
 	}
 	if declared != nil {
 		r.rep.Tools.Declared = len(declared.Tools)
@@ -131,28 +137,27 @@ func (r *run) probe(ctx context.Context) {
 		r.rep.Invocation, r.rep.Seed = inv, &seed
 	}
 	r.rep.Classification = Classify(r.t)
-	r.plaintextCheck() // evidence-free: the URL alone says it
+	r.emitFrom(nil, r.checkPlaintextTransport()...) // the URL alone says it
 	main, err := r.client(r.t.HTTPClient, false, &r.lastMain)
 	if err != nil {
 		r.fail(mcp.ReasonConfig, err.Error())
 		return
 	}
 	sess, err := main.Connect(ctx)
-	r.evidence = r.lastMain
+	connected := r.lastMain // the discovery's outcome is the evidence
 	if err != nil {
-		r.connectFailed(err)
+		r.connectFailed(connected, err)
 		return
 	}
 	defer sess.Close(ctx)
-	r.established(sess)
-	served, ok := r.listAll(ctx, sess, true)
+	r.established(connected, sess)
+	served, ok := r.listPrimary(ctx, sess)
 	if !ok {
 		return
 	}
 	r.rep.Success = true
 	r.rep.Tools.Served = len(served.tools)
 	r.rep.served = served.tools
-	r.conformTools(served)
 	r.secondConnection(ctx, sess, served)
 	if r.declared != nil {
 		r.drift(served)
@@ -190,27 +195,27 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 	return c, nil
 }
 
-// connectFailed turns a failed discovery into findings and a failure.
-func (r *run) connectFailed(err error) {
+// connectFailed turns a failed discovery, read from ex, into findings and
+// a failure.
+func (r *run) connectFailed(ex *mcp.Exchange, err error) {
 	var me *mcp.Error
 	errors.As(err, &me)
 	switch {
 	case me != nil && me.Reason == mcp.ReasonProtocolUnsupported:
-		r.emit(catalogue.New(catalogue.DriftProtocolUnsupported, "",
-			fmt.Sprintf("%s: the server supports %s, none of which driftd speaks (%s and legacy %v); nothing was compared",
-				me.Method, quoteList(me.Supported), mcp.ModernVersion, mcp.LegacyVersions)))
+		r.emitFrom(ex, checkProtocolUnsupported(me)...)
 	case me != nil && me.Reason == mcp.ReasonAuthRequired:
 		r.rep.AuthPosture.Challenge = me.Challenge
 		if !r.rep.AuthorizationPresented {
 			r.rep.AuthPosture.AnonymousList = "refused"
-			r.refused(me.Challenge, "a request without credentials")
+			r.emitFrom(ex, r.checkRefusal(me.Challenge, "a request without credentials")...)
 		}
 	}
-	r.failErr(err)
+	r.failErr(ex, err)
 }
 
-// established records the era, revision and server identity.
-func (r *run) established(s *mcp.Session) {
+// established records the era, revision and server identity that the
+// connection, read from ex, established.
+func (r *run) established(ex *mcp.Exchange, s *mcp.Session) {
 	r.rep.Era = string(s.Era)
 	if s.ServerInfo != nil {
 		r.rep.ServerInfo = &mcp.Implementation{Name: ClipName(s.ServerInfo.Name), Version: ClipName(s.ServerInfo.Version)}
@@ -218,12 +223,11 @@ func (r *run) established(s *mcp.Session) {
 	if s.Era == mcp.EraModern {
 		v := s.Version
 		r.rep.ProtocolRevision = Revision{Value: &v}
-		r.conformResult("server/discover", s.Discover.ResultMeta, false)
+		r.conformResult(ex, "server/discover", s.Discover.ResultMeta, resultChecks)
 		return
 	}
 	r.rep.ProtocolRevision = Revision{Reason: fmt.Sprintf("legacy server: %s; initialize negotiated %s", s.FallbackReason, s.Version)}
-	r.emit(catalogue.New(catalogue.DriftLegacyServer, "",
-		fmt.Sprintf("no 2026-07-28 server/discover (%s); compared over legacy initialize at %s, revision not claimed", s.FallbackReason, s.Version)))
+	r.emitFrom(ex, checkLegacyServer(s)...)
 }
 
 func (r *run) fail(reason mcp.Reason, msg string) {
@@ -232,12 +236,9 @@ func (r *run) fail(reason mcp.Reason, msg string) {
 	r.rep.FailureMessage = msg
 }
 
-func (r *run) failErr(err error) {
-	var me *mcp.Error
-	if errors.As(err, &me) && me.IsRedirect() {
-		r.emit(catalogue.New(catalogue.ConfRedirect, "",
-			fmt.Sprintf("%s answered HTTP %d redirect to %s; driftd never follows redirects", me.Method, me.Status, describeLocation(me.Location))))
-	}
+// failErr fails the run with err, which the request of ex ended in.
+func (r *run) failErr(ex *mcp.Exchange, err error) {
+	r.emitFrom(ex, checkRedirect(err)...)
 	r.fail(mcp.Classify(err), err.Error())
 }
 
@@ -254,18 +255,22 @@ func describeLocation(loc string) string {
 	return u.Scheme + "://" + u.Host
 }
 
-// emit records a finding once per identity: the fields its fingerprint
-// covers.
-func (r *run) emit(f catalogue.Finding) {
-	key := f.Rule + "\x00" + f.Tool + "\x00" + f.Direction + "\x00" + f.Pointer + "\x00" + f.Change
-	if r.once[key] {
-		return
+// emitFrom records findings together with the exchange that established
+// them: each names that exchange's span (DESIGN §12) unless it names one
+// already; ex is nil for findings no request showed. A finding is recorded
+// once per catalogue.Finding.Identity, the fields its fingerprint covers.
+func (r *run) emitFrom(ex *mcp.Exchange, fs ...catalogue.Finding) {
+	for _, f := range fs {
+		key := f.Identity()
+		if r.once[key] {
+			continue
+		}
+		r.once[key] = true
+		if ex != nil && f.TraceID == "" {
+			f.TraceID, f.SpanID = ex.TraceID, ex.SpanID
+		}
+		r.findings = append(r.findings, f)
 	}
-	r.once[key] = true
-	if ev := r.evidence; ev != nil && f.TraceID == "" {
-		f.TraceID, f.SpanID = ev.TraceID, ev.SpanID
-	}
-	r.findings = append(r.findings, f)
 }
 
 // finish fingerprints, sorts and files the findings.
@@ -274,7 +279,7 @@ func (r *run) finish(d time.Duration) {
 	rep.DurationSeconds = d.Seconds()
 	for i := range r.findings {
 		f := &r.findings[i]
-		f.Fingerprint = catalogue.Fingerprint(r.t.Name, *f)
+		f.Fingerprint = catalogue.Fingerprint(r.rep.Target, *f)
 		f.Tool = ClipName(f.Tool)
 	}
 	now := time.Now

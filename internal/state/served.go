@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
 )
 
 // Reasons a changed tool's previous definition is unavailable.
@@ -139,15 +140,14 @@ func previousDefs(prev *State, changed []Tool, loadPrev func() ([]Tool, error)) 
 	return out, nil
 }
 
-// decodeDef reads the compared part of a definition. A field of the wrong
-// type is left empty (the probe reports that); bytes that are not JSON
-// cannot be compared at all.
-func decodeDef(raw json.RawMessage) (catalogue.ToolDef, bool) {
-	var d catalogue.ToolDef
-	if len(raw) == 0 {
-		return d, false
+// decodeDef reads the compared part of a definition as the probe does. A
+// field of the wrong type is left empty (the probe reports that); bytes
+// that are not JSON, or a definition without a usable name, cannot be
+// compared at all.
+func decodeDef(raw json.RawMessage) (mcp.Tool, bool) {
+	if !json.Valid(raw) {
+		return mcp.Tool{}, false
 	}
-	err := json.Unmarshal(raw, &d)
-	var te *json.UnmarshalTypeError
-	return d, err == nil || errors.As(err, &te)
+	t, err := mcp.ParseTool(raw)
+	return t, err == nil
 }
