@@ -69,6 +69,10 @@ func Load(path string) (*Config, error) {
 // keys are errors. Paths in it are relative to path's directory. The error
 // lists every problem found, joined, each an *Error. An empty file is valid
 // and has no targets.
+//
+// When the file decoded but failed validation, the decoded Config comes
+// back with the error, for a checker that reports more in the same pass
+// (`driftd config check` also loads the manifests); it must never run.
 func Parse(b []byte, path string) (*Config, error) {
 	sum := sha256.Sum256(b)
 	c := &Config{Global: DefaultGlobal(), Path: path, Checksum: hex.EncodeToString(sum[:])}
@@ -105,7 +109,7 @@ func Parse(b []byte, path string) (*Config, error) {
 	}
 	c.finish(col, dirOf(path))
 	if err := col.err(); err != nil {
-		return nil, err
+		return c, err
 	}
 	return c, nil
 }

@@ -97,12 +97,18 @@ func (d *Daemon) forget(name string) {
 // effective configuration with secrets redacted.
 func CheckConfig(path string) ([]byte, error) {
 	cfg, err := config.Load(path)
-	if err != nil {
+	if cfg == nil {
 		return nil, err
 	}
-	_, err = buildRuntime(cfg, Options{})
 	errs := []error{err}
+	if err == nil {
+		_, err = buildRuntime(cfg, Options{})
+		errs = append(errs, err)
+	}
 	for _, t := range cfg.Targets {
+		if t.Manifest == "" {
+			continue // reported by config as required
+		}
 		m, err := manifest.Load(t.Manifest)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("target %q: manifest: %w", t.Name, err))
