@@ -40,11 +40,10 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			return usageErr("manifest: %v", err)
 		}
 		t.Manifest = *manifestPath
-		if len(t.Invoke.Tools) > 0 || t.Invoke.Execute {
+		prep := probe.Prepare(t, declared)
+		if prep.Refused != nil {
 			// Every gate is checked before a single request is sent.
-			if _, err := probe.Plan(t, declared); err != nil {
-				return usageErr("%v", err)
-			}
+			return usageErr("%v", prep.Refused)
 		}
 		opts := probe.Options{Version: version, Policy: policy}
 		if *otlp != "" {
@@ -64,7 +63,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			}()
 			opts.Tracer = tp.Tracer()
 		}
-		rep := probe.Run(ctx, t, declared, opts)
+		rep := probe.Run(ctx, prep, opts)
 		return rf.finish(stdout, rep, func() error { return probe.WriteText(stdout, rep) })
 	}
 }
@@ -130,7 +129,7 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if err != nil {
 			return err
 		}
-		rep := probe.Run(ctx, t, nil, probe.Options{Version: version})
+		rep := probe.Run(ctx, probe.Prepare(t, nil), probe.Options{Version: version})
 		if !rep.Success {
 			return &exitError{exitNoProbe, fmt.Errorf("probe failed (%s): %s", rep.FailureReason, rep.FailureMessage)}
 		}

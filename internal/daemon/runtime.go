@@ -114,10 +114,8 @@ func CheckConfig(path string) ([]byte, error) {
 			errs = append(errs, fmt.Errorf("target %q: manifest: %w", t.Name, err))
 			continue
 		}
-		if len(t.Invoke.Tools) > 0 {
-			if _, err := probe.Plan(t, m); err != nil {
-				errs = append(errs, fmt.Errorf("target %q: invoke: %w", t.Name, err))
-			}
+		if p := probe.Prepare(t, m); p.Refused != nil {
+			errs = append(errs, fmt.Errorf("target %q: invoke: %w", t.Name, p.Refused))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -108,5 +108,5 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, log *slog.Logger) 
 	if err != nil {
 		return probe.Failed(tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts)
 	}
-	return probe.Run(ctx, tc.t, m, opts)
+	return probe.Run(ctx, probe.Prepare(tc.t, m), opts)
 }

@@ -95,7 +95,7 @@ func TestProbeVsFloor(t *testing.T) {
 			}
 		})
 		engine += measure(func() {
-			if rep := probe.Run(context.Background(), target, declared, probe.Options{Version: "bench"}); !rep.Success {
+			if rep := probe.Run(context.Background(), probe.Prepare(target, declared), probe.Options{Version: "bench"}); !rep.Success {
 				t.Fatal(rep.FailureMessage)
 			}
 		})

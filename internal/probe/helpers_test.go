@@ -61,7 +61,7 @@ func probeOnce(t *testing.T, srv *mcptest.Server, declared *manifest.Manifest, t
 	if tweak != nil {
 		tweak(&target)
 	}
-	rep := probe.Run(context.Background(), target, declared, probe.Options{Version: "test"})
+	rep := probe.Run(context.Background(), probe.Prepare(target, declared), probe.Options{Version: "test"})
 	if err := srv.CheckNoViolations(); err != nil {
 		t.Errorf("driftd sent a request the strict mock rejects: %v", err)
 	}

@@ -56,12 +56,14 @@ type run struct {
 	lastMain, lastAnon *mcp.Exchange
 }
 
-// Run probes t once and compares it against declared (nil: no drift
-// checks, as for capture). It never panics and returns within the target's
-// timeout plus one second.
-func Run(ctx context.Context, t config.Target, declared *manifest.Manifest, opts Options) *Report {
+// Run probes a prepared target once and compares it against its declared
+// manifest. It never panics and returns within the target's timeout plus
+// one second.
+func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 	start := time.Now()
-	r := newRun(t, declared, opts, start)
+	t := p.Target
+	r := newRun(t, p.Declared, opts, start)
+	r.rep.Invocation = p.Invocation.clone() // the run fills in outcomes
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	if opts.Tracer != nil {
@@ -127,14 +129,9 @@ func credentialsPresented(c *promconfig.HTTPClientConfig) bool {
 }
 
 func (r *run) probe(ctx context.Context) {
-	if len(r.t.Invoke.Tools) > 0 || r.t.Invoke.Execute {
-		// The gates are checked before any request is sent.
-		inv, err := Plan(r.t, r.declared)
-		if err != nil {
-			inv = &Invocation{Seed: r.t.Invoke.Seed, Planned: []PlannedCall{}, Findings: []catalogue.Finding{}, Refused: err.Error()}
-		}
+	if r.rep.Invocation != nil {
 		seed := r.t.Invoke.Seed
-		r.rep.Invocation, r.rep.Seed = inv, &seed
+		r.rep.Seed = &seed
 	}
 	r.rep.Classification = Classify(r.t)
 	r.emitFrom(nil, r.checkPlaintextTransport()...) // the URL alone says it

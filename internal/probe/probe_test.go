@@ -158,7 +158,7 @@ func TestCancelledContext(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	rep := probe.Run(ctx, config.NewTarget("x", srv.URL), nil, probe.Options{})
+	rep := probe.Run(ctx, probe.Prepare(config.NewTarget("x", srv.URL), nil), probe.Options{})
 	if rep.Success || rep.FailureReason != mcp.ReasonTimeout {
 		t.Fatalf("success=%v reason=%s", rep.Success, rep.FailureReason)
 	}
@@ -168,7 +168,7 @@ func TestConnectionRefused(t *testing.T) {
 	srv := mcptest.NewServer(clean.opts)
 	url := srv.URL
 	srv.Close()
-	rep := probe.Run(context.Background(), config.NewTarget("x", url), nil, probe.Options{})
+	rep := probe.Run(context.Background(), probe.Prepare(config.NewTarget("x", url), nil), probe.Options{})
 	if rep.Success || rep.FailureReason != mcp.ReasonConnect {
 		t.Fatalf("success=%v reason=%s (%s)", rep.Success, rep.FailureReason, rep.FailureMessage)
 	}

@@ -86,13 +86,13 @@ func TestTracesAndFindingAttribution(t *testing.T) {
 	}
 	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "extra"), BearerToken: marker})
 	defer srv.Close()
-	rep := probe.Run(context.Background(), func() config.Target {
+	rep := probe.Run(context.Background(), probe.Prepare(func() config.Target {
 		tg := config.NewTarget("traced", srv.URL)
 		tg.Timeout = 5 * time.Second
 		tg.Environment = "staging" // plain http on a non-local class: a finding with no span
 		withBearer(t, marker)(&tg)
 		return tg
-	}(), declare(t, "a", "gone"), probe.Options{Version: "test", Tracer: tp.Tracer()})
+	}(), declare(t, "a", "gone")), probe.Options{Version: "test", Tracer: tp.Tracer()})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := tp.Shutdown(ctx); err != nil {

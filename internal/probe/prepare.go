@@ -1,0 +1,51 @@
+package probe
+
+import (
+	"slices"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/manifest"
+)
+
+// Prepared is a run as decided before anything is sent: the target, the
+// declared manifest (nil: no drift checks, as for capture), and, when the
+// target configures tools/call, the plan with every gate checked. Every
+// caller prepares once and hands the value on: `driftd check` refuses
+// before a request when Refused is set, `driftd config check` reports it,
+// and Run probes with the plan it carries (a refused plan is recorded in
+// the report, and the rest of the run goes ahead).
+type Prepared struct {
+	Target   config.Target
+	Declared *manifest.Manifest
+	// Invocation is the tools/call plan, nil when none is configured. A
+	// refused plan carries the reason in Invocation.Refused.
+	Invocation *Invocation
+	// Refused is the gate that refused the plan (it wraps ErrGate).
+	Refused error
+}
+
+// Prepare checks the tools/call gates of t against declared and plans the
+// calls: the one place a plan is computed.
+func Prepare(t config.Target, declared *manifest.Manifest) *Prepared {
+	p := &Prepared{Target: t, Declared: declared}
+	if len(t.Invoke.Tools) == 0 && !t.Invoke.Execute {
+		return p
+	}
+	p.Invocation, p.Refused = Plan(t, declared)
+	if p.Refused != nil {
+		p.Invocation = &Invocation{Seed: t.Invoke.Seed, Planned: []PlannedCall{}, Findings: []catalogue.Finding{}, Refused: p.Refused.Error()}
+	}
+	return p
+}
+
+// clone copies what a run writes into, so a Prepared can be run again.
+func (inv *Invocation) clone() *Invocation {
+	if inv == nil {
+		return nil
+	}
+	c := *inv
+	c.Planned = slices.Clone(inv.Planned)
+	c.Findings = slices.Clone(inv.Findings)
+	return &c
+}
