@@ -8,6 +8,7 @@ import (
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // collector renders the per-target gauges from the latest reports at scrape
@@ -35,7 +36,7 @@ var (
 func infoValues(name string, rep *probe.Report) []string {
 	values := []string{name, rep.Classification.Class, revision(rep.ProtocolRevision.Value), "", ""}
 	if rep.ServerInfo != nil {
-		values[3], values[4] = probe.ClipName(rep.ServerInfo.Name), probe.ClipName(rep.ServerInfo.Version)
+		values[3], values[4] = sanitize.Name(rep.ServerInfo.Name), sanitize.Name(rep.ServerInfo.Version)
 	}
 	return values
 }
@@ -100,7 +101,7 @@ func (collector) findings(ch chan<- prometheus.Metric, name string, st *targetSt
 		if f.Tool == "" {
 			continue
 		}
-		k := [3]string{f.Rule, string(f.Severity), probe.ClipName(f.Tool)}
+		k := [3]string{f.Rule, string(f.Severity), sanitize.Name(f.Tool)}
 		if perTool[k] {
 			continue
 		}

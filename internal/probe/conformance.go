@@ -8,6 +8,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // Every MCP-CONF check lives in this file: a small function that returns
@@ -64,7 +65,7 @@ func checkResultType(what string, m mcp.ResultMeta) []catalogue.Finding {
 	case m.ResultType == nil:
 		return one(catalogue.New(catalogue.ConfResultType, "", what+` has no "resultType"`))
 	case *m.ResultType != "complete":
-		return one(catalogue.New(catalogue.ConfResultType, "", fmt.Sprintf(`%s has resultType %q, not "complete"`, what, ClipName(*m.ResultType))))
+		return one(catalogue.New(catalogue.ConfResultType, "", fmt.Sprintf(`%s has resultType %q, not "complete"`, what, sanitize.Name(*m.ResultType))))
 	}
 	return nil
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // drift compares the served set with the declared manifest.
@@ -136,27 +136,9 @@ func head(names []string) []string {
 func quoteList(names []string) string {
 	q := make([]string, len(names))
 	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", ClipName(n))
+		q[i] = fmt.Sprintf("%q", sanitize.Name(n))
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// ClipName bounds a server-controlled name for reports and labels: at most
-// 128 bytes of valid UTF-8, with "…" where it was cut.
-func ClipName(s string) string {
-	const n = 128
-	if len(s) <= n && utf8.ValidString(s) {
-		return s
-	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // Unique returns tools with later duplicates of a name removed, and the

@@ -12,6 +12,7 @@ import (
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // TestHostileWire points driftd at servers that misbehave and checks that
@@ -64,7 +65,7 @@ func TestHostileWire(t *testing.T) {
 				t.Errorf("no %s finding", tc.finding)
 			}
 			for _, f := range rep.Findings {
-				if len(f.Tool) > 132 || !json.Valid([]byte(fmt.Sprintf("%q", f.Tool))) {
+				if len(f.Tool) > sanitize.MaxName || !json.Valid([]byte(fmt.Sprintf("%q", f.Tool))) {
 					t.Errorf("finding tool name not bounded: %d bytes", len(f.Tool))
 				}
 			}

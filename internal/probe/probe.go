@@ -18,6 +18,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // MaxTools bounds the tools one listing may return across all pages.
@@ -215,7 +216,7 @@ func (r *run) connectFailed(ex *mcp.Exchange, err error) {
 func (r *run) established(ex *mcp.Exchange, s *mcp.Session) {
 	r.rep.Era = string(s.Era)
 	if s.ServerInfo != nil {
-		r.rep.ServerInfo = &mcp.Implementation{Name: ClipName(s.ServerInfo.Name), Version: ClipName(s.ServerInfo.Version)}
+		r.rep.ServerInfo = &mcp.Implementation{Name: sanitize.Name(s.ServerInfo.Name), Version: sanitize.Name(s.ServerInfo.Version)}
 	}
 	if s.Era == mcp.EraModern {
 		v := s.Version
@@ -277,7 +278,7 @@ func (r *run) finish(d time.Duration) {
 	for i := range r.findings {
 		f := &r.findings[i]
 		f.Fingerprint = catalogue.Fingerprint(r.rep.Target, *f)
-		f.Tool = ClipName(f.Tool)
+		f.Tool = sanitize.Name(f.Tool)
 	}
 	now := time.Now
 	if r.opts.Now != nil {

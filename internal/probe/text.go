@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // WriteText renders a report for a person: a short header, then the
@@ -19,7 +20,7 @@ func WriteText(w io.Writer, r *Report) error {
 	}
 	server := "unidentified server"
 	if r.ServerInfo != nil {
-		server = fmt.Sprintf("server %s %s", ClipName(r.ServerInfo.Name), ClipName(r.ServerInfo.Version))
+		server = fmt.Sprintf("server %s %s", sanitize.Name(r.ServerInfo.Name), sanitize.Name(r.ServerInfo.Version))
 	}
 	fmt.Fprintf(&b, "era %s, revision %s, %s\n", r.Era, rev, server)
 	if r.Success {

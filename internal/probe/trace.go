@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // Span names and attributes follow the OpenTelemetry semantic conventions
@@ -54,8 +55,8 @@ func (rt *requestTracer) StartRequest(ctx context.Context, req mcp.RequestInfo) 
 		attrs = append(attrs, attribute.String("mcp.session.id", req.SessionID))
 	}
 	if req.Method == "tools/call" && req.Name != "" {
-		name += " " + ClipName(req.Name)
-		attrs = append(attrs, attribute.String("gen_ai.tool.name", ClipName(req.Name)), attribute.String("gen_ai.operation.name", "execute_tool"))
+		name += " " + sanitize.Name(req.Name)
+		attrs = append(attrs, attribute.String("gen_ai.tool.name", sanitize.Name(req.Name)), attribute.String("gen_ai.operation.name", "execute_tool"))
 	}
 	ctx, span := rt.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	return ctx, otelSpan{span}

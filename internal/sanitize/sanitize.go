@@ -24,6 +24,14 @@ const (
 	// TextBytes bounds text quoted in messages: header values, error text,
 	// schema fragments.
 	TextBytes = 512
+
+	// markerMax is the longest cut marker: "…[+" 20 digits " bytes
+	// sha256:" 8 hex digits "]".
+	markerMax = 48
+	// MaxName is the longest string Name returns.
+	MaxName = NameBytes + markerMax
+	// MaxText is the longest string Text returns.
+	MaxText = TextBytes + markerMax
 )
 
 // Name is Clip(s, NameBytes).

@@ -27,7 +27,7 @@ func TestClip(t *testing.T) {
 func TestClipBoundsAndDigest(t *testing.T) {
 	long := strings.Repeat("é", 1<<20)
 	got := Name(long)
-	if !utf8.ValidString(got) || len(got) > NameBytes+48 {
+	if !utf8.ValidString(got) || len(got) > MaxName {
 		t.Fatalf("len %d, valid %v: %q", len(got), utf8.ValidString(got), got)
 	}
 	if !strings.Contains(got, "…[+") || !strings.Contains(got, "sha256:") {
@@ -37,7 +37,7 @@ func TestClipBoundsAndDigest(t *testing.T) {
 	if other == got {
 		t.Error("two long names with one prefix clip to the same string")
 	}
-	if esc := Name(strings.Repeat("\x1b", 1000)); len(esc) > NameBytes+48 {
+	if esc := Name(strings.Repeat("\x1b", 1000)); len(esc) > MaxName {
 		t.Errorf("escapes are not bounded: %d bytes", len(esc))
 	}
 }
