@@ -5,8 +5,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
@@ -140,4 +142,43 @@ func Anonymous(c promconfig.HTTPClientConfig) promconfig.HTTPClientConfig {
 	c.TLSConfig.Cert, c.TLSConfig.CertFile = "", ""
 	c.TLSConfig.Key, c.TLSConfig.KeyFile = "", ""
 	return c
+}
+
+// SecretValues returns the credential values c would send — inline values
+// and the current contents of the files named for them — so that a value
+// a server echoes back can be redacted before anything is stored. Files
+// that cannot be read are skipped: the request fails on its own.
+func SecretValues(c *promconfig.HTTPClientConfig) []string {
+	var out []string
+	add := func(inline promconfig.Secret, file string) {
+		if inline != "" {
+			out = append(out, string(inline))
+		}
+		if file != "" {
+			if b, err := os.ReadFile(file); err == nil {
+				out = append(out, strings.TrimSpace(string(b)))
+			}
+		}
+	}
+	if a := c.Authorization; a != nil {
+		add(a.Credentials, a.CredentialsFile)
+	}
+	if b := c.BasicAuth; b != nil {
+		add(b.Password, b.PasswordFile)
+	}
+	if o := c.OAuth2; o != nil {
+		add(o.ClientSecret, o.ClientSecretFile)
+	}
+	add(c.BearerToken, c.BearerTokenFile)
+	if c.HTTPHeaders != nil {
+		for _, h := range c.HTTPHeaders.Headers {
+			for _, s := range h.Secrets {
+				add(s, "")
+			}
+			for _, f := range h.Files {
+				add("", f)
+			}
+		}
+	}
+	return out
 }

@@ -55,6 +55,9 @@ type run struct {
 	// lastMain and lastAnon are the latest exchanges of the main and the
 	// anonymous client.
 	lastMain, lastAnon *mcp.Exchange
+	// secrets are the target's configured credential values, redacted
+	// from every server string that reaches the report.
+	secrets *sanitize.Secrets
 }
 
 // Run probes a prepared target once and compares it against its declared
@@ -100,6 +103,7 @@ func newRun(t config.Target, declared *manifest.Manifest, opts Options, start ti
 	r.t = t
 	r.rep.AuthorizationHeaders = config.CredentialHeaders(&t.HTTPClient)
 	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)
+	r.secrets = sanitize.NewSecrets(config.SecretValues(&t.HTTPClient)...)
 	return r
 }
 
@@ -278,8 +282,8 @@ func (r *run) finish(d time.Duration) {
 	for i := range r.findings {
 		f := &r.findings[i]
 		f.Fingerprint = catalogue.Fingerprint(r.rep.Target, *f)
-		f.Tool = sanitize.Name(f.Tool)
 	}
+	r.scrub()
 	now := time.Now
 	if r.opts.Now != nil {
 		now = r.opts.Now

@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // Reasons a changed tool's previous definition is unavailable.
@@ -63,11 +64,11 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 	slices.SortFunc(changed, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	for _, name := range added {
 		tr.ServedChanges = append(tr.ServedChanges, Event{Time: now, Kind: KindServedChange,
-			Tool: name, Change: catalogue.ChgToolAdded, Message: "tool added to the served set"})
+			Tool: sanitize.Name(name), Change: catalogue.ChgToolAdded, Message: "tool added to the served set"})
 	}
 	for _, name := range removed {
 		tr.ServedChanges = append(tr.ServedChanges, Event{Time: now, Kind: KindServedChange,
-			Tool: name, Change: catalogue.ChgToolRemoved, Message: "tool removed from the served set"})
+			Tool: sanitize.Name(name), Change: catalogue.ChgToolRemoved, Message: "tool removed from the served set"})
 	}
 	if len(changed) > 0 {
 		tr.SnapshotErr = diffChanged(prev, now, changed, loadPrev, tr)
@@ -95,8 +96,8 @@ func diffChanged(prev *State, now time.Time, changed []Tool, loadPrev func() ([]
 		}
 		for _, f := range catalogue.CompareTool(d, s) {
 			tr.ServedChanges = append(tr.ServedChanges, Event{
-				Time: now, Kind: KindServedChange, Rule: f.Rule, Severity: f.Severity, Tool: t.Name,
-				Pointer: f.Pointer, Direction: f.Direction, Change: catalogue.ServedChangeID(f), Message: f.Message,
+				Time: now, Kind: KindServedChange, Rule: f.Rule, Severity: f.Severity, Tool: sanitize.Name(t.Name),
+				Pointer: sanitize.Text(f.Pointer), Direction: f.Direction, Change: catalogue.ServedChangeID(f), Message: sanitize.Text(f.Message),
 			})
 		}
 	}

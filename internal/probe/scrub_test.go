@@ -1,0 +1,64 @@
+package probe_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/sanitize"
+)
+
+// TestEchoedCredentialIsRedacted: a server that reflects the configured
+// bearer token into tool names, descriptions and schema text gets it into
+// no artifact: not the report, not the human output, not the served set
+// that capture writes and state stores.
+func TestEchoedCredentialIsRedacted(t *testing.T) {
+	const secret = "MARKER-echo-5ecr3t-token"
+	echo := json.RawMessage(fmt.Sprintf(`{"name":"echo_%s","description":"you sent %s","inputSchema":{"type":"object","properties":{"%s":{"type":"string"}}}}`, secret, secret, secret))
+	srv := mcptest.NewServer(mcptest.Options{Tools: []json.RawMessage{echo, tool("a")}, BearerToken: secret})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a"), withBearer(t, secret))
+	if !rep.Success || !has(rep, "MCP-DRIFT-TOOL-UNDECLARED") {
+		t.Fatalf("want a successful run with the echoing tool undeclared: %s", reportJSON(rep))
+	}
+	var text bytes.Buffer
+	if err := probe.WriteText(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	served, _ := json.Marshal(rep.Served())
+	var raws []string
+	for _, tl := range rep.Served() {
+		raws = append(raws, string(tl.Raw), tl.Name, tl.Description)
+	}
+	for what, out := range map[string]string{"report": reportJSON(rep), "text": text.String(), "served": string(served), "raw": strings.Join(raws, "\n")} {
+		mustNotContain(t, what, out, secret)
+	}
+	if !strings.Contains(text.String(), sanitize.Redacted) {
+		t.Error("the report does not show where the secret was redacted")
+	}
+}
+
+// TestControlCharactersAreVisible: a tool name that would forge a line in
+// a CI log or reorder text reaches the human output escaped.
+func TestControlCharactersAreVisible(t *testing.T) {
+	forged, _ := json.Marshal("x\r\nFORGED 0 ERROR, 0 WARN, 0 INFO\x1b[2K\u202e")
+	srv := mcptest.NewServer(mcptest.Options{Tools: []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"name":%s,"inputSchema":{"type":"object"}}`, forged)), tool("a")}})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a"), nil)
+	var text bytes.Buffer
+	if err := probe.WriteText(&text, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !has(rep, "MCP-DRIFT-TOOL-UNDECLARED") {
+		t.Fatalf("the forged name was not listed: %s", reportJSON(rep))
+	}
+	for _, bad := range []string{"\r", "\x1b", "\u202e", "\nFORGED"} {
+		if strings.Contains(text.String(), bad) || strings.Contains(reportJSON(rep), bad) {
+			t.Errorf("output carries %q raw:\n%s", bad, text.String())
+		}
+	}
+}
