@@ -107,3 +107,49 @@ func Summary(fs []Finding) map[Severity]int {
 	}
 	return m
 }
+
+// MaxPerRule bounds the findings of one rule that a report lists, and so
+// a state file, a status page and the finding series: a server serving
+// 100,000 undeclared tools yields 100 findings and a count of the rest,
+// whatever it does.
+const MaxPerRule = 100
+
+// Omitted counts the findings of one rule and severity past MaxPerRule.
+type Omitted struct {
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Count    int      `json:"count"`
+}
+
+// Cap keeps the first MaxPerRule findings of each rule and severity of the
+// sorted fs (so the same ones every run) and counts the rest.
+func Cap(fs []Finding) ([]Finding, []Omitted) {
+	kept := fs[:0:0]
+	var omitted []Omitted
+	n := map[[2]string]int{}
+	for _, f := range fs {
+		k := [2]string{f.Rule, string(f.Severity)}
+		if n[k]++; n[k] <= MaxPerRule {
+			kept = append(kept, f)
+			continue
+		}
+		if i := len(omitted) - 1; i >= 0 && omitted[i].Rule == f.Rule && omitted[i].Severity == f.Severity {
+			omitted[i].Count++
+			continue
+		}
+		omitted = append(omitted, Omitted{Rule: f.Rule, Severity: f.Severity, Count: 1})
+	}
+	if omitted == nil {
+		omitted = []Omitted{}
+	}
+	return kept, omitted
+}
+
+// OmittedCount is the number of findings os stands for.
+func OmittedCount(os []Omitted) int {
+	n := 0
+	for _, o := range os {
+		n += o.Count
+	}
+	return n
+}

@@ -84,7 +84,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		if rep.Success {
 			gauge(descTools, float64(rep.Tools.Served), "served")
 		}
-		gauge(descIgnored, float64(len(rep.Ignored)))
+		gauge(descIgnored, float64(len(rep.Ignored)+rep.IgnoredOmitted))
 		gauge(descStale, float64(len(rep.StaleIgnores)))
 		c.findings(ch, name, st)
 	}
@@ -111,6 +111,9 @@ func (collector) findings(ch chan<- prometheus.Metric, name string, st *targetSt
 		}
 		perTool[k] = true
 		ch <- prometheus.MustNewConstMetric(descFinding, prometheus.GaugeValue, 1, name, k[0], k[1], k[2])
+	}
+	for _, o := range st.run.State.Omitted {
+		counts[key{o.Rule, string(o.Severity)}] += o.Count
 	}
 	keys := make([]key, 0, len(counts))
 	for k := range counts {

@@ -291,6 +291,10 @@ func (r *run) finish(d time.Duration) {
 	rep.Findings, rep.Ignored, rep.StaleIgnores = r.opts.Policy.Apply(r.findings, now())
 	catalogue.Sort(rep.Findings)
 	catalogue.Sort(rep.Ignored)
+	rep.Findings, rep.FindingsOmitted = catalogue.Cap(rep.Findings)
+	var ignoredOmitted []catalogue.Omitted
+	rep.Ignored, ignoredOmitted = catalogue.Cap(rep.Ignored)
+	rep.IgnoredOmitted = catalogue.OmittedCount(ignoredOmitted)
 	rep.Drift.Findings, rep.Conformance.Findings, rep.AuthPosture.Findings = []catalogue.Finding{}, []catalogue.Finding{}, []catalogue.Finding{}
 	for _, f := range rep.Findings {
 		switch catalogue.FamilyOf(f.Rule) {
@@ -311,4 +315,7 @@ func (r *run) finish(d time.Duration) {
 	}
 	rep.ServedChanges = []ServedChange{}
 	rep.Summary = catalogue.Summary(rep.Findings)
+	for _, o := range rep.FindingsOmitted {
+		rep.Summary[o.Severity] += o.Count
+	}
 }

@@ -32,11 +32,16 @@ type Report struct {
 	Conformance            Section             `json:"conformance"`
 	AuthPosture            AuthPosture         `json:"auth_posture"`
 	// Seed and Invocation are set when the target configures tools/call.
-	Seed         *uint64                 `json:"seed,omitempty"`
-	Invocation   *Invocation             `json:"invocation,omitempty"`
-	Findings     []catalogue.Finding     `json:"findings"`
-	Ignored      []catalogue.Finding     `json:"ignored"`
-	StaleIgnores []catalogue.StaleIgnore `json:"stale_ignores"`
+	Seed       *uint64             `json:"seed,omitempty"`
+	Invocation *Invocation         `json:"invocation,omitempty"`
+	Findings   []catalogue.Finding `json:"findings"`
+	// FindingsOmitted counts, per rule and severity, the findings past
+	// catalogue.MaxPerRule that Findings does not list; Summary counts
+	// them. IgnoredOmitted does the same for Ignored.
+	FindingsOmitted []catalogue.Omitted     `json:"findings_omitted"`
+	Ignored         []catalogue.Finding     `json:"ignored"`
+	IgnoredOmitted  int                     `json:"ignored_omitted"`
+	StaleIgnores    []catalogue.StaleIgnore `json:"stale_ignores"`
 	// ServedChanges are the run-to-run changes of the served set; only the
 	// daemon, which keeps the previous run, fills them.
 	ServedChanges []ServedChange             `json:"served_changes"`

@@ -69,7 +69,7 @@ func WriteFindings(w io.Writer, r *Report) error {
 		if len(group) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s (%d)\n", sev, len(group))
+		fmt.Fprintf(&b, "\n%s (%d)\n", sev, r.Summary[sev])
 		for _, f := range group {
 			subject := f.Tool
 			if f.Pointer != "" {
@@ -84,11 +84,19 @@ func WriteFindings(w io.Writer, r *Report) error {
 			}
 			fmt.Fprintf(&b, "  %s%s %s%s\n", f.Rule, subject, f.Message, grade)
 		}
+		for _, o := range r.FindingsOmitted {
+			if o.Severity == sev {
+				fmt.Fprintf(&b, "  %s: %d more not listed (at most %d per rule)\n", o.Rule, o.Count, catalogue.MaxPerRule)
+			}
+		}
 	}
 	if len(r.Ignored) > 0 {
-		fmt.Fprintf(&b, "\nignored (%d)\n", len(r.Ignored))
+		fmt.Fprintf(&b, "\nignored (%d)\n", len(r.Ignored)+r.IgnoredOmitted)
 		for _, f := range r.Ignored {
 			fmt.Fprintf(&b, "  %s %s %s: %s\n", f.Rule, f.Tool, f.Pointer, f.IgnoreReason)
+		}
+		if r.IgnoredOmitted > 0 {
+			fmt.Fprintf(&b, "  %d more not listed\n", r.IgnoredOmitted)
 		}
 	}
 	for _, s := range r.StaleIgnores {

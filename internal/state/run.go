@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"time"
 
 	"github.com/driftd/driftd/internal/probe"
@@ -33,6 +34,12 @@ func Loaded(st *State) *Run { return &Run{State: st} }
 // tool's definition changed.
 func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPrev func() ([]Tool, error)) *Run {
 	st, tr := apply(prev.State, now, rep.Findings, rep.Served(), rep.Success, historyLimit, loadPrev)
+	if rep.Success && !slices.Equal(st.Omitted, rep.FindingsOmitted) && (len(st.Omitted) > 0 || len(rep.FindingsOmitted) > 0) {
+		// A failed run keeps the counts, as it keeps the findings.
+		next := *st
+		next.Omitted, next.dirty = slices.Clone(rep.FindingsOmitted), true
+		st, tr.Changed = &next, true
+	}
 	out := *rep
 	out.ServedChanges = make([]probe.ServedChange, len(tr.ServedChanges))
 	for i, e := range tr.ServedChanges {

@@ -60,6 +60,9 @@ type State struct {
 	// ToolHashes maps a served tool's name to the hex SHA-256 of its raw
 	// definition as last served.
 	ToolHashes map[string]string `json:"tool_hashes"`
+	// Omitted counts the active findings past catalogue.MaxPerRule that
+	// Findings does not hold, as the last run that compared reported them.
+	Omitted []catalogue.Omitted `json:"omitted,omitempty"`
 	// ServedLastChange is when the served set was first recorded or last
 	// changed; zero means no successful listing was ever recorded.
 	ServedLastChange time.Time `json:"served_last_change"`

@@ -75,8 +75,9 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 {{range .Findings}}<tr class="sev-{{sev .Severity}}"><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span></td><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td>
 <td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}</td><td>{{.Message}}</td><td><code class="dim">{{.Fingerprint}}</code></td></tr>{{end}}
 </tbody></table>{{end}}
+{{range .FindingsOmitted}}<p class="dim">{{.Count}} more <code>{{.Rule}}</code> findings are not listed (at most 100 per rule).</p>{{end}}
 {{if .Ignored}}<h2>Ignored <small>{{len .Ignored}}</small></h2><table><tbody>
-{{range .Ignored}}<tr><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td><td><code>{{.Pointer}}</code></td><td>{{.IgnoreReason}}</td></tr>{{end}}</tbody></table>{{end}}
+{{range .Ignored}}<tr><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td><td><code>{{.Pointer}}</code></td><td>{{.IgnoreReason}}</td></tr>{{end}}</tbody></table>{{if .IgnoredOmitted}}<p class="dim">{{.IgnoredOmitted}} more not listed.</p>{{end}}{{end}}
 {{if .StaleIgnores}}<h2>Stale ignores</h2><ul>{{range .StaleIgnores}}<li><code>{{.Rule}} {{.Tool}} {{.Pointer}} {{.Fingerprint}}</code> — {{.Why}} ({{.Reason}})</li>{{end}}</ul>{{end}}
 {{else}}<p class="empty">No run has finished yet.</p>{{end}}
 <h2>Change timeline</h2>
