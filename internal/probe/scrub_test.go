@@ -62,3 +62,27 @@ func TestControlCharactersAreVisible(t *testing.T) {
 		}
 	}
 }
+
+// TestFindingsPerRuleAreCapped: 250 undeclared tools are 100 findings and
+// a count of 150, which the summary and the text include.
+func TestFindingsPerRuleAreCapped(t *testing.T) {
+	names := []string{"a"}
+	for i := range 250 {
+		names = append(names, fmt.Sprintf("extra_%03d", i))
+	}
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools(names...)})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a"), nil)
+	got := toolsOf(rep, "MCP-DRIFT-TOOL-UNDECLARED")
+	if len(got) != 100 || got[0] != "extra_000" || got[99] != "extra_099" {
+		t.Fatalf("listed %d undeclared tools (%v…), want the first 100", len(got), got[:min(3, len(got))])
+	}
+	if len(rep.FindingsOmitted) != 1 || rep.FindingsOmitted[0].Count != 150 || rep.Summary["WARN"]+rep.Summary["ERROR"]+rep.Summary["INFO"] < 250 {
+		t.Fatalf("omitted %+v, summary %v", rep.FindingsOmitted, rep.Summary)
+	}
+	var text bytes.Buffer
+	_ = probe.WriteText(&text, rep)
+	if !strings.Contains(text.String(), "150 more not listed") {
+		t.Errorf("text output does not say what was left out:\n%s", text.String()[max(0, text.Len()-400):])
+	}
+}
