@@ -56,6 +56,7 @@ lint:
 bench:
 	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^(TestDiffScaling|TestProbeVsFloor)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	DRIFTD_BENCH=1 $(GO) test ./internal/scheduler/ -run '^TestScaleLateness$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
+	DRIFTD_BENCH=1 $(GO) test ./internal/daemon/ -run '^TestReloadScale$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	$(GO) test ./internal/probe/ -run '^$$' -bench . -benchmem -count=1
 
 run: build

@@ -6,6 +6,7 @@ package metrics
 
 import (
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +50,19 @@ type targetState struct {
 	// first run since start.
 	run         *state.Run
 	lastSuccess time.Time
+	// series are the counter series this target made, for Remove.
+	series []series
+	made   map[seriesKey]struct{}
+}
+
+type series struct {
+	vec    *prometheus.CounterVec
+	values []string
+}
+
+type seriesKey struct {
+	vec    *prometheus.CounterVec
+	values string
 }
 
 // New creates the metrics and registers them with reg.
@@ -98,9 +112,9 @@ func (m *Metrics) SetTargets(ts []Target) {
 		if !ok {
 			st = &targetState{}
 			m.targets[t.Name] = st
-			m.probes.WithLabelValues(t.Name, "success")
-			m.probes.WithLabelValues(t.Name, "failure")
-			m.skipped.WithLabelValues(t.Name)
+			m.counter(st, m.probes, t.Name, "success")
+			m.counter(st, m.probes, t.Name, "failure")
+			m.counter(st, m.skipped, t.Name)
 		}
 		st.meta = t
 	}
@@ -121,12 +135,18 @@ func (m *Metrics) Remove(name string) {
 }
 
 func (m *Metrics) removeLocked(name string) {
-	delete(m.targets, name)
-	l := prometheus.Labels{"target": name}
-	for _, v := range []*prometheus.CounterVec{m.probes, m.failures, m.skipped, m.opened, m.resolved, m.servedChanges} {
-		v.DeletePartialMatch(l)
+	st, ok := m.targets[name]
+	if !ok {
+		return
 	}
-	m.duration.DeletePartialMatch(l)
+	delete(m.targets, name)
+	// Exact deletes of the series this target made: a partial-match
+	// delete scans every series of the vector, which made removing
+	// 10,000 targets quadratic.
+	for _, sr := range st.series {
+		sr.vec.DeleteLabelValues(sr.values...)
+	}
+	m.duration.DeleteLabelValues(name)
 }
 
 // SetInterval records a target's schedule period (driftd_probe_interval_seconds).
@@ -153,21 +173,36 @@ func (m *Metrics) Observe(r *state.Run) {
 	st.run = r
 	if rep.Success {
 		st.lastSuccess = rep.StartedAt.Add(time.Duration(rep.DurationSeconds * float64(time.Second)))
-		m.probes.WithLabelValues(rep.Target, "success").Inc()
+		m.counter(st, m.probes, rep.Target, "success").Inc()
 	} else {
-		m.probes.WithLabelValues(rep.Target, "failure").Inc()
-		m.failures.WithLabelValues(rep.Target, string(rep.FailureReason)).Inc()
+		m.counter(st, m.probes, rep.Target, "failure").Inc()
+		m.counter(st, m.failures, rep.Target, string(rep.FailureReason)).Inc()
 	}
 	m.duration.WithLabelValues(rep.Target).Observe(rep.DurationSeconds)
 	for _, e := range r.Opened {
-		m.opened.WithLabelValues(rep.Target, e.Rule, string(e.Severity)).Inc()
+		m.counter(st, m.opened, rep.Target, e.Rule, string(e.Severity)).Inc()
 	}
 	for _, e := range r.Resolved {
-		m.resolved.WithLabelValues(rep.Target, e.Rule, string(e.Severity)).Inc()
+		m.counter(st, m.resolved, rep.Target, e.Rule, string(e.Severity)).Inc()
 	}
 	for _, e := range r.ServedChanges {
-		m.servedChanges.WithLabelValues(rep.Target, e.Change).Inc()
+		m.counter(st, m.servedChanges, rep.Target, e.Change).Inc()
 	}
+}
+
+// counter returns vec's series of values, remembering it among the
+// target's series so that removing the target deletes exactly these.
+// Callers hold m.mu for writing.
+func (m *Metrics) counter(st *targetState, vec *prometheus.CounterVec, values ...string) prometheus.Counter {
+	key := seriesKey{vec, strings.Join(values, "\xff")}
+	if _, ok := st.made[key]; !ok {
+		if st.made == nil {
+			st.made = map[seriesKey]struct{}{}
+		}
+		st.made[key] = struct{}{}
+		st.series = append(st.series, series{vec, values})
+	}
+	return vec.WithLabelValues(values...)
 }
 
 // Skipped counts a run that was due while the previous one still ran.
@@ -176,7 +211,7 @@ func (m *Metrics) Skipped(name string) {
 	_, ok := m.targets[name]
 	m.mu.RUnlock()
 	if ok {
-		m.skipped.WithLabelValues(name).Inc()
+		m.skipped.WithLabelValues(name).Inc() // made by SetTargets
 	}
 }
 
