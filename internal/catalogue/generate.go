@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"github.com/driftd/driftd/internal/jsonscan"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,7 +29,7 @@ var ErrUnsatisfiable = errors.New("cannot generate arguments for this schema")
 // trying branches. Every value is validated against the schema before it is
 // returned; one that does not validate is ErrUnsatisfiable.
 func GenerateArguments(schema []byte, seed uint64) (json.RawMessage, error) {
-	root, err := parseJSON(schema)
+	root, err := jsonscan.Parse(schema, maxDiffDepth)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the schema is not valid JSON", ErrUnsatisfiable)
 	}

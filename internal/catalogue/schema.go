@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"github.com/driftd/driftd/internal/jsonscan"
+
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -30,7 +32,7 @@ func NewSchemaCompiler() *jsonschema.Compiler {
 func CheckSchema(raw []byte) error { return checkCache.get(raw, checkSchema) }
 
 func checkSchema(raw []byte) error {
-	if d := JSONDepth(raw); d > MaxSchemaDepth {
+	if d := jsonscan.Depth(raw); d > MaxSchemaDepth {
 		return fmt.Errorf("nested %d levels deep, more than driftd's bound of %d", d, MaxSchemaDepth)
 	}
 	c := NewSchemaCompiler()
@@ -83,32 +85,4 @@ func clipText(s string) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
-// JSONDepth returns the deepest nesting of objects and arrays in the JSON
-// text b, without decoding it. Malformed input yields a best-effort count.
-func JSONDepth(b []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
 }

@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"github.com/driftd/driftd/internal/jsonscan"
+
 	"bytes"
 	"hash/maphash"
 	"sync"
@@ -61,6 +63,6 @@ var (
 )
 
 func parseCached(raw []byte) (any, error) {
-	p := declaredCache.get(raw, func(b []byte) parsed { v, err := parseJSON(b); return parsed{v, err} })
+	p := declaredCache.get(raw, func(b []byte) parsed { v, err := jsonscan.Parse(b, maxDiffDepth); return parsed{v, err} })
 	return p.v, p.err
 }

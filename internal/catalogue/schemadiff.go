@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"github.com/driftd/driftd/internal/jsonscan"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,10 +32,10 @@ func (c Change) Grade(d Direction) Grade { return GradeOf(c.ID, d, c.Open) }
 // fetched. The result is sorted by pointer, then change id.
 func DiffSchemas(declared, served []byte) []Change {
 	dv, err1 := parseCached(declared)
-	sv, err2 := parseJSON(served)
+	sv, err2 := jsonscan.Parse(served, maxDiffDepth)
 	if err1 != nil || err2 != nil {
 		why := "not valid JSON"
-		if errors.Is(err1, errTooDeep) || errors.Is(err2, errTooDeep) {
+		if errors.Is(err1, jsonscan.ErrTooDeep) || errors.Is(err2, jsonscan.ErrTooDeep) {
 			why = fmt.Sprintf("nested deeper than %d levels", maxDiffDepth)
 		}
 		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: why}}

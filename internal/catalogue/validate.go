@@ -1,6 +1,8 @@
 package catalogue
 
 import (
+	"github.com/driftd/driftd/internal/jsonscan"
+
 	"fmt"
 	"slices"
 	"strings"
@@ -29,7 +31,7 @@ func (v Violation) String() string {
 // fetches a remote $ref and never quotes the instance: messages come from
 // the schema's own keywords and the instance's JSON types.
 func ValidateInstance(schema, instance []byte) ([]Violation, error) {
-	root, err := parseJSON(schema)
+	root, err := jsonscan.Parse(schema, maxDiffDepth)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
@@ -45,7 +47,7 @@ func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) [
 	if res.IsValid() {
 		return nil
 	}
-	inst, _ := parseJSON(instance)
+	inst, _ := jsonscan.Parse(instance, maxDiffDepth)
 	sd, id := &doc{root: schema}, &doc{root: inst}
 	var out []Violation
 	var walk func(r *jsonschema.EvaluationResult)
