@@ -6,6 +6,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 // conformResult checks the members every modern result carries. cacheable
@@ -89,7 +90,7 @@ func (r *run) conformSchemas(t mcp.Tool) {
 }
 
 func (r *run) checkSchema(tool, direction string, raw json.RawMessage) {
-	if err := catalogue.CheckSchema(raw); err != nil {
+	if err := schema.Check(raw); err != nil {
 		f := catalogue.New(catalogue.ConfSchemaInvalid, tool, fmt.Sprintf("%sSchema %v", direction, err))
 		f.Direction = direction
 		r.emit(f)

@@ -1,8 +1,6 @@
-package catalogue
+package schema
 
 import (
-	"github.com/driftd/driftd/internal/jsonscan"
-
 	"fmt"
 	"slices"
 	"strings"
@@ -27,15 +25,15 @@ func (v Violation) String() string {
 	return fmt.Sprintf("%s: expected %s, got %s", p, v.Constraint, v.Observed)
 }
 
-// ValidateInstance checks instance (JSON) against schema (JSON). It never
+// Validate checks instance (JSON) against schema (JSON). It never
 // fetches a remote $ref and never quotes the instance: messages come from
 // the schema's own keywords and the instance's JSON types.
-func ValidateInstance(schema, instance []byte) ([]Violation, error) {
-	root, err := jsonscan.Parse(schema, maxDiffDepth)
+func Validate(schema, instance []byte) ([]Violation, error) {
+	root, err := parse(schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	compiled, err := NewSchemaCompiler().Compile(schema)
+	compiled, err := NewCompiler().Compile(schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema does not compile: %s", clipText(err.Error()))
 	}
@@ -47,7 +45,7 @@ func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) [
 	if res.IsValid() {
 		return nil
 	}
-	inst, _ := jsonscan.Parse(instance, maxDiffDepth)
+	inst, _ := parse(instance)
 	sd, id := &doc{root: schema}, &doc{root: inst}
 	var out []Violation
 	var walk func(r *jsonschema.EvaluationResult)

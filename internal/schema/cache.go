@@ -1,11 +1,11 @@
-package catalogue
+package schema
 
 import (
-	"github.com/driftd/driftd/internal/jsonscan"
-
 	"bytes"
 	"hash/maphash"
 	"sync"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // byteCache memoises a function of schema bytes. The daemon sees the same
@@ -62,7 +62,10 @@ var (
 	checkCache    = newByteCache[error](cacheSize)
 )
 
+// parse decodes a schema or instance with the engine's depth bound.
+func parse(b []byte) (any, error) { return jsonscan.Parse(b, maxDiffDepth) }
+
 func parseCached(raw []byte) (any, error) {
-	p := declaredCache.get(raw, func(b []byte) parsed { v, err := jsonscan.Parse(b, maxDiffDepth); return parsed{v, err} })
+	p := declaredCache.get(raw, func(b []byte) parsed { v, err := parse(b); return parsed{v, err} })
 	return p.v, p.err
 }
