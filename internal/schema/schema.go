@@ -36,7 +36,7 @@ func NewCompiler() *jsonschema.Compiler {
 // Check reports why raw is not a usable JSON Schema, or nil. Each
 // schema gets its own compiler, so one tool's $id cannot shadow another's;
 // results are cached by content.
-func Check(raw []byte) error { return checkCache.get(raw, check) }
+func Check(raw []byte) error { return cached(cache, kindCheck, raw, checkWeight, check) }
 
 func check(raw []byte) error {
 	if d := jsonscan.Depth(raw); d > MaxDepth {
