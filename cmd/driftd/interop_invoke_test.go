@@ -9,6 +9,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 // TestGeneratedArgumentsForSDKTools: arguments generated from every tool of
@@ -30,11 +31,11 @@ func TestGeneratedArgumentsForSDKTools(t *testing.T) {
 			}
 			args := []string{"check", path, "--base-url", url, "--json", "--execute", "--seed", "3"}
 			for _, tool := range m.Tools {
-				a, err := catalogue.GenerateArguments(tool.InputSchema, 3)
+				a, err := schema.Generate(tool.InputSchema, 3)
 				if err != nil {
 					t.Fatalf("%s: %v", tool.Name, err)
 				}
-				if vs, err := catalogue.ValidateInstance(tool.InputSchema, a); err != nil || len(vs) > 0 {
+				if vs, err := schema.Validate(tool.InputSchema, a); err != nil || len(vs) > 0 {
 					t.Fatalf("%s: generated %s does not validate: %v %v", tool.Name, a, vs, err)
 				}
 				args = append(args, "--invoke-tool", tool.Name)

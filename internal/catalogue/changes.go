@@ -1,5 +1,7 @@
 package catalogue
 
+import "github.com/driftd/driftd/internal/schema"
+
 // Direction says which side of a tool call a schema describes.
 type Direction string
 
@@ -9,42 +11,6 @@ type Direction string
 const (
 	Input  Direction = "input"
 	Output Direction = "output"
-)
-
-// Change ids: what changed between a declared and a served schema,
-// independent of direction.
-const (
-	ChgPropertyAdded      = "CHG-PROPERTY-ADDED"
-	ChgPropertyRemoved    = "CHG-PROPERTY-REMOVED"
-	ChgRequiredAdded      = "CHG-REQUIRED-ADDED"
-	ChgRequiredRemoved    = "CHG-REQUIRED-REMOVED"
-	ChgTypeNarrowed       = "CHG-TYPE-NARROWED"
-	ChgTypeWidened        = "CHG-TYPE-WIDENED"
-	ChgTypeChanged        = "CHG-TYPE-CHANGED"
-	ChgEnumValueRemoved   = "CHG-ENUM-VALUE-REMOVED"
-	ChgEnumValueAdded     = "CHG-ENUM-VALUE-ADDED"
-	ChgEnumAdded          = "CHG-ENUM-ADDED"
-	ChgEnumRemoved        = "CHG-ENUM-REMOVED"
-	ChgConstChanged       = "CHG-CONST-CHANGED"
-	ChgBoundTightened     = "CHG-BOUND-TIGHTENED"
-	ChgBoundLoosened      = "CHG-BOUND-LOOSENED"
-	ChgPatternAdded       = "CHG-PATTERN-ADDED"
-	ChgPatternChanged     = "CHG-PATTERN-CHANGED"
-	ChgPatternRemoved     = "CHG-PATTERN-REMOVED"
-	ChgFormatAdded        = "CHG-FORMAT-ADDED"
-	ChgFormatChanged      = "CHG-FORMAT-CHANGED"
-	ChgFormatRemoved      = "CHG-FORMAT-REMOVED"
-	ChgAdditionalClosed   = "CHG-ADDITIONAL-PROPERTIES-CLOSED"
-	ChgAdditionalOpened   = "CHG-ADDITIONAL-PROPERTIES-OPENED"
-	ChgNullAdded          = "CHG-NULL-ADDED"
-	ChgNullRemoved        = "CHG-NULL-REMOVED"
-	ChgSchemaAdded        = "CHG-SCHEMA-ADDED"
-	ChgSchemaRemoved      = "CHG-SCHEMA-REMOVED"
-	ChgCompositionChanged = "CHG-COMPOSITION-CHANGED"
-	ChgKeywordChanged     = "CHG-KEYWORD-CHANGED"
-	ChgUncomparable       = "CHG-UNCOMPARABLE"
-	ChgDefaultChanged     = "CHG-DEFAULT-CHANGED"
-	ChgDescriptionChanged = "CHG-DESCRIPTION-CHANGED"
 )
 
 // Grade ids: the BRK-* rule that decides, given the direction, whether a
@@ -136,37 +102,37 @@ type ChangeKind struct {
 
 // Changes is the CHG-* table.
 var Changes = []ChangeKind{
-	{ChgPropertyAdded, "a property was added", BrkCompatible, BrkCompatible, ""},
-	{ChgRequiredAdded, "a property became required", BrkInputRequiredAdded, BrkCompatible, ""},
-	{ChgPropertyRemoved, "a property was removed", BrkInputPropertyRemovedClosed, BrkOutputPropertyRemoved, BrkInputPropertyRemovedOpen},
-	{ChgRequiredRemoved, "a property is no longer required", BrkCompatible, BrkOutputRequiredRemoved, ""},
-	{ChgTypeNarrowed, "fewer types are allowed", BrkInputTypeNarrowed, BrkCompatible, ""},
-	{ChgTypeWidened, "more types are allowed", BrkCompatible, BrkOutputTypeWidened, ""},
-	{ChgTypeChanged, "the types changed, neither a subset of the other", BrkInputTypeChanged, BrkOutputTypeChanged, ""},
-	{ChgEnumValueRemoved, "enum values were removed", BrkInputEnumNarrowed, BrkCompatible, ""},
-	{ChgEnumAdded, "an enum was added where any value was allowed", BrkInputEnumNarrowed, BrkCompatible, ""},
-	{ChgEnumValueAdded, "enum values were added", BrkCompatible, BrkOutputEnumWidened, ""},
-	{ChgEnumRemoved, "the enum (or const) was removed", BrkCompatible, BrkOutputEnumWidened, ""},
-	{ChgConstChanged, "const changed", BrkInputConstChanged, BrkOutputConstChanged, ""},
-	{ChgBoundTightened, "a bound tightened (minimum, maximum, exclusive*, *Length, *Items, *Properties, *Contains, multipleOf, uniqueItems)", BrkInputBoundTightened, BrkCompatible, ""},
-	{ChgBoundLoosened, "a bound loosened", BrkCompatible, BrkOutputBoundLoosened, ""},
-	{ChgPatternAdded, "a pattern was added", BrkInputPatternChanged, BrkOutputPatternChanged, ""},
-	{ChgPatternChanged, "the pattern changed", BrkInputPatternChanged, BrkOutputPatternChanged, ""},
-	{ChgPatternRemoved, "the pattern was removed", BrkCompatible, BrkOutputPatternChanged, ""},
-	{ChgFormatAdded, "a format was added", BrkInputFormatChanged, BrkOutputFormatChanged, ""},
-	{ChgFormatChanged, "the format changed", BrkInputFormatChanged, BrkOutputFormatChanged, ""},
-	{ChgFormatRemoved, "the format was removed", BrkCompatible, BrkOutputFormatChanged, ""},
-	{ChgAdditionalClosed, "additionalProperties became false", BrkInputClosed, BrkCompatible, ""},
-	{ChgAdditionalOpened, "additionalProperties is no longer false", BrkCompatible, BrkOutputOpened, ""},
-	{ChgNullAdded, "null became allowed", BrkCompatible, BrkOutputNullAdded, ""},
-	{ChgNullRemoved, "null is no longer allowed", BrkInputNullRemoved, BrkCompatible, ""},
-	{ChgSchemaAdded, "the schema was added as a whole", BrkCompatible, BrkOutputSchemaAdded, ""},
-	{ChgSchemaRemoved, "the schema was removed as a whole", BrkUnprovable, BrkOutputSchemaRemoved, ""},
-	{ChgCompositionChanged, "oneOf/anyOf/allOf/not/if/then/else changed and could not be proven equal", BrkUnprovable, BrkUnprovable, ""},
-	{ChgKeywordChanged, "another assertion keyword changed (patternProperties, contains, x-mcp-header, …)", BrkUnprovable, BrkUnprovable, ""},
-	{ChgUncomparable, "a schema exceeds driftd's bounds or has a remote $ref, which is never fetched", BrkUnprovable, BrkUnprovable, ""},
-	{ChgDefaultChanged, "a default changed", BrkAnnotationOnly, BrkAnnotationOnly, ""},
-	{ChgDescriptionChanged, "a description inside the schema changed", BrkAnnotationOnly, BrkAnnotationOnly, ""},
+	{schema.ChgPropertyAdded, "a property was added", BrkCompatible, BrkCompatible, ""},
+	{schema.ChgRequiredAdded, "a property became required", BrkInputRequiredAdded, BrkCompatible, ""},
+	{schema.ChgPropertyRemoved, "a property was removed", BrkInputPropertyRemovedClosed, BrkOutputPropertyRemoved, BrkInputPropertyRemovedOpen},
+	{schema.ChgRequiredRemoved, "a property is no longer required", BrkCompatible, BrkOutputRequiredRemoved, ""},
+	{schema.ChgTypeNarrowed, "fewer types are allowed", BrkInputTypeNarrowed, BrkCompatible, ""},
+	{schema.ChgTypeWidened, "more types are allowed", BrkCompatible, BrkOutputTypeWidened, ""},
+	{schema.ChgTypeChanged, "the types changed, neither a subset of the other", BrkInputTypeChanged, BrkOutputTypeChanged, ""},
+	{schema.ChgEnumValueRemoved, "enum values were removed", BrkInputEnumNarrowed, BrkCompatible, ""},
+	{schema.ChgEnumAdded, "an enum was added where any value was allowed", BrkInputEnumNarrowed, BrkCompatible, ""},
+	{schema.ChgEnumValueAdded, "enum values were added", BrkCompatible, BrkOutputEnumWidened, ""},
+	{schema.ChgEnumRemoved, "the enum (or const) was removed", BrkCompatible, BrkOutputEnumWidened, ""},
+	{schema.ChgConstChanged, "const changed", BrkInputConstChanged, BrkOutputConstChanged, ""},
+	{schema.ChgBoundTightened, "a bound tightened (minimum, maximum, exclusive*, *Length, *Items, *Properties, *Contains, multipleOf, uniqueItems)", BrkInputBoundTightened, BrkCompatible, ""},
+	{schema.ChgBoundLoosened, "a bound loosened", BrkCompatible, BrkOutputBoundLoosened, ""},
+	{schema.ChgPatternAdded, "a pattern was added", BrkInputPatternChanged, BrkOutputPatternChanged, ""},
+	{schema.ChgPatternChanged, "the pattern changed", BrkInputPatternChanged, BrkOutputPatternChanged, ""},
+	{schema.ChgPatternRemoved, "the pattern was removed", BrkCompatible, BrkOutputPatternChanged, ""},
+	{schema.ChgFormatAdded, "a format was added", BrkInputFormatChanged, BrkOutputFormatChanged, ""},
+	{schema.ChgFormatChanged, "the format changed", BrkInputFormatChanged, BrkOutputFormatChanged, ""},
+	{schema.ChgFormatRemoved, "the format was removed", BrkCompatible, BrkOutputFormatChanged, ""},
+	{schema.ChgAdditionalClosed, "additionalProperties became false", BrkInputClosed, BrkCompatible, ""},
+	{schema.ChgAdditionalOpened, "additionalProperties is no longer false", BrkCompatible, BrkOutputOpened, ""},
+	{schema.ChgNullAdded, "null became allowed", BrkCompatible, BrkOutputNullAdded, ""},
+	{schema.ChgNullRemoved, "null is no longer allowed", BrkInputNullRemoved, BrkCompatible, ""},
+	{schema.ChgSchemaAdded, "the schema was added as a whole", BrkCompatible, BrkOutputSchemaAdded, ""},
+	{schema.ChgSchemaRemoved, "the schema was removed as a whole", BrkUnprovable, BrkOutputSchemaRemoved, ""},
+	{schema.ChgCompositionChanged, "oneOf/anyOf/allOf/not/if/then/else changed and could not be proven equal", BrkUnprovable, BrkUnprovable, ""},
+	{schema.ChgKeywordChanged, "another assertion keyword changed (patternProperties, contains, x-mcp-header, …)", BrkUnprovable, BrkUnprovable, ""},
+	{schema.ChgUncomparable, "a schema exceeds driftd's bounds or has a remote $ref, which is never fetched", BrkUnprovable, BrkUnprovable, ""},
+	{schema.ChgDefaultChanged, "a default changed", BrkAnnotationOnly, BrkAnnotationOnly, ""},
+	{schema.ChgDescriptionChanged, "a description inside the schema changed", BrkAnnotationOnly, BrkAnnotationOnly, ""},
 }
 
 var (
@@ -185,14 +151,15 @@ func indexBy[T any](rows []T, key func(T) string) map[string]T {
 // LookupGrade returns the BRK-* rule with id.
 func LookupGrade(id string) (Grade, bool) { g, ok := gradeByID[id]; return g, ok }
 
-// GradeOf returns the grade of change in direction d; open tells, for a
-// property removal, whether the object still allows other properties.
-func GradeOf(change string, d Direction, open bool) Grade {
-	c := changeByID[change]
+// GradeOf returns the grade of a schema change in direction d; for a
+// property removal on the input side, ch.Open (the object still allows
+// other properties) picks the milder grade.
+func GradeOf(ch schema.Change, d Direction) Grade {
+	c := changeByID[ch.ID]
 	id := c.Output
 	if d == Input {
 		id = c.Input
-		if open && c.InputOpen != "" {
+		if ch.Open && c.InputOpen != "" {
 			id = c.InputOpen
 		}
 	}

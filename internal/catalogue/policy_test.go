@@ -4,14 +4,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/driftd/driftd/internal/schema"
 )
 
 func policyFindings() []Finding {
 	fs := []Finding{
 		{Rule: DriftToolUndeclared, Severity: Warn, Tool: "debug_dump"},
 		{Rule: DriftToolUndeclared, Severity: Warn, Tool: "orders"},
-		{Rule: DriftSchema, Severity: Error, Tool: "search", Pointer: "/properties/limit", Change: ChgBoundTightened, Grade: BrkInputBoundTightened, Direction: "input"},
-		{Rule: DriftSchema, Severity: Warn, Tool: "search", Pointer: "/anyOf", Change: ChgCompositionChanged, Grade: BrkUnprovable, Direction: "input"},
+		{Rule: DriftSchema, Severity: Error, Tool: "search", Pointer: "/properties/limit", Change: schema.ChgBoundTightened, Grade: BrkInputBoundTightened, Direction: "input"},
+		{Rule: DriftSchema, Severity: Warn, Tool: "search", Pointer: "/anyOf", Change: schema.ChgCompositionChanged, Grade: BrkUnprovable, Direction: "input"},
 		{Rule: ConfServerInfo, Severity: Info},
 	}
 	for i := range fs {

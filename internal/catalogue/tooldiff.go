@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 // CompareTool returns the drift findings for one tool that is both
@@ -28,22 +29,22 @@ func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "
 // compareSchema grades every change between a declared and a served schema
 // in direction dir. Identical bytes are the common case and cost nothing.
 func compareSchema(tool string, dir Direction, declared, served json.RawMessage) []Finding {
-	var changes []Change
+	var changes []schema.Change
 	switch dp, sp := present(declared), present(served); {
 	case !dp && !sp:
 		return nil
 	case !dp:
-		changes = []Change{{ID: ChgSchemaAdded, Declared: "no " + string(dir) + "Schema", Served: string(dir) + "Schema present"}}
+		changes = []schema.Change{{ID: schema.ChgSchemaAdded, Declared: "no " + string(dir) + "Schema", Served: string(dir) + "Schema present"}}
 	case !sp:
-		changes = []Change{{ID: ChgSchemaRemoved, Declared: string(dir) + "Schema present", Served: "no " + string(dir) + "Schema"}}
+		changes = []schema.Change{{ID: schema.ChgSchemaRemoved, Declared: string(dir) + "Schema present", Served: "no " + string(dir) + "Schema"}}
 	case bytes.Equal(declared, served):
 		return nil
 	default:
-		changes = DiffSchemas(declared, served)
+		changes = schema.Diff(declared, served)
 	}
 	out := make([]Finding, 0, len(changes))
 	for _, c := range changes {
-		g := c.Grade(dir)
+		g := GradeOf(c, dir)
 		rule := DriftSchemaCompatible
 		if g.Breaking {
 			rule = DriftSchema

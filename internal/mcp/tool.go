@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 	"errors"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // Tool is one tool definition, as served or declared. Raw keeps the exact
@@ -26,7 +28,7 @@ var ErrToolName = errors.New(`tool has no "name" string`)
 // are located by one scan, without decoding the schemas.
 func ParseTool(raw json.RawMessage) (Tool, error) {
 	t := Tool{Raw: raw}
-	fields, ok := topLevel(raw)
+	fields, ok := jsonscan.Members(raw)
 	if !ok {
 		return t, ErrToolName
 	}
@@ -37,83 +39,4 @@ func ParseTool(raw json.RawMessage) (Tool, error) {
 	_ = json.Unmarshal(fields["title"], &t.Title)
 	_ = json.Unmarshal(fields["description"], &t.Description)
 	return t, nil
-}
-
-// topLevel maps the members of the JSON object b to their raw values; the
-// last duplicate wins, as in encoding/json. It reports false when b is not
-// an object.
-func topLevel(b []byte) (map[string]json.RawMessage, bool) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return nil, false
-	}
-	out := make(map[string]json.RawMessage, 8)
-	i = skipSpace(b, i+1)
-	for i < len(b) && b[i] != '}' {
-		ks := i
-		i = skipValue(b, i)
-		var key string
-		if json.Unmarshal(b[ks:i], &key) != nil {
-			return nil, false
-		}
-		i = skipSpace(b, i)
-		if i >= len(b) || b[i] != ':' {
-			return nil, false
-		}
-		i = skipSpace(b, i+1)
-		vs := i
-		i = skipValue(b, i)
-		out[key] = json.RawMessage(b[vs:i])
-		i = skipSpace(b, i)
-		if i < len(b) && b[i] == ',' {
-			i = skipSpace(b, i+1)
-		}
-	}
-	return out, i < len(b)
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the index just past the JSON value starting at i.
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return i
-	}
-	switch b[i] {
-	case '"':
-		for i++; i < len(b); i++ {
-			switch b[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
-		}
-		return i
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipValue(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\n' && b[i] != '\t' && b[i] != '\r' {
-		i++
-	}
-	return i
 }

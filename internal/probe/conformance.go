@@ -9,6 +9,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/sanitize"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 // Every MCP-CONF check lives in this file: a small function that returns
@@ -181,7 +182,7 @@ func checkSchemasCompile(t mcp.Tool, _ int) []catalogue.Finding {
 		if !s.compiled {
 			continue
 		}
-		if err := catalogue.CheckSchema(s.raw); err != nil {
+		if err := schema.Check(s.raw); err != nil {
 			f := catalogue.New(catalogue.ConfSchemaInvalid, t.Name, fmt.Sprintf("%sSchema %v", s.direction, err))
 			f.Direction = s.direction
 			out = append(out, f)

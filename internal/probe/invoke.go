@@ -10,6 +10,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 // Invocation is the report's invocation section: the plan, whether it was
@@ -67,7 +68,7 @@ func Plan(t config.Target, declared *manifest.Manifest) (*Invocation, error) {
 			return nil, fmt.Errorf("%w: tool %q is not declared in the manifest", ErrGate, name)
 		}
 		pc := PlannedCall{Tool: name}
-		args, err := catalogue.GenerateArguments(tool.InputSchema, inv.Seed+uint64(i))
+		args, err := schema.Generate(tool.InputSchema, inv.Seed+uint64(i))
 		if err != nil {
 			pc.Error = err.Error()
 		} else {
@@ -131,7 +132,7 @@ func checkCall(tool mcp.Tool, res *mcp.CallResult, err error) (string, []catalog
 		f.Direction = "output"
 		return "result", one(f)
 	}
-	vs, verr := catalogue.ValidateInstance(tool.OutputSchema, res.StructuredContent)
+	vs, verr := schema.Validate(tool.OutputSchema, res.StructuredContent)
 	if verr != nil {
 		return "result", nil
 	}

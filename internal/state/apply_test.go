@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 func TestOpenedResolvedAcrossRestart(t *testing.T) {
@@ -95,7 +96,7 @@ func TestServedChanges(t *testing.T) {
 	if calls != 1 || tr.SnapshotErr != nil {
 		t.Fatalf("loader calls = %d, err %v", calls, tr.SnapshotErr)
 	}
-	if len(tr.ServedChanges) != 1 || tr.ServedChanges[0].Change != catalogue.ChgRequiredAdded ||
+	if len(tr.ServedChanges) != 1 || tr.ServedChanges[0].Change != schema.ChgRequiredAdded ||
 		tr.ServedChanges[0].Tool != "search" || tr.ServedChanges[0].Direction != "input" {
 		t.Fatalf("schema change: %+v", tr.ServedChanges)
 	}
@@ -215,7 +216,7 @@ func TestFailedSaveIsRetried(t *testing.T) {
 	// The unsaved snapshot is used rather than the (older) file.
 	calls := 0
 	_, tr = apply(st2, t0, nil, []Tool{mkTool("a", "a")}, true, 0, loaderCount(nil, &calls))
-	if calls != 0 || len(tr.ServedChanges) != 1 || tr.ServedChanges[0].Change != catalogue.ChgRequiredAdded {
+	if calls != 0 || len(tr.ServedChanges) != 1 || tr.ServedChanges[0].Change != schema.ChgRequiredAdded {
 		t.Fatalf("pending snapshot: calls=%d %v %v", calls, changes(tr.ServedChanges), tr.SnapshotErr)
 	}
 }

@@ -1,4 +1,4 @@
-package catalogue
+package schema
 
 import (
 	"fmt"
@@ -25,15 +25,15 @@ func (v Violation) String() string {
 	return fmt.Sprintf("%s: expected %s, got %s", p, v.Constraint, v.Observed)
 }
 
-// ValidateInstance checks instance (JSON) against schema (JSON). It never
+// Validate checks instance (JSON) against schema (JSON). It never
 // fetches a remote $ref and never quotes the instance: messages come from
 // the schema's own keywords and the instance's JSON types.
-func ValidateInstance(schema, instance []byte) ([]Violation, error) {
-	root, err := parseJSON(schema)
+func Validate(schema, instance []byte) ([]Violation, error) {
+	root, err := parse(schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
-	compiled, err := NewSchemaCompiler().Compile(schema)
+	compiled, err := NewCompiler().Compile(schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema does not compile: %s", clipText(err.Error()))
 	}
@@ -45,7 +45,7 @@ func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) [
 	if res.IsValid() {
 		return nil
 	}
-	inst, _ := parseJSON(instance)
+	inst, _ := parse(instance)
 	sd, id := &doc{root: schema}, &doc{root: inst}
 	var out []Violation
 	var walk func(r *jsonschema.EvaluationResult)

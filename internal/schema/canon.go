@@ -1,4 +1,4 @@
-package catalogue
+package schema
 
 import (
 	"encoding/json"
@@ -11,7 +11,7 @@ import (
 // Bounds of the schema diff: how deep it walks and how many $refs it
 // follows for one pair of schemas. A pair beyond them is CHG-UNCOMPARABLE.
 const (
-	maxDiffDepth      = MaxSchemaDepth
+	maxDiffDepth      = MaxDepth
 	maxRefExpansions  = 10_000
 	maxCanonicalBytes = 4 << 20
 )

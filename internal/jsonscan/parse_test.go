@@ -1,4 +1,4 @@
-package catalogue
+package jsonscan
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 func stdDecode(b []byte) (any, error) {
 	if !json.Valid(b) {
-		return nil, errJSON
+		return nil, ErrSyntax
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -19,29 +19,32 @@ func stdDecode(b []byte) (any, error) {
 		return nil, err
 	}
 	if dec.More() {
-		return nil, errJSON
+		return nil, ErrSyntax
 	}
 	return v, nil
 }
+
+// fuzzDepth is the schema engine's bound, the one Parse runs with in driftd.
+const fuzzDepth = 64
 
 func FuzzParseJSON(f *testing.F) {
 	for _, s := range []string{`{"a":[1,2.5e3,-0,"x\u00e9\n",true,false,null],"b":{}}`, `"\ud83d\ude00"`, `01`, `1.`, `{"a":1,"a":2}`, "\"\xff\"", `[1,]`, ` {} `} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if JSONDepth(b) > maxDiffDepth {
+		if Depth(b) > fuzzDepth {
 			return
 		}
-		got, err := parseJSON(b)
+		got, err := Parse(b, fuzzDepth)
 		want, werr := stdDecode(b)
-		if errors.Is(err, errTooDeep) {
+		if errors.Is(err, ErrTooDeep) {
 			return
 		}
 		if (err == nil) != (werr == nil) {
-			t.Fatalf("parseJSON(%q) err=%v, encoding/json err=%v", b, err, werr)
+			t.Fatalf("Parse(%q) err=%v, encoding/json err=%v", b, err, werr)
 		}
 		if err == nil && !reflect.DeepEqual(got, want) {
-			t.Fatalf("parseJSON(%q) = %#v, encoding/json = %#v", b, got, want)
+			t.Fatalf("Parse(%q) = %#v, encoding/json = %#v", b, got, want)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package catalogue
+package jsonscan
 
 import (
 	"encoding/json"
@@ -7,54 +7,47 @@ import (
 	"unicode/utf8"
 )
 
-// errJSON is returned by parseJSON for malformed input, errTooDeep for
-// input nested beyond the diff's bound.
+// ErrSyntax is returned by Parse for malformed input, ErrTooDeep for input
+// nested beyond the caller's bound.
 var (
-	errJSON    = errors.New("malformed JSON")
-	errTooDeep = errors.New("JSON nested too deeply")
+	ErrSyntax  = errors.New("malformed JSON")
+	ErrTooDeep = errors.New("JSON nested too deeply")
 )
 
-// parseJSON decodes one JSON value into map[string]any, []any,
-// json.Number, string, bool and nil — what encoding/json with UseNumber
-// produces — several times faster, because the schema diff decodes every
-// changed schema of every tool on every run. Nesting is bounded by
-// maxDiffDepth+1; deeper input is an error.
-func parseJSON(b []byte) (any, error) {
-	p := jsonParser{b: b}
+// Parse decodes one JSON value into map[string]any, []any, json.Number,
+// string, bool and nil — what encoding/json with UseNumber produces —
+// several times faster, because the schema diff decodes every changed
+// schema of every tool on every run. A value nested more than maxDepth
+// levels below the top is ErrTooDeep (input with Depth(b) <= maxDepth
+// always parses), so a hostile document cannot drive the recursion.
+func Parse(b []byte, maxDepth int) (any, error) {
+	p := jsonParser{b: b, maxDepth: maxDepth}
 	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
 	p.space()
 	if p.i != len(p.b) {
-		return nil, errJSON
+		return nil, ErrSyntax
 	}
 	return v, nil
 }
 
 type jsonParser struct {
-	b []byte
-	i int
+	b        []byte
+	i        int
+	maxDepth int
 }
 
-func (p *jsonParser) space() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *jsonParser) space() { p.i = SkipSpace(p.b, p.i) }
 
 func (p *jsonParser) value(depth int) (any, error) {
-	if depth > maxDiffDepth {
-		return nil, errTooDeep
+	if depth > p.maxDepth {
+		return nil, ErrTooDeep
 	}
 	p.space()
 	if p.i >= len(p.b) {
-		return nil, errJSON
+		return nil, ErrSyntax
 	}
 	switch c := p.b[p.i]; {
 	case c == '{':
@@ -75,12 +68,12 @@ func (p *jsonParser) value(depth int) (any, error) {
 	case c == '-' || (c >= '0' && c <= '9'):
 		return p.number()
 	}
-	return nil, errJSON
+	return nil, ErrSyntax
 }
 
 func (p *jsonParser) literal(word string) error {
 	if len(p.b)-p.i < len(word) || string(p.b[p.i:p.i+len(word)]) != word {
-		return errJSON
+		return ErrSyntax
 	}
 	p.i += len(word)
 	return nil
@@ -97,7 +90,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 	for {
 		p.space()
 		if p.i >= len(p.b) || p.b[p.i] != '"' {
-			return nil, errJSON
+			return nil, ErrSyntax
 		}
 		k, err := p.key()
 		if err != nil {
@@ -105,7 +98,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		}
 		p.space()
 		if p.i >= len(p.b) || p.b[p.i] != ':' {
-			return nil, errJSON
+			return nil, ErrSyntax
 		}
 		p.i++
 		v, err := p.value(depth + 1)
@@ -115,7 +108,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 		m[k] = v // the last duplicate wins, as in encoding/json
 		p.space()
 		if p.i >= len(p.b) {
-			return nil, errJSON
+			return nil, ErrSyntax
 		}
 		switch p.b[p.i] {
 		case ',':
@@ -124,7 +117,7 @@ func (p *jsonParser) object(depth int) (any, error) {
 			p.i++
 			return m, nil
 		default:
-			return nil, errJSON
+			return nil, ErrSyntax
 		}
 	}
 }
@@ -145,7 +138,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 		a = append(a, v)
 		p.space()
 		if p.i >= len(p.b) {
-			return nil, errJSON
+			return nil, ErrSyntax
 		}
 		switch p.b[p.i] {
 		case ',':
@@ -154,7 +147,7 @@ func (p *jsonParser) array(depth int) (any, error) {
 			p.i++
 			return a, nil
 		default:
-			return nil, errJSON
+			return nil, ErrSyntax
 		}
 	}
 }
@@ -178,19 +171,19 @@ func (p *jsonParser) string() (string, error) {
 			}
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
-				return "", errJSON
+				return "", ErrSyntax
 			}
 			return s, nil
 		case c == '\\':
 			escaped = true
 			p.i += 2
 		case c < 0x20:
-			return "", errJSON
+			return "", ErrSyntax
 		default:
 			p.i++
 		}
 	}
-	return "", errJSON
+	return "", ErrSyntax
 }
 
 func (p *jsonParser) number() (any, error) {
@@ -205,10 +198,10 @@ func (p *jsonParser) number() (any, error) {
 	}
 	n := string(p.b[start:p.i])
 	if _, err := strconv.ParseFloat(n, 64); err != nil && !isRangeErr(err) {
-		return nil, errJSON
+		return nil, ErrSyntax
 	}
 	if !validNumber(n) {
-		return nil, errJSON
+		return nil, ErrSyntax
 	}
 	return json.Number(n), nil
 }

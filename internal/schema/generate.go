@@ -1,4 +1,4 @@
-package catalogue
+package schema
 
 import (
 	"encoding/json"
@@ -20,18 +20,18 @@ const maxGenerateDepth = 24
 // tool is reported, not called with a guess.
 var ErrUnsatisfiable = errors.New("cannot generate arguments for this schema")
 
-// GenerateArguments returns a value that satisfies schema, the same bytes
+// Generate returns a value that satisfies schema, the same bytes
 // for the same schema and seed. It covers types, required, enum and const,
 // numeric and length bounds, multipleOf, a practical subset of pattern and
 // format, nested objects and arrays, local $refs, allOf/anyOf/oneOf by
 // trying branches. Every value is validated against the schema before it is
 // returned; one that does not validate is ErrUnsatisfiable.
-func GenerateArguments(schema []byte, seed uint64) (json.RawMessage, error) {
-	root, err := parseJSON(schema)
+func Generate(schema []byte, seed uint64) (json.RawMessage, error) {
+	root, err := parse(schema)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the schema is not valid JSON", ErrUnsatisfiable)
 	}
-	compiled, err := NewSchemaCompiler().Compile(schema)
+	compiled, err := NewCompiler().Compile(schema)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the schema does not compile", ErrUnsatisfiable)
 	}

@@ -1,4 +1,11 @@
-package catalogue
+// Package schema is driftd's JSON Schema engine: it checks that a schema
+// compiles without fetching anything, diffs a declared schema against a
+// served one (direction-free CHG-* changes that the catalogue grades),
+// validates instances without quoting them, and generates arguments for
+// tools/call. Schemas are server-controlled, so every walk is bounded in
+// depth, $ref expansions and output size, and parses are cached by content
+// in a byte-bounded cache shared by every target.
+package schema
 
 import (
 	"encoding/json"
@@ -7,16 +14,18 @@ import (
 	"strings"
 
 	"github.com/kaptinlin/jsonschema"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
-// MaxSchemaDepth bounds the nesting of a schema driftd will compile or walk.
-const MaxSchemaDepth = 64
+// MaxDepth bounds the nesting of a schema driftd will compile or walk.
+const MaxDepth = 64
 
-// NewSchemaCompiler is the only way driftd builds a JSON Schema compiler.
+// NewCompiler is the only way driftd builds a JSON Schema compiler.
 // kaptinlin/jsonschema registers HTTP and HTTPS loaders by default and would
 // fetch a remote $ref while compiling; schemas are server-controlled, and the
 // specification forbids dereferencing network references automatically.
-func NewSchemaCompiler() *jsonschema.Compiler {
+func NewCompiler() *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	for scheme := range c.Loaders {
 		delete(c.Loaders, scheme)
@@ -24,16 +33,16 @@ func NewSchemaCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// CheckSchema reports why raw is not a usable JSON Schema, or nil. Each
+// Check reports why raw is not a usable JSON Schema, or nil. Each
 // schema gets its own compiler, so one tool's $id cannot shadow another's;
 // results are cached by content.
-func CheckSchema(raw []byte) error { return checkCache.get(raw, checkSchema) }
+func Check(raw []byte) error { return cached(cache, kindCheck, raw, checkWeight, check) }
 
-func checkSchema(raw []byte) error {
-	if d := JSONDepth(raw); d > MaxSchemaDepth {
-		return fmt.Errorf("nested %d levels deep, more than driftd's bound of %d", d, MaxSchemaDepth)
+func check(raw []byte) error {
+	if d := jsonscan.Depth(raw); d > MaxDepth {
+		return fmt.Errorf("nested %d levels deep, more than driftd's bound of %d", d, MaxDepth)
 	}
-	c := NewSchemaCompiler()
+	c := NewCompiler()
 	switch dialect := declaredDialect(raw); dialect {
 	case "", jsonschema.Draft202012, jsonschema.Draft201909:
 		// No offline meta-schema ships for these; Compile checks keyword shapes.
@@ -83,32 +92,4 @@ func clipText(s string) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
-// JSONDepth returns the deepest nesting of objects and arrays in the JSON
-// text b, without decoding it. Malformed input yields a best-effort count.
-func JSONDepth(b []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
 }

@@ -1,4 +1,4 @@
-package catalogue
+package schema
 
 import (
 	"bytes"
@@ -27,18 +27,18 @@ var generateCorpus = []string{
 	`{"type":"object","properties":{"limit":{"type":"integer","default":10,"description":"at most this many"},"query":{"type":"string"}},"required":["query"],"additionalProperties":false}`,
 }
 
-func TestGenerateArgumentsCorpus(t *testing.T) {
+func TestGenerateCorpus(t *testing.T) {
 	for _, s := range generateCorpus {
-		args, err := GenerateArguments([]byte(s), 7)
+		args, err := Generate([]byte(s), 7)
 		if err != nil {
-			t.Errorf("GenerateArguments(%s): %v", s, err)
+			t.Errorf("Generate(%s): %v", s, err)
 			continue
 		}
-		vs, err := ValidateInstance([]byte(s), args)
+		vs, err := Validate([]byte(s), args)
 		if err != nil || len(vs) > 0 {
 			t.Errorf("generated %s for %s: invalid %v %v", args, s, vs, err)
 		}
-		again, _ := GenerateArguments([]byte(s), 7)
+		again, _ := Generate([]byte(s), 7)
 		if !bytes.Equal(args, again) {
 			t.Errorf("same seed, different arguments: %s vs %s", args, again)
 		}
@@ -53,15 +53,15 @@ func TestGenerateUnsatisfiable(t *testing.T) {
 		`{"type":"object","properties":{"s":{"type":"string","pattern":"^a$","minLength":3}},"required":["s"]}`,
 		`{"type":"object","properties":{"x":{"not":{}}},"required":["x"]}`,
 	} {
-		if args, err := GenerateArguments([]byte(s), 1); !errors.Is(err, ErrUnsatisfiable) {
-			t.Errorf("GenerateArguments(%s) = %s, %v; want ErrUnsatisfiable", s, args, err)
+		if args, err := Generate([]byte(s), 1); !errors.Is(err, ErrUnsatisfiable) {
+			t.Errorf("Generate(%s) = %s, %v; want ErrUnsatisfiable", s, args, err)
 		}
 	}
 }
 
-func TestValidateInstanceNeverQuotesValues(t *testing.T) {
+func TestValidateNeverQuotesValues(t *testing.T) {
 	schema := `{"type":"object","properties":{"hits":{"type":"array"},"n":{"type":"integer","maximum":3}},"required":["hits","total"]}`
-	vs, err := ValidateInstance([]byte(schema), []byte(`{"hits":"MARKER-value","n":99}`))
+	vs, err := Validate([]byte(schema), []byte(`{"hits":"MARKER-value","n":99}`))
 	if err != nil {
 		t.Fatal(err)
 	}

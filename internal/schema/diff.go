@@ -1,4 +1,4 @@
-package catalogue
+package schema
 
 import (
 	"encoding/json"
@@ -6,34 +6,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
-// Change is one difference between a declared and a served schema.
-type Change struct {
-	ID string `json:"change"`
-	// Pointer is an RFC 6901 pointer into the served schema: where the
-	// changed keyword is, or for a removed property where it was.
-	Pointer  string `json:"pointer"`
-	Declared string `json:"declared"`
-	Served   string `json:"served"`
-	// Open is set on CHG-PROPERTY-REMOVED when the served object still
-	// allows other properties (not additionalProperties: false).
-	Open bool `json:"-"`
-}
-
-// Grade returns the change's grade in direction d.
-func (c Change) Grade(d Direction) Grade { return GradeOf(c.ID, d, c.Open) }
-
-// DiffSchemas compares a declared schema with a served one. Both must be
+// Diff compares a declared schema with a served one. Both must be
 // present (callers report a schema added or removed as a whole). Local
 // $refs are followed, cycle-safe and bounded; a remote $ref is never
 // fetched. The result is sorted by pointer, then change id.
-func DiffSchemas(declared, served []byte) []Change {
+func Diff(declared, served []byte) []Change {
 	dv, err1 := parseCached(declared)
-	sv, err2 := parseJSON(served)
+	sv, err2 := parse(served)
 	if err1 != nil || err2 != nil {
 		why := "not valid JSON"
-		if errors.Is(err1, errTooDeep) || errors.Is(err2, errTooDeep) {
+		if errors.Is(err1, jsonscan.ErrTooDeep) || errors.Is(err2, jsonscan.ErrTooDeep) {
 			why = fmt.Sprintf("nested deeper than %d levels", maxDiffDepth)
 		}
 		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: why}}
