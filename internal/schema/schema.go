@@ -16,6 +16,8 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/driftd/driftd/internal/jsonscan"
+
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // MaxDepth bounds the nesting of a schema driftd will compile or walk.
@@ -85,11 +87,6 @@ func declaredDialect(raw []byte) jsonschema.Dialect {
 	return jsonschema.Dialect(head.Schema)
 }
 
-// clipText bounds a message that may carry server-controlled schema text.
-func clipText(s string) string {
-	const n = 160
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
+// clipText bounds server-controlled schema text quoted in a change or an
+// error, through the one sanitiser.
+func clipText(s string) string { return sanitize.Clip(s, 160) }
