@@ -16,7 +16,6 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/driftd/driftd/internal/jsonscan"
-
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
