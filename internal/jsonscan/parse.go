@@ -106,20 +106,30 @@ func (p *jsonParser) object(depth int) (any, error) {
 			return nil, err
 		}
 		m[k] = v // the last duplicate wins, as in encoding/json
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, ErrSyntax
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case '}':
-			p.i++
+		if done, err := p.next('}'); err != nil {
+			return nil, err
+		} else if done {
 			return m, nil
-		default:
-			return nil, ErrSyntax
 		}
 	}
+}
+
+// next reads what follows a member or an element: a comma (more to come)
+// or the closing byte (done).
+func (p *jsonParser) next(closing byte) (done bool, err error) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, ErrSyntax
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		return false, nil
+	case closing:
+		p.i++
+		return true, nil
+	}
+	return false, ErrSyntax
 }
 
 func (p *jsonParser) array(depth int) (any, error) {
@@ -136,18 +146,10 @@ func (p *jsonParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, ErrSyntax
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-		case ']':
-			p.i++
+		if done, err := p.next(']'); err != nil {
+			return nil, err
+		} else if done {
 			return a, nil
-		default:
-			return nil, ErrSyntax
 		}
 	}
 }

@@ -157,12 +157,11 @@ func (c *canonicalizer) keyword(k string, v any, depth int, b *strings.Builder) 
 			c.value(v, b)
 			return
 		}
-		parts := make([]string, len(arr))
-		for i, e := range arr {
+		parts := render(arr, func(e any) string {
 			var eb strings.Builder
 			c.schema(e, depth+1, &eb)
-			parts[i] = eb.String()
-		}
+			return eb.String()
+		})
 		if unorderedKeywords[k] {
 			slices.Sort(parts)
 		}
@@ -191,15 +190,21 @@ func (c *canonicalizer) keyword(k string, v any, depth int, b *strings.Builder) 
 			c.value(v, b)
 			return
 		}
-		parts := make([]string, len(arr))
-		for i, e := range arr {
-			parts[i] = canonValue(e)
-		}
+		parts := render(arr, canonValue)
 		slices.Sort(parts)
 		b.WriteString("[" + strings.Join(slices.Compact(parts), ",") + "]")
 	default:
 		c.value(v, b)
 	}
+}
+
+// render renders each element of arr.
+func render(arr []any, one func(any) string) []string {
+	parts := make([]string, len(arr))
+	for i, e := range arr {
+		parts[i] = one(e)
+	}
+	return parts
 }
 
 // ref renders the target of a local $ref in place; a cycle renders as a
