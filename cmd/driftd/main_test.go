@@ -98,6 +98,36 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 }
 
+// TestBadHeaderIsUsage: a --header net/http would refuse is a usage error
+// naming the flag, before anything is sent, never a failure blamed on the
+// server; and the message quotes no secret.
+func TestBadHeaderIsUsage(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	m := writeManifest(t, "a")
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--header", "X-Key=a\nb" + marker, "--header X-Key: the header value contains CR, LF or NUL"},
+		{"--header", "X-Key=" + marker + "\r", "--header X-Key: the header value contains CR, LF or NUL"},
+		{"--header", "X-Key=a\x00" + marker, "--header X-Key: the header value contains CR, LF or NUL"},
+		{"--header", "Authorization=Bearer " + marker + "\r\nX-Evil: 1", "--header Authorization: the header value"},
+		{"--header", "X Key=" + marker, "--header: the header name is not a valid token"},
+		{"--header", "Authorization: Bearer " + marker + "==", "--header: the header name is not a valid token"},
+		{"--header", "X-Ké=" + marker, "--header: the header name is not a valid token"},
+		{"--header-file", "X:Key=/dev/null", "--header-file: the header name is not a valid token"},
+	} {
+		code, stdout, stderr := driftd(t, "check", m, "--base-url", srv.URL, tc.flag, tc.value)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s %q: exit %d (want %d), want %q in\n%s%s", tc.flag, tc.value, code, exitUsage, tc.want, stdout, stderr)
+		}
+		if strings.Contains(stdout+stderr, marker) {
+			t.Errorf("%s %q printed the secret:\n%s%s", tc.flag, tc.value, stdout, stderr)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests reached the server", n)
+	}
+}
+
 func TestCheckEnforcedAuthFindings(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a"), BearerToken: marker})
 	defer srv.Close()
