@@ -128,6 +128,31 @@ func TestBadHeaderIsUsage(t *testing.T) {
 	}
 }
 
+// TestURLQuerySecretNeverPrinted: a credential in --base-url's query is in
+// no output of check, text or --json, whether the run succeeds or fails;
+// the report keeps the key name.
+func TestURLQuerySecretNeverPrinted(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	redirect := mcptest.NewServer(mcptest.Options{Fault: mcptest.FaultRedirect})
+	defer redirect.Close()
+	hangUp := mcptest.NewServer(mcptest.Options{Fault: mcptest.FaultHangUp})
+	defer hangUp.Close()
+	m := writeManifest(t, "a")
+	q := "?api_key=" + marker + "&region=eu"
+	for _, url := range []string{srv.URL + q, redirect.URL + q, hangUp.URL + q, "http://127.0.0.1:1/mcp" + q} {
+		for _, format := range [][]string{nil, {"--json"}} {
+			code, stdout, stderr := driftd(t, append([]string{"check", m, "--base-url", url, "--timeout", "5s"}, format...)...)
+			if strings.Contains(stdout+stderr, marker) {
+				t.Errorf("%s %v: exit %d printed the secret:\n%s%s", url, format, code, stdout, stderr)
+			}
+			if format != nil && !strings.Contains(stdout, `"base_url": "`+strings.TrimSuffix(url, q)+`?api_key=<redacted>&region=<redacted>"`) {
+				t.Errorf("%s: base_url not redacted with its keys kept:\n%s", url, stdout)
+			}
+		}
+	}
+}
+
 func TestCheckEnforcedAuthFindings(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a"), BearerToken: marker})
 	defer srv.Close()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -200,7 +201,13 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 	req.Header = h
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		// Classified with its *url.Error, kept without it: that error quotes
+		// the URL, whose query may hold a credential.
+		reason := Classify(err)
+		if ue, ok := err.(*url.Error); ok {
+			err = ue.Err
+		}
+		return nil, &Error{Reason: reason, Err: err}
 	}
 	defer release(resp)
 	ex.Status = resp.StatusCode

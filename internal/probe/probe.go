@@ -102,7 +102,7 @@ func newRun(t config.Target, declared *manifest.Manifest, opts Options, start ti
 	r.rep = &Report{
 		DriftdVersion:          opts.Version,
 		Target:                 t.Name,
-		BaseURL:                t.URL,
+		BaseURL:                config.RedactedURL(t.URL),
 		StartedAt:              start.UTC(),
 		Era:                    "unknown",
 		ProtocolRevision:       Revision{Reason: "not established"},
