@@ -98,6 +98,61 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	}
 }
 
+// TestBadHeaderIsUsage: a --header net/http would refuse is a usage error
+// naming the flag, before anything is sent, never a failure blamed on the
+// server; and the message quotes no secret.
+func TestBadHeaderIsUsage(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	m := writeManifest(t, "a")
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--header", "X-Key=a\nb" + marker, "--header X-Key: the header value contains CR, LF or NUL"},
+		{"--header", "X-Key=" + marker + "\r", "--header X-Key: the header value contains CR, LF or NUL"},
+		{"--header", "X-Key=a\x00" + marker, "--header X-Key: the header value contains CR, LF or NUL"},
+		{"--header", "Authorization=Bearer " + marker + "\r\nX-Evil: 1", "--header Authorization: the header value"},
+		{"--header", "X Key=" + marker, "--header: the header name is not a valid token"},
+		{"--header", "Authorization: Bearer " + marker + "==", "--header: the header name is not a valid token"},
+		{"--header", "X-Ké=" + marker, "--header: the header name is not a valid token"},
+		{"--header-file", "X:Key=/dev/null", "--header-file: the header name is not a valid token"},
+	} {
+		code, stdout, stderr := driftd(t, "check", m, "--base-url", srv.URL, tc.flag, tc.value)
+		if code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s %q: exit %d (want %d), want %q in\n%s%s", tc.flag, tc.value, code, exitUsage, tc.want, stdout, stderr)
+		}
+		if strings.Contains(stdout+stderr, marker) {
+			t.Errorf("%s %q printed the secret:\n%s%s", tc.flag, tc.value, stdout, stderr)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests reached the server", n)
+	}
+}
+
+// TestURLQuerySecretNeverPrinted: a credential in --base-url's query is in
+// no output of check, text or --json, whether the run succeeds or fails;
+// the report keeps the key name.
+func TestURLQuerySecretNeverPrinted(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	redirect := mcptest.NewServer(mcptest.Options{Fault: mcptest.FaultRedirect})
+	defer redirect.Close()
+	hangUp := mcptest.NewServer(mcptest.Options{Fault: mcptest.FaultHangUp})
+	defer hangUp.Close()
+	m := writeManifest(t, "a")
+	q := "?api_key=" + marker + "&region=eu"
+	for _, url := range []string{srv.URL + q, redirect.URL + q, hangUp.URL + q, "http://127.0.0.1:1/mcp" + q} {
+		for _, format := range [][]string{nil, {"--json"}} {
+			code, stdout, stderr := driftd(t, append([]string{"check", m, "--base-url", url, "--timeout", "5s"}, format...)...)
+			if strings.Contains(stdout+stderr, marker) {
+				t.Errorf("%s %v: exit %d printed the secret:\n%s%s", url, format, code, stdout, stderr)
+			}
+			if format != nil && !strings.Contains(stdout, `"base_url": "`+strings.TrimSuffix(url, q)+`?api_key=<redacted>&region=<redacted>"`) {
+				t.Errorf("%s: base_url not redacted with its keys kept:\n%s", url, stdout)
+			}
+		}
+	}
+}
+
 func TestCheckEnforcedAuthFindings(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a"), BearerToken: marker})
 	defer srv.Close()

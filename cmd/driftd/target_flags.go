@@ -76,6 +76,9 @@ func (f *targetFlags) target() (config.Target, error) {
 		if !ok || k == "" {
 			return t, usageErr("--header %q: want NAME=VALUE", redactFlag(h))
 		}
+		if err := checkHeader("--header", k, v); err != nil {
+			return t, err
+		}
 		if http.CanonicalHeaderKey(k) == "Authorization" {
 			scheme, cred, _ := strings.Cut(v, " ")
 			hc.Authorization = &promconfig.Authorization{Type: scheme, Credentials: promconfig.Secret(cred)}
@@ -87,6 +90,9 @@ func (f *targetFlags) target() (config.Target, error) {
 		k, path, ok := strings.Cut(h, "=")
 		if !ok || k == "" || path == "" {
 			return t, usageErr("--header-file %q: want NAME=PATH", h)
+		}
+		if err := checkHeader("--header-file", k, ""); err != nil {
+			return t, err
 		}
 		addHeader(hc, k, func(h *promconfig.Header) { h.Files = append(h.Files, path) })
 	}
@@ -110,6 +116,28 @@ func addHeader(hc *promconfig.HTTPClientConfig, k string, change func(*promconfi
 	h := hc.HTTPHeaders.Headers[k]
 	change(&h)
 	hc.HTTPHeaders.Headers[k] = h
+}
+
+// checkHeader refuses up front what net/http would refuse only when the
+// request is sent, where the failure would read as the server's: a name
+// that is not an RFC 7230 token, a value with CR, LF or NUL. Neither is
+// quoted: the value is a secret, and a malformed name may hold one too
+// ("Authorization: Bearer …=").
+func checkHeader(flag, name, value string) error {
+	for i := 0; i < len(name); i++ {
+		if !isTokenChar(name[i]) {
+			return usageErr("%s: the header name is not a valid token (RFC 7230: letters, digits and !#$%%&'*+-.^_`|~)", flag)
+		}
+	}
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return usageErr("%s %s: the header value contains CR, LF or NUL", flag, name)
+	}
+	return nil
+}
+
+func isTokenChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // redactFlag keeps a malformed flag's name but never its value.

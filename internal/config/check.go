@@ -43,7 +43,7 @@ func (t *Target) check() []issue {
 		is.add("name", "%q must match %s", t.Name, targetName)
 	}
 	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		is.add("url", "%q must be an absolute http:// or https:// URL", t.URL)
+		is.add("url", "%q must be an absolute http:// or https:// URL", RedactedURL(t.URL))
 	} else if u.User != nil {
 		// Never echo the URL here: it carries the credentials.
 		is.add("url", "must not carry credentials; use http_client")

@@ -169,7 +169,7 @@ func httpClientError(unmarshal func(any) error, err error) *yaml.TypeError {
 func (t Target) MarshalYAML() (any, error) {
 	return targetYAML{
 		Name:             t.Name,
-		URL:              t.URL,
+		URL:              RedactedURL(t.URL),
 		Manifest:         t.Manifest,
 		Schedule:         t.Schedule,
 		Timeout:          t.Timeout,

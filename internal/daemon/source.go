@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
@@ -40,7 +41,7 @@ func (d *Daemon) Target(name string) (web.TargetStatus, bool) {
 // recomputed from the current configuration).
 func (d *Daemon) status(tc *targetConfig) web.TargetStatus {
 	st := web.TargetStatus{
-		Name: tc.t.Name, URL: tc.t.URL, Schedule: tc.t.Schedule.String(), Labels: tc.t.Labels,
+		Name: tc.t.Name, URL: config.RedactedURL(tc.t.URL), Schedule: tc.t.Schedule.String(), Labels: tc.t.Labels,
 		Classification: probe.Classify(tc.t).Class,
 		Findings:       map[catalogue.Severity]int{catalogue.Error: 0, catalogue.Warn: 0, catalogue.Info: 0},
 	}

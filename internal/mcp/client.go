@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -77,6 +78,9 @@ func NewClient(hc *http.Client, url string, info Implementation, limits Limits, 
 }
 
 // CloseIdleConnections closes the client's idle keep-alive connections.
+// Every response body is released before a request returns, so once a
+// conversation is over (Session.Close, or a failed Connect or Open) this
+// leaves no connection of the client open.
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
 // call is one request of one era. It is the only place that builds a
@@ -197,9 +201,15 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 	req.Header = h
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		// Classified with its *url.Error, kept without it: that error quotes
+		// the URL, whose query may hold a credential.
+		reason := Classify(err)
+		if ue, ok := err.(*url.Error); ok {
+			err = ue.Err
+		}
+		return nil, &Error{Reason: reason, Err: err}
 	}
-	defer resp.Body.Close()
+	defer release(resp)
 	ex.Status = resp.StatusCode
 	ex.ContentType = resp.Header.Get("Content-Type")
 	switch {
@@ -215,7 +225,7 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 		if resp.StatusCode/100 != 2 {
 			return resp.Header, &Error{Reason: ReasonHTTPStatus, Detail: "notification refused"}
 		}
-		return resp.Header, drain(resp.Body)
+		return resp.Header, nil
 	}
 	result, err := c.readResponse(resp, ex)
 	ex.Result = result
@@ -305,10 +315,21 @@ func describeBody(mediaType string) string {
 	return fmt.Sprintf("%s body is not JSON-RPC", mediaType)
 }
 
-// drain reads what is left of a small body so the connection can be reused.
-func drain(r io.Reader) error {
-	_, err := io.Copy(io.Discard, io.LimitReader(r, 64<<10))
-	return err
+// drainLimit bounds what release reads of a body nobody wanted.
+const drainLimit = 4 << 10
+
+// release is the one place a response body is closed. A short body of
+// declared length (a redirect's, a refusal's, a notification's) is read out
+// first so its connection goes back to the pool, where the Client's
+// CloseIdleConnections can close it. A stream or a long body is closed
+// unread: the transport then drops the connection rather than wait for a
+// server that may never finish.
+func release(resp *http.Response) {
+	mediaType, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.ContentLength >= 0 && resp.ContentLength <= drainLimit && mediaType != "text/event-stream" {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
+	}
+	resp.Body.Close()
 }
 
 // Challenge is what a 401/403 said about authentication. Values are recorded,
@@ -346,8 +367,7 @@ func (c *Client) deleteSession(ctx context.Context, id, version string) {
 	req.Header.Set(HeaderSessionID, id)
 	req.Header.Set(HeaderProtocolVersion, version)
 	if resp, err := c.http.Do(req); err == nil {
-		_ = drain(resp.Body)
-		resp.Body.Close()
+		release(resp)
 	}
 }
 

@@ -245,6 +245,10 @@ func TestResponses(t *testing.T) {
 			`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`+"\n\n",
 			`data: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info"}}`+"\r\n\r\n",
 			"event: message\ndata: {\"jsonrpc\":\"2.0\",\ndata: \"id\":{{id}},\"result\":{\"tools\":[]}}\n\n"), "", 2},
+		{"sse with CR line endings", sse(
+			": keep-alive\r\r",
+			`data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`+"\r\r",
+			"event: message\rdata: {\"jsonrpc\":\"2.0\",\rdata: \"id\":{{id}},\"result\":{\"tools\":[]}}\r\r"), "", 1},
 		{"sse ends without response", sse(": only a comment\n\n"), ReasonInvalidResponse, 0},
 		{"sse wrong id", sse(`data: {"jsonrpc":"2.0","id":999,"result":{}}` + "\n\n"), ReasonInvalidResponse, 0},
 		{"error in 400", rpcError(400, -32602, ""), ReasonJSONRPCError, 0},

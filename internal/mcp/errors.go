@@ -6,8 +6,10 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
+	"net/url"
 	"syscall"
 )
 
@@ -119,7 +121,33 @@ func Classify(err error) Reason {
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return ReasonConnect
 	}
+	if isHangUp(err) {
+		return ReasonConnect
+	}
 	return ReasonInvalidResponse
+}
+
+// isHangUp reports whether the server closed the connection before
+// answering. Depending on timing that surfaces as a reset or a broken pipe
+// (classified above), an EOF, or net/http's unexported "server closed idle
+// connection" when the close came before the request was written.
+// http.Client.Do returns its errors as *url.Error, and all of them happen
+// before any response byte; an EOF while reading a body is not wrapped so,
+// and stays invalid_response.
+func isHangUp(err error) bool {
+	var urlErr *url.Error
+	if !errors.As(err, &urlErr) {
+		return false
+	}
+	if errors.Is(urlErr, io.EOF) || errors.Is(urlErr, io.ErrUnexpectedEOF) {
+		return true
+	}
+	for e := urlErr.Err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "http: server closed idle connection" {
+			return true
+		}
+	}
+	return false
 }
 
 func isTLSError(err error) bool {

@@ -54,8 +54,23 @@ func (m ResultMeta) ServerInfo() *Implementation {
 
 // Connect establishes the era: server/discover first (retried once on
 // -32022 naming a modern version), then, for anything that is not a
-// recognised modern answer, the legacy initialize handshake.
+// recognised modern answer, the legacy initialize handshake. A Connect that
+// fails leaves no connection open: the caller has no Session to close.
 func (c *Client) Connect(ctx context.Context) (*Session, error) {
+	return c.releaseOnError(c.connect(ctx))
+}
+
+// releaseOnError closes c's idle connections when a session could not be
+// established; a Session's Close does it otherwise.
+func (c *Client) releaseOnError(s *Session, err error) (*Session, error) {
+	if err != nil {
+		c.CloseIdleConnections()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (c *Client) connect(ctx context.Context) (*Session, error) {
 	s := &Session{c: c}
 	version := ModernVersion
 	for attempt := 0; ; attempt++ {
@@ -150,12 +165,13 @@ func (s *Session) legacy(ctx context.Context, version, why string) (*Session, er
 
 // Open starts a session on c in the era of like, without discovery: for a
 // modern server nothing is sent, a legacy server gets its own initialize.
+// Like Connect, an Open that fails leaves no connection open.
 func (c *Client) Open(ctx context.Context, like *Session) (*Session, error) {
 	s := &Session{c: c, Era: like.Era, Version: like.Version, ServerInfo: like.ServerInfo}
 	if like.Era == EraModern {
 		return s, nil
 	}
-	return s.legacy(ctx, like.Version, like.FallbackReason)
+	return c.releaseOnError(s.legacy(ctx, like.Version, like.FallbackReason))
 }
 
 // ListPage is one page of tools/list.

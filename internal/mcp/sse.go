@@ -17,6 +17,8 @@ type sseReader struct {
 	r       *bufio.Reader
 	maxData int
 	data    bytes.Buffer
+	line    []byte
+	afterCR bool // the last line ended in CR: an LF next is part of its terminator
 }
 
 func newSSEReader(r io.Reader, maxEvent int) *sseReader {
@@ -63,33 +65,48 @@ func (s *sseReader) Next() ([]byte, error) {
 	}
 }
 
-// readLine returns one line without its terminator (LF, CRLF or CR),
-// refusing lines longer than the event limit.
+// readLine returns one line without its terminator, refusing lines longer
+// than the event limit. A line ends at LF, CRLF or a lone CR (WHATWG SSE
+// "end-of-line"). A CR ends its line at once, without waiting to see
+// whether an LF follows: a server may send "data: …\r\r" and then nothing,
+// and the event is complete. An LF right after a CR is dropped on the next
+// read instead. The returned slice is valid until the next call.
 func (s *sseReader) readLine() ([]byte, error) {
-	var line []byte
+	s.line = s.line[:0]
 	for {
-		chunk, err := s.r.ReadSlice('\n')
-		if len(line)+len(chunk) > s.maxData+2 {
+		if s.r.Buffered() == 0 {
+			if _, err := s.r.Peek(1); err != nil {
+				if err == io.EOF && len(s.line) > 0 {
+					// A last line with no terminator ends no event.
+					return nil, io.ErrUnexpectedEOF
+				}
+				return nil, err
+			}
+		}
+		buf, _ := s.r.Peek(s.r.Buffered())
+		if s.afterCR {
+			s.afterCR = false
+			if buf[0] == '\n' {
+				_, _ = s.r.Discard(1)
+				continue
+			}
+		}
+		i := bytes.IndexAny(buf, "\r\n")
+		n := i
+		if i < 0 {
+			n = len(buf)
+		}
+		if len(s.line)+n > s.maxData+len("data: ") {
 			return nil, errEventTooLarge
 		}
-		if err == bufio.ErrBufferFull {
-			line = append(line, chunk...)
+		s.line = append(s.line, buf[:n]...)
+		if i < 0 {
+			_, _ = s.r.Discard(n)
 			continue
 		}
-		if err != nil {
-			if err == io.EOF && len(chunk)+len(line) > 0 {
-				// A last line with no terminator ends no event.
-				return nil, io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-		if line == nil {
-			line = chunk
-		} else {
-			line = append(line, chunk...)
-		}
-		line = bytes.TrimSuffix(line[:len(line)-1], []byte("\r"))
-		return line, nil
+		s.afterCR = buf[i] == '\r'
+		_, _ = s.r.Discard(i + 1)
+		return s.line, nil
 	}
 }
 

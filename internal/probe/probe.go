@@ -99,7 +99,7 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 // newRun starts the state of a probe of t and its report, with what is
 // known before anything is sent. Run and Failed begin here.
 func newRun(t config.Target, declared *manifest.Manifest, opts Options, start time.Time) *run {
-	r := startRun(t.Name, t.URL, declared, opts, start)
+	r := startRun(t.Name, config.RedactedURL(t.URL), declared, opts, start)
 	r.t = t
 	r.rep.AuthorizationHeaders = config.CredentialHeaders(&t.HTTPClient)
 	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)

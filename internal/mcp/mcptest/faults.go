@@ -75,6 +75,12 @@ func (c *call) applyFault(rep *reply) {
 			body: []byte(`{"jsonrpc":"2.0","id":` + c.idText() + `,"error":{"code":"x","message":5}}`)}
 	case FaultStatus500:
 		*rep = plainReply(http.StatusInternalServerError, "boom")
+	case FaultHangUp:
+		*rep = reply{stream: func(w http.ResponseWriter) {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+		}}
 	}
 }
 

@@ -105,10 +105,11 @@ const (
 	FaultCursorLoop            // tools/list always returns the same nextCursor
 	FaultRPCErrorOdd           // error object with a string code and a numeric message
 	FaultStatus500             // HTTP 500 text/plain "boom"
+	FaultHangUp                // the connection is closed without a byte of response
 )
 
 var faultNames = [...]string{"none", "oversized", "invalid-json", "wrong-id", "sse-never-answers",
-	"trickle", "never-ending", "redirect", "cursor-loop", "rpc-error-odd", "status-500"}
+	"trickle", "never-ending", "redirect", "cursor-loop", "rpc-error-odd", "status-500", "hang-up"}
 
 // String returns the fault's short name.
 func (f Fault) String() string {

@@ -1,6 +1,8 @@
 package mcptest
 
 import (
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"time"
@@ -18,14 +20,55 @@ type Server struct {
 
 	ts   *httptest.Server
 	once sync.Once
+
+	connMu sync.Mutex
+	open   map[net.Conn]bool
 }
 
 // NewServer starts a Server on a loopback port chosen by the kernel.
 func NewServer(opts Options) *Server {
 	h := NewHandler(opts)
 	h.endpoint = EndpointPath
-	ts := httptest.NewServer(h)
-	return &Server{URL: ts.URL + EndpointPath, Handler: h, ts: ts}
+	s := &Server{Handler: h, open: map[net.Conn]bool{}}
+	s.ts = httptest.NewUnstartedServer(h)
+	s.ts.Config.ConnState = s.track
+	s.ts.Start()
+	s.URL = s.ts.URL + EndpointPath
+	return s
+}
+
+func (s *Server) track(c net.Conn, state http.ConnState) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	switch state {
+	case http.StateNew:
+		s.open[c] = true
+	case http.StateClosed, http.StateHijacked:
+		// A hijacked connection is the handler's: the mock closes every one
+		// it takes (FaultHangUp).
+		delete(s.open, c)
+	}
+}
+
+// OpenConns is the number of client connections the server holds open,
+// idle ones included: a client that released everything leaves 0.
+func (s *Server) OpenConns() int {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return len(s.open)
+}
+
+// WaitConnsClosed waits up to d for OpenConns to reach 0 and returns the
+// last count seen. The server notices a client's close asynchronously.
+func (s *Server) WaitConnsClosed(d time.Duration) int {
+	deadline := time.Now().Add(d)
+	for {
+		n := s.OpenConns()
+		if n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // BaseURL is the server root, http://127.0.0.1:PORT.
