@@ -92,6 +92,11 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 		}()
 		r.probe(ctx)
 	}()
+	if r.rep.Success && ctx.Err() != nil {
+		// One deadline covers the whole run, the checks' CPU included: a
+		// run that overran it compared nothing it can vouch for.
+		r.fail(mcp.ReasonTimeout, fmt.Sprintf("the run's deadline of %v passed before its checks finished", t.Timeout))
+	}
 	r.finish(time.Since(start))
 	return r.rep
 }
@@ -160,12 +165,22 @@ func (r *run) probe(ctx context.Context) {
 	r.rep.Success = true
 	r.rep.Tools.Served = len(served.tools)
 	r.rep.served = served.tools
-	r.secondConnection(ctx, sess, served)
-	if r.declared != nil {
-		r.drift(served)
+	// Each step checks the deadline first: the checks' CPU counts too.
+	for _, step := range []func(){
+		func() { r.secondConnection(ctx, sess, served) },
+		func() {
+			if r.declared != nil {
+				r.drift(served)
+			}
+		},
+		func() { r.authPosture(ctx, sess, served) },
+		func() { r.invoke(ctx, sess, served) },
+	} {
+		if ctx.Err() != nil {
+			return
+		}
+		step()
 	}
-	r.authPosture(ctx, sess, served)
-	r.invoke(ctx, sess, served)
 }
 
 // client builds an MCP client from an HTTP client configuration. fresh

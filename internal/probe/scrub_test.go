@@ -2,11 +2,18 @@ package probe_test
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/sanitize"
@@ -84,5 +91,35 @@ func TestFindingsPerRuleAreCapped(t *testing.T) {
 	_ = probe.WriteText(&text, rep)
 	if !strings.Contains(text.String(), "150 more not listed") {
 		t.Errorf("text output does not say what was left out:\n%s", text.String()[max(0, text.Len()-400):])
+	}
+}
+
+// TestDeadlineCoversTheWholeRun: a run whose deadline passes after the
+// listing (here the second connection never answers) ends as timeout, not
+// success, and returns within its deadline plus one second.
+func TestDeadlineCoversTheWholeRun(t *testing.T) {
+	h := mcptest.NewHandler(mcptest.Options{Tools: tools("a")})
+	var lists atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Mcp-Method") == "tools/list" && lists.Add(1) > 1 {
+			_, _ = io.Copy(io.Discard, r.Body) // so the server sees the client hang up
+			select { // the second connection's listing never answers
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	target := config.NewTarget("slow", ts.URL+mcptest.EndpointPath)
+	target.Timeout = time.Second
+	start := time.Now()
+	rep := probe.Run(context.Background(), probe.Prepare(target, declare(t, "a")), probe.Options{})
+	if el := time.Since(start); el > 2*time.Second {
+		t.Errorf("run took %v", el)
+	}
+	if rep.Success || rep.FailureReason != "timeout" {
+		t.Fatalf("success=%v reason=%q (%s), want a timeout", rep.Success, rep.FailureReason, rep.FailureMessage)
 	}
 }
