@@ -24,6 +24,8 @@ type targetFlags struct {
 	bearerTokenFile string
 	timeout         time.Duration
 	maxListPages    int
+	maxResponse     string
+	maxRun          string
 	skipAuthProbe   bool
 	environment     string
 	invokeTools     []string
@@ -41,6 +43,8 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	cmd.Flag("bearer-token-file", "Send Authorization: Bearer with the token in PATH, re-read on every request.").PlaceHolder("PATH").StringVar(&f.bearerTokenFile)
 	cmd.Flag("timeout", "Deadline for the whole probe.").Default(config.DefaultTimeout.String()).DurationVar(&f.timeout)
 	cmd.Flag("max-list-pages", "Stop paging tools/list after this many pages.").Default(fmt.Sprint(config.DefaultMaxListPages)).IntVar(&f.maxListPages)
+	cmd.Flag("max-response-bytes", "Largest HTTP response body read (e.g. 16MiB).").Default("16MiB").StringVar(&f.maxResponse)
+	cmd.Flag("max-run-bytes", "Bytes the whole run may read, all responses together (e.g. 64MiB): bounds its memory.").Default("64MiB").StringVar(&f.maxRun)
 	cmd.Flag("skip-auth-probe", "Do not send the extra anonymous tools/list when credentials are configured.").BoolVar(&f.skipAuthProbe)
 	cmd.Flag("environment", "Classification override: local, dev, staging, production or unknown.").EnumVar(&f.environment, config.Classes...)
 	return f
@@ -69,6 +73,16 @@ func (f *targetFlags) target() (config.Target, error) {
 	}
 	t := config.NewTarget(name, f.baseURL)
 	t.Timeout, t.MaxListPages, t.SkipAuthProbe, t.Environment = f.timeout, f.maxListPages, f.skipAuthProbe, f.environment
+	for _, b := range []struct {
+		flag, value string
+		into        *int64
+	}{{"--max-response-bytes", f.maxResponse, &t.MaxResponseBytes}, {"--max-run-bytes", f.maxRun, &t.MaxRunBytes}} {
+		size, err := config.ParseByteSize(b.value)
+		if err != nil || size.Bytes() < 1024 {
+			return t, usageErr("%s %q: want a size of at least 1KiB such as 16MiB", b.flag, b.value)
+		}
+		*b.into = size.Bytes()
+	}
 	t.Invoke = config.Invoke{Tools: f.invokeTools, Execute: f.execute, IKnowThisIsProduction: f.iKnowProduction, Seed: f.seed}
 	hc := &t.HTTPClient
 	for _, h := range f.headers {

@@ -57,6 +57,9 @@ func (t *Target) check() []issue {
 	if t.MaxResponseBytes < 1024 {
 		is.add("max_response_bytes", "%d must be at least 1024 (1KiB)", t.MaxResponseBytes)
 	}
+	if t.MaxRunBytes < 1024 {
+		is.add("max_run_bytes", "%d must be at least 1024 (1KiB)", t.MaxRunBytes)
+	}
 	if t.Environment != "" && !validClass(t.Environment) {
 		is.add("environment", "%q must be one of %v", t.Environment, Classes)
 	}
@@ -168,6 +171,9 @@ func (g *Global) check() []issue {
 	}
 	if n := g.MaxResponseBytes.Bytes(); n < 1024 {
 		is.add("max_response_bytes", "%d must be at least 1024 (1KiB)", n)
+	}
+	if n := g.MaxRunBytes.Bytes(); n < 1024 {
+		is.add("max_run_bytes", "%d must be at least 1024 (1KiB)", n)
 	}
 	if g.Concurrency < 1 {
 		is.add("concurrency", "%d must be at least 1", g.Concurrency)

@@ -29,12 +29,14 @@ type Config struct {
 }
 
 // Global holds the settings for the whole daemon, and the defaults a
-// target inherits (schedule, timeout, max_list_pages, max_response_bytes).
+// target inherits (schedule, timeout, max_list_pages, max_response_bytes,
+// max_run_bytes).
 type Global struct {
 	Schedule           Schedule      `yaml:"schedule"`
 	Timeout            time.Duration `yaml:"timeout"`
 	MaxListPages       int           `yaml:"max_list_pages"`
 	MaxResponseBytes   ByteSize      `yaml:"max_response_bytes"`
+	MaxRunBytes        ByteSize      `yaml:"max_run_bytes"`
 	Concurrency        int           `yaml:"concurrency"`
 	StateDir           string        `yaml:"state_dir"`
 	PerToolSeriesLimit int           `yaml:"per_tool_series_limit"`
@@ -50,6 +52,7 @@ func DefaultGlobal() Global {
 		Timeout:            DefaultTimeout,
 		MaxListPages:       DefaultMaxListPages,
 		MaxResponseBytes:   ByteSize{n: DefaultMaxResponseBytes, src: "16MiB"},
+		MaxRunBytes:        ByteSize{n: DefaultMaxRunBytes, src: "64MiB"},
 		Concurrency:        DefaultConcurrency,
 		StateDir:           DefaultStateDir,
 		PerToolSeriesLimit: DefaultPerToolSeriesLimit,
@@ -169,6 +172,9 @@ func (g *Global) inherit(t *Target) map[string]bool {
 	}
 	if t.MaxResponseBytes == 0 {
 		t.MaxResponseBytes, inherited["max_response_bytes"] = g.MaxResponseBytes.Bytes(), true
+	}
+	if t.MaxRunBytes == 0 {
+		t.MaxRunBytes, inherited["max_run_bytes"] = g.MaxRunBytes.Bytes(), true
 	}
 	return inherited
 }

@@ -18,10 +18,13 @@ import (
 
 // Defaults of DESIGN §4.
 const (
-	DefaultSchedule           = "@every 5m"
-	DefaultTimeout            = 30 * time.Second
-	DefaultMaxListPages       = 50
-	DefaultMaxResponseBytes   = 16 << 20
+	DefaultSchedule         = "@every 5m"
+	DefaultTimeout          = 30 * time.Second
+	DefaultMaxListPages     = 50
+	DefaultMaxResponseBytes = 16 << 20
+	// DefaultMaxRunBytes bounds the bytes one run reads across every
+	// response of every listing and call: what bounds a run's memory.
+	DefaultMaxRunBytes        = 64 << 20
 	DefaultConcurrency        = 32
 	DefaultStateDir           = "./data"
 	DefaultPerToolSeriesLimit = 200
@@ -43,7 +46,9 @@ type Target struct {
 	Timeout          time.Duration
 	MaxListPages     int
 	MaxResponseBytes int64
-	Environment      string
+	// MaxRunBytes bounds the bytes read in one run, all responses together.
+	MaxRunBytes int64
+	Environment string
 	// Labels are exported on driftd_target_info only.
 	Labels        map[string]string
 	HTTPClient    promconfig.HTTPClientConfig
@@ -86,6 +91,7 @@ func NewTarget(name, rawURL string) Target {
 		Timeout:          DefaultTimeout,
 		MaxListPages:     DefaultMaxListPages,
 		MaxResponseBytes: DefaultMaxResponseBytes,
+		MaxRunBytes:      DefaultMaxRunBytes,
 		HTTPClient:       DefaultHTTPClientConfig(),
 	}
 }

@@ -87,6 +87,7 @@ type targetYAML struct {
 	Timeout          time.Duration          `yaml:"timeout,omitempty"`
 	MaxListPages     int                    `yaml:"max_list_pages,omitempty"`
 	MaxResponseBytes ByteSize               `yaml:"max_response_bytes,omitempty"`
+	MaxRunBytes      ByteSize               `yaml:"max_run_bytes,omitempty"`
 	Environment      string                 `yaml:"environment,omitempty"`
 	Labels           map[string]string      `yaml:"labels,omitempty"`
 	HTTPClient       *httpClientYAML        `yaml:"http_client,omitempty"`
@@ -141,6 +142,7 @@ func (t *Target) UnmarshalYAML(unmarshal func(any) error) error {
 		Timeout:          raw.Timeout,
 		MaxListPages:     raw.MaxListPages,
 		MaxResponseBytes: raw.MaxResponseBytes.Bytes(),
+		MaxRunBytes:      raw.MaxRunBytes.Bytes(),
 		Environment:      raw.Environment,
 		Labels:           raw.Labels,
 		HTTPClient:       DefaultHTTPClientConfig(),
@@ -175,6 +177,7 @@ func (t Target) MarshalYAML() (any, error) {
 		Timeout:          t.Timeout,
 		MaxListPages:     t.MaxListPages,
 		MaxResponseBytes: ByteSize{n: t.MaxResponseBytes},
+		MaxRunBytes:      ByteSize{n: t.MaxRunBytes},
 		Environment:      t.Environment,
 		Labels:           t.Labels,
 		HTTPClient:       &httpClientYAML{HTTPClientConfig: t.HTTPClient},

@@ -28,6 +28,26 @@ const (
 type Limits struct {
 	MaxResponseBytes int64 // per HTTP response body
 	MaxEventBytes    int   // per SSE event
+	// Budget, if set, is shared by every client of one run: the bytes
+	// they may read together. It bounds a run's memory whatever the
+	// number of pages, listings and connections.
+	Budget *Budget
+}
+
+// Budget is a byte allowance shared by the clients of one run.
+type Budget struct{ left atomic.Int64 }
+
+// NewBudget returns an allowance of n bytes.
+func NewBudget(n int64) *Budget {
+	b := &Budget{}
+	b.left.Store(n)
+	return b
+}
+
+// take accounts n bytes read and reports whether the allowance still
+// holds. A nil Budget is unlimited.
+func (b *Budget) take(n int) bool {
+	return b == nil || b.left.Add(-int64(n)) >= 0
 }
 
 // DefaultLimits are used for zero fields.
@@ -235,7 +255,7 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 // readResponse reads the JSON-RPC answer to ex from a JSON or SSE body,
 // whatever the HTTP status.
 func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessage, error) {
-	body := &limitedReader{r: resp.Body, n: c.limits.MaxResponseBytes}
+	body := &limitedReader{r: resp.Body, n: c.limits.MaxResponseBytes, budget: c.limits.Budget}
 	mediaType, _, _ := mime.ParseMediaType(ex.ContentType)
 	var (
 		msg *response
@@ -250,7 +270,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		}
 	}
 	if err != nil {
-		if errors.Is(err, errResponseTooLarge) || errors.Is(err, errEventTooLarge) {
+		if errors.Is(err, errResponseTooLarge) || errors.Is(err, errEventTooLarge) || errors.Is(err, errRunBudget) {
 			return nil, &Error{Reason: ReasonResponseTooLarge, Err: err}
 		}
 		if Classify(err) == ReasonTimeout {

@@ -83,6 +83,10 @@ func (e *Error) IsRedirect() bool { return e.Status >= 300 && e.Status < 400 }
 // errResponseTooLarge is returned by the body reader once the limit is hit.
 var errResponseTooLarge = errors.New("response exceeds the size limit")
 
+// errRunBudget is returned by the body reader once the run has read its
+// whole byte budget (max_run_bytes) across all its responses.
+var errRunBudget = errors.New("the run's byte budget (max_run_bytes) is spent")
+
 // Classify maps any error from a request to its Reason. It is the one place
 // where errors become reasons.
 func Classify(err error) Reason {
@@ -93,7 +97,7 @@ func Classify(err error) Reason {
 	if errors.As(err, &me) && me.Reason != "" {
 		return me.Reason
 	}
-	if errors.Is(err, errResponseTooLarge) {
+	if errors.Is(err, errResponseTooLarge) || errors.Is(err, errRunBudget) {
 		return ReasonResponseTooLarge
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {

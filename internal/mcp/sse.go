@@ -111,10 +111,12 @@ func (s *sseReader) readLine() ([]byte, error) {
 }
 
 // limitedReader fails with errResponseTooLarge once more than n bytes have
-// been read, instead of silently truncating.
+// been read, instead of silently truncating, and with errRunBudget once
+// the run's shared budget is spent.
 type limitedReader struct {
-	r io.Reader
-	n int64
+	r      io.Reader
+	n      int64
+	budget *Budget
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
@@ -128,6 +130,9 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	l.n -= int64(n)
 	if l.n < 0 {
 		return n, errResponseTooLarge
+	}
+	if !l.budget.take(n) {
+		return n, errRunBudget
 	}
 	return n, err
 }

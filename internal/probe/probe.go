@@ -58,6 +58,8 @@ type run struct {
 	// secrets are the target's configured credential values, redacted
 	// from every server string that reaches the report.
 	secrets *sanitize.Secrets
+	// budget is the bytes every client of the run may read together.
+	budget *mcp.Budget
 }
 
 // Run probes a prepared target once and compares it against its declared
@@ -109,6 +111,9 @@ func newRun(t config.Target, declared *manifest.Manifest, opts Options, start ti
 	r.rep.AuthorizationHeaders = config.CredentialHeaders(&t.HTTPClient)
 	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)
 	r.secrets = sanitize.NewSecrets(config.SecretValues(&t.HTTPClient)...)
+	if t.MaxRunBytes > 0 {
+		r.budget = mcp.NewBudget(t.MaxRunBytes)
+	}
 	return r
 }
 
@@ -196,7 +201,7 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 	if err != nil {
 		return nil, fmt.Errorf("http_client: %w", err)
 	}
-	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes}
+	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes, Budget: r.budget}
 	observe := func(ex *mcp.Exchange) {
 		if last != nil {
 			*last = ex

@@ -3,9 +3,9 @@ package probe_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -103,7 +103,7 @@ func TestDeadlineCoversTheWholeRun(t *testing.T) {
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Mcp-Method") == "tools/list" && lists.Add(1) > 1 {
 			_, _ = io.Copy(io.Discard, r.Body) // so the server sees the client hang up
-			select { // the second connection's listing never answers
+			select {                           // the second connection's listing never answers
 			case <-r.Context().Done():
 			case <-time.After(10 * time.Second):
 			}
@@ -121,5 +121,25 @@ func TestDeadlineCoversTheWholeRun(t *testing.T) {
 	}
 	if rep.Success || rep.FailureReason != "timeout" {
 		t.Fatalf("success=%v reason=%q (%s), want a timeout", rep.Success, rep.FailureReason, rep.FailureMessage)
+	}
+}
+
+// TestRunByteBudget: pages that each fit max_response_bytes still end the
+// run as response_too_large once together they pass max_run_bytes.
+func TestRunByteBudget(t *testing.T) {
+	big := make([]json.RawMessage, 20)
+	for i := range big {
+		big[i] = json.RawMessage(fmt.Sprintf(`{"name":"t%02d","description":%q,"inputSchema":{"type":"object"}}`, i, strings.Repeat("x", 512<<10)))
+	}
+	srv := mcptest.NewServer(mcptest.Options{Tools: big, PageSize: 1})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "t00"), func(tg *config.Target) {
+		tg.MaxResponseBytes, tg.MaxRunBytes = 1<<20, 4<<20
+	})
+	if rep.Success || rep.FailureReason != "response_too_large" || !strings.Contains(rep.FailureMessage, "max_run_bytes") {
+		t.Fatalf("success=%v reason=%q (%s), want response_too_large naming max_run_bytes", rep.Success, rep.FailureReason, rep.FailureMessage)
+	}
+	if rep.Tools.Pages > 8 {
+		t.Errorf("read %d pages of 512 KiB with a 4 MiB budget", rep.Tools.Pages)
 	}
 }
