@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -122,5 +123,40 @@ func TestNonASCIIToolNameIsEncoded(t *testing.T) {
 		if r.Method == "tools/call" && r.Header.Get(mcp.HeaderName) != "=?base64?SGVsbG8sIOS4lueVjA==?=" {
 			t.Fatalf("Mcp-Name = %q", r.Header.Get(mcp.HeaderName))
 		}
+	}
+}
+
+// TestReturnedKeysReachNoArtifact: keys a tool chose — 20,000 of them, one
+// a megabyte long — are positions, never names, in findings: one finding
+// for the schema keyword they break, no key in any output.
+func TestReturnedKeysReachNoArtifact(t *testing.T) {
+	const closed = `{"name":"a","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"hits":{"type":"array"}},"additionalProperties":{"type":"integer"}}}`
+	var sc strings.Builder
+	sc.WriteString(`{"hits":[],"` + strings.Repeat("K", 1<<20) + `":"x"`)
+	for i := range 20000 {
+		fmt.Fprintf(&sc, `,"MARKERKEY%d":"v"`, i)
+	}
+	sc.WriteString("}")
+	srv := mcptest.NewServer(mcptest.Options{Tools: []json.RawMessage{json.RawMessage(closed)},
+		CallTool: func(string, json.RawMessage) (json.RawMessage, *mcptest.RPCError) {
+			return json.RawMessage(`{"content":[],"structuredContent":` + sc.String() + `}`), nil
+		}})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declareRaw(t, []json.RawMessage{json.RawMessage(closed)}), func(tg *config.Target) {
+		tg.Invoke = config.Invoke{Tools: []string{"a"}, Execute: true}
+		tg.MaxResponseBytes = 8 << 20
+	})
+	calls := toolsOf(rep, catalogue.DriftCallOutputSchema)
+	if len(calls) != 1 {
+		t.Fatalf("%d output-schema findings, want 1: %s", len(calls), reportJSON(rep)[:min(2000, len(reportJSON(rep)))])
+	}
+	if f := find(rep, catalogue.DriftCallOutputSchema); f.Pointer != "/*" {
+		t.Errorf("pointer %q, want /*", f.Pointer)
+	}
+	out := reportJSON(rep)
+	mustNotContain(t, "report", out, "MARKERKEY")
+	mustNotContain(t, "report", out, "KKKKKKKK")
+	if len(out) > 64<<10 {
+		t.Errorf("report is %d bytes", len(out))
 	}
 }

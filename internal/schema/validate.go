@@ -9,8 +9,13 @@ import (
 )
 
 // Violation is one place where an instance breaks a schema, described
-// without the instance's value: where (an RFC 6901 pointer into the
-// instance), the declared constraint, and the observed JSON type.
+// without anything the instance chose: where (an RFC 6901 pointer in the
+// instance's shape built from the declared schema only — declared
+// property names, and "*" for any member or element the schema does not
+// name, never a key the instance picked), the declared constraint, and the
+// observed JSON type. Many instance values failing one schema keyword
+// (20,000 undeclared keys under additionalProperties: false) are one
+// violation.
 type Violation struct {
 	Pointer    string `json:"pointer"`
 	Constraint string `json:"constraint"`
@@ -62,7 +67,7 @@ func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) [
 				continue // a summary of the deeper errors just collected
 			}
 			out = append(out, Violation{
-				Pointer:    r.InstanceLocation,
+				Pointer:    declaredPointer(r.EvaluationPath),
 				Constraint: constraint(sd, r.SchemaLocation, r.EvaluationPath, kw),
 				Observed:   jsonType(id, r.InstanceLocation),
 			})
@@ -71,6 +76,32 @@ func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) [
 	walk(res)
 	slices.SortFunc(out, func(a, b Violation) int { return strings.Compare(a.String(), b.String()) })
 	return slices.Compact(out)
+}
+
+// declaredPointer turns the schema path that was evaluated into a pointer
+// in the instance's shape that holds only what the schema declares: a
+// property's name, a prefixItems position, "*" for members and elements
+// the schema does not name; composition and $ref steps are left out.
+func declaredPointer(evalPath string) string {
+	segs := strings.Split(strings.TrimPrefix(evalPath, "/"), "/")
+	var b strings.Builder
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties", "prefixItems":
+			if i+1 < len(segs) {
+				b.WriteString("/" + segs[i+1])
+				i++
+			}
+		case "patternProperties":
+			b.WriteString("/*")
+			i++ // the pattern
+		case "additionalProperties", "unevaluatedProperties", "items", "additionalItems", "unevaluatedItems", "contains":
+			b.WriteString("/*")
+		case "allOf", "anyOf", "oneOf", "$defs", "definitions", "dependentSchemas":
+			i++ // an index or a name that is no step in the instance
+		}
+	}
+	return b.String()
 }
 
 // applicators are keywords whose error only summarises their subschemas'.
