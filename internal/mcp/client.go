@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // Era is the protocol generation a server speaks.
@@ -372,9 +374,9 @@ func ParseChallenge(h http.Header) *Challenge {
 	ch.WWWAuthenticate = true
 	scheme, rest, _ := strings.Cut(strings.TrimSpace(v), " ")
 	params := parseAuthParams(rest)
-	ch.Scheme = clipHeader(scheme)
-	ch.ResourceMetadata = clipHeader(params["resource_metadata"])
-	ch.Scope = clipHeader(params["scope"])
+	ch.Scheme = sanitize.Text(scheme)
+	ch.ResourceMetadata = sanitize.Text(params["resource_metadata"])
+	ch.Scope = sanitize.Text(params["scope"])
 	return ch
 }
 
@@ -389,14 +391,4 @@ func (c *Client) deleteSession(ctx context.Context, id, version string) {
 	if resp, err := c.http.Do(req); err == nil {
 		release(resp)
 	}
-}
-
-// clipHeader bounds a server-controlled header value kept for a report.
-func clipHeader(s string) string {
-	const n = 512
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	if len(s) > n {
-		return strings.ToValidUTF8(s[:n], "") + "…"
-	}
-	return s
 }
