@@ -54,7 +54,7 @@ lint:
 # The performance budgets of DESIGN §14, each printed as a ratio measured
 # side by side in one run. Nothing here fails on timing.
 bench:
-	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^(TestDiffScaling|TestProbeVsFloor)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
+	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^(TestDiffScaling|TestDriftHundredThousand|TestProbeVsFloor)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	DRIFTD_BENCH=1 $(GO) test ./internal/scheduler/ -run '^TestScaleLateness$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	DRIFTD_BENCH=1 $(GO) test ./internal/daemon/ -run '^TestReloadScale$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	$(GO) test ./internal/probe/ -run '^$$' -bench . -benchmem -count=1

@@ -84,3 +84,30 @@ func TestDiffScaling(t *testing.T) {
 	fmt.Printf("schema diff, every tool changed: 1,000 tools %v, 10,000 tools %v; ratio %.2f (budget: 1,000 < 30ms, ratio < 10)\n",
 		per[1000].Round(time.Microsecond), per[10000].Round(time.Microsecond), float64(per[10000])/float64(per[1000]))
 }
+
+// TestDriftHundredThousand prints what drift costs over 100,000 served
+// tiny tools against one declared (the hostile listing of issue 13: it was
+// quadratic and took 31 s); the budget is under 1 s of CPU. DRIFTD_BENCH=1.
+func TestDriftHundredThousand(t *testing.T) {
+	if os.Getenv("DRIFTD_BENCH") == "" {
+		t.Skip("set DRIFTD_BENCH=1 (make bench)")
+	}
+	served := make([]mcp.Tool, 100_000)
+	for i := range served {
+		tl, err := mcp.ParseTool(json.RawMessage(fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		served[i] = tl
+	}
+	declared := served[:1]
+	if got := len(compareSets(declared, served, false)); got != len(served)-1 {
+		t.Fatalf("%d findings, want %d", got, len(served)-1)
+	}
+	res := testing.Benchmark(func(b *testing.B) {
+		for b.Loop() {
+			compareSets(declared, served, false)
+		}
+	})
+	fmt.Printf("drift over 100,000 served tools (99,999 undeclared): %v per run (budget: < 1s of CPU)\n", time.Duration(res.NsPerOp()).Round(time.Millisecond))
+}
