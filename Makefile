@@ -5,7 +5,7 @@ REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
 FUZZTIME ?= 5s
 
-.PHONY: build test fuzz lint bench run clean deploy-check e2e
+.PHONY: build test fuzz lint bench run clean deploy-check e2e conformance
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -35,6 +35,11 @@ deploy-check:
 # shipped rules, a real Alertmanager routing to a local webhook; bounded.
 e2e: build
 	bash deploy/e2e/run.sh
+
+# The official MCP conformance suite's 2026-07-28 client scenarios, driftd
+# as the client (docs/testing.md). Needs the npm registry the first time.
+conformance: build
+	bash test/conformance/run.sh
 
 fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzHeaderValue$$' -fuzztime $(FUZZTIME)

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# driftd as the official conformance suite's client. The suite appends the
+# scenario server's URL. driftd does what it does against any server:
+# capture the served tools, then check the server against that manifest
+# with a planned and executed tools/call of every declared tool (the
+# server is on loopback, so it classifies as local and --execute is
+# allowed). Exit status is the suite's to judge from the traffic, so this
+# script always exits 0; driftd's own output goes to stderr for the log.
+set -u
+DRIFTD="${DRIFTD:-$(dirname "$0")/../../bin/driftd}"
+NODE="${CONFORMANCE_NODE:-node}"
+url="${*: -1}"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$DRIFTD" capture --base-url "$url" --output "$dir/manifest.json" --timeout 20s >&2 || true
+invoke=()
+if [ -s "$dir/manifest.json" ]; then
+  while IFS= read -r name; do
+    [ -n "$name" ] && invoke+=(--invoke-tool "$name")
+  done < <("$NODE" -e 'for (const t of JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tools || []) console.log(t.name)' "$dir/manifest.json")
+fi
+"$DRIFTD" check "$dir/manifest.json" --base-url "$url" --timeout 20s "${invoke[@]}" --execute >&2 || true
+exit 0
