@@ -35,5 +35,5 @@ for s in "${scenarios[@]}"; do
     failed+=("$s")
   fi
 done
-echo "$(( ${#scenarios[@]} - ${#failed[@]} )) passed, ${#failed[@]} failed"
+echo "$(( ${#scenarios[@]} - ${#failed[@]} )) passed, ${#failed[@]} failed (logs: $out)"
 [ ${#failed[@]} -eq 0 ]
