@@ -84,7 +84,7 @@ var Rules = []Rule{
 
 	{ConfCacheHints, FamilyConf, Warn, "a modern tools/list page lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
 	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one", false, "probe.checkResultType"},
-	{ConfToolName, FamilyConf, Error, "a served tool has no name or a non-string name", false, "probe.checkToolName"},
+	{ConfToolName, FamilyConf, Error, "a served tool has no usable name (missing, null, empty or not a string); one finding per such tool, at its position in the served list", false, "probe.checkToolName"},
 	{ConfToolNameFormat, FamilyConf, Info, "a tool name is outside 1-128 characters of A-Za-z0-9_-. (a SHOULD)", true, "probe.checkToolNameFormat"},
 	{ConfDuplicateTool, FamilyConf, Error, "two served tools share a name", true, "probe.checkDuplicateTool"},
 	{ConfInputSchema, FamilyConf, Error, `inputSchema missing, not an object, or root type not "object"`, true, "probe.checkInputSchema"},

@@ -115,9 +115,13 @@ func checkPaginationLoop(l *listing) []catalogue.Finding {
 		fmt.Sprintf("tools/list page %d returned a nextCursor already seen; paging stopped", l.pages)))
 }
 
-// checkToolName reports served tools[i], which has no usable name.
+// checkToolName reports served tools[i], which has no usable name: each
+// such tool is its own finding, identified by its position in the served
+// list (the pointer), since it has no name to be told apart by.
 func checkToolName(i int) []catalogue.Finding {
-	return one(catalogue.New(catalogue.ConfToolName, "", fmt.Sprintf("served tools[%d] has no \"name\" string", i)))
+	f := catalogue.New(catalogue.ConfToolName, "", fmt.Sprintf("served tools[%d] has no usable name (missing, null, empty or not a string); no client can call it", i))
+	f.Pointer = fmt.Sprintf("/tools/%d", i)
+	return one(f)
 }
 
 func checkDuplicateTool(t mcp.Tool, nth int) []catalogue.Finding {

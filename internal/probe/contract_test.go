@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"testing"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -53,5 +54,36 @@ func TestDiscoverWithoutKnownVersionIsLegacy(t *testing.T) {
 				t.Errorf("initialize sent %d times", srv.Count("initialize"))
 			}
 		})
+	}
+}
+
+// TestNamelessToolsEachCounted: every served tool without a usable name —
+// null, missing, empty, not a string — is its own ERROR finding,
+// identified by its position, and none is mistaken for a name-format one.
+func TestNamelessToolsEachCounted(t *testing.T) {
+	served := append(tools("a"),
+		json.RawMessage(`{"name":null,"inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":"","inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":7,"inputSchema":{"type":"object"}}`),
+		json.RawMessage(`{"name":null,"inputSchema":{"type":"object"}}`))
+	srv := mcptest.NewServer(mcptest.Options{Tools: served})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declare(t, "a"), nil)
+	var pointers []string
+	for _, f := range rep.Findings {
+		switch f.Rule {
+		case catalogue.ConfToolName:
+			if f.Severity != catalogue.Error {
+				t.Errorf("severity %s", f.Severity)
+			}
+			pointers = append(pointers, f.Pointer)
+		case catalogue.ConfToolNameFormat, catalogue.ConfDuplicateTool:
+			t.Errorf("nameless tool reported as %s: %s", f.Rule, f.Message)
+		}
+	}
+	slices.Sort(pointers)
+	if want := []string{"/tools/1", "/tools/2", "/tools/3", "/tools/4", "/tools/5"}; !slices.Equal(pointers, want) {
+		t.Errorf("pointers %v, want %v", pointers, want)
 	}
 }
