@@ -251,13 +251,20 @@ type CallResult struct {
 	IsError           bool              `json:"isError"`
 	ResultType        *string           `json:"resultType"`
 	HasContent        bool              `json:"-"`
+	// InputRequests and RequestState are the members of an
+	// InputRequiredResult (resultType "input_required"), kept raw so their
+	// shape can be checked; driftd never answers or echoes them.
+	InputRequests json.RawMessage `json:"inputRequests"`
+	RequestState  json.RawMessage `json:"requestState"`
 }
 
 // CallTool sends tools/call with arguments; Mcp-Name carries the name,
-// encoded when it is not plain ASCII.
-func (s *Session) CallTool(ctx context.Context, name string, arguments json.RawMessage) (*CallResult, *Exchange, error) {
+// encoded when it is not plain ASCII, and in the modern era each argument
+// headers names (the served tool's valid x-mcp-header annotations, from
+// ParamHeaders) travels in its Mcp-Param-{Name} header too.
+func (s *Session) CallTool(ctx context.Context, name string, arguments json.RawMessage, headers []ParamHeader) (*CallResult, *Exchange, error) {
 	params := map[string]any{"name": name, "arguments": arguments}
-	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/call", params: params, sessionID: s.SessionID})
+	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/call", params: params, sessionID: s.SessionID, paramHeaders: headers})
 	if err != nil {
 		return nil, ex, err
 	}
