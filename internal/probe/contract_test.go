@@ -283,3 +283,19 @@ func TestInputRequiredIsAFinding(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputSchemaInsideArrays: the issue's case end to end — a number
+// declared inside array elements, a string returned.
+func TestOutputSchemaInsideArrays(t *testing.T) {
+	def := json.RawMessage(`{"name":"a","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"hits":{"type":"array","items":{"type":"object","properties":{"total":{"type":"number"}}}}}}}`)
+	srv := mcptest.NewServer(mcptest.Options{Tools: []json.RawMessage{def}, CallTool: func(string, json.RawMessage) (json.RawMessage, *mcptest.RPCError) {
+		return json.RawMessage(`{"content":[],"structuredContent":{"hits":[{"total":1},{"total":"MARKER"}]}}`), nil
+	}})
+	defer srv.Close()
+	rep := probeOnce(t, srv, declareRaw(t, []json.RawMessage{def}), executeTools("a"))
+	f := find(rep, catalogue.DriftCallOutputSchema)
+	if f == nil || f.Pointer != "/hits/*/total" || f.Message != `structuredContent /hits/*/total: expected type "number", got string` {
+		t.Fatalf("finding %+v", f)
+	}
+	mustNotContain(t, "report", reportJSON(rep), "MARKER")
+}
