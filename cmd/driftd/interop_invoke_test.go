@@ -77,6 +77,7 @@ func TestInvokeGatesInTheCLI(t *testing.T) {
 	}{
 		{[]string{"--execute"}, "not a wildcard"},
 		{[]string{"--invoke-tool", "nope", "--execute"}, `"nope" is not declared`},
+		{[]string{"--invoke-tool", "search_*", "--execute"}, `"search_*" is not declared`},
 		{[]string{"--invoke-tool", "a", "--execute", "--environment", "production"}, "--i-know-this-is-production"},
 	} {
 		srv.Reset()
@@ -97,5 +98,48 @@ func TestInvokeGatesInTheCLI(t *testing.T) {
 	_, jsonOut, _ := driftd(t, "check", m, "--base-url", srv.URL, "--invoke-tool", "a", "--execute", "--json")
 	if strings.Contains(stdout+stderr+jsonOut, returned) {
 		t.Fatal("a value the tool returned reached the output")
+	}
+}
+
+// TestGlobLookingNamesAreExact: a declared name with *, ? or [ is invoked
+// by its exact name, and the sentinel-looking name of the Mcp-Name rule
+// reaches the wire encoded; the characters refuse nothing, only a name
+// the manifest does not declare does.
+func TestGlobLookingNamesAreExact(t *testing.T) {
+	names := []string{"=?base64?SGVsbG8=?=", "search_*", "a?b", "x[1]"}
+	var defs []string
+	for _, n := range names {
+		b, _ := json.Marshal(n)
+		defs = append(defs, `{"name":`+string(b)+`,"inputSchema":{"type":"object"}}`)
+	}
+	var served []json.RawMessage
+	for _, d := range defs {
+		served = append(served, json.RawMessage(d))
+	}
+	srv := mcptest.NewServer(mcptest.Options{Tools: served})
+	defer srv.Close()
+	m := writeFile(t, "m.json", `{"tools":[`+strings.Join(defs, ",")+`]}`)
+	args := []string{"check", m, "--base-url", srv.URL, "--execute"}
+	for _, n := range names {
+		args = append(args, "--invoke-tool", n)
+	}
+	code, stdout, stderr := driftd(t, args...)
+	if code != exitFindings && code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	sent := map[string]bool{}
+	for _, r := range srv.Requests() {
+		if r.Method != "tools/call" {
+			continue
+		}
+		if r.Violation != "" {
+			t.Errorf("tools/call broke a rule: %s", r.Violation)
+		}
+		sent[r.Header.Get("Mcp-Name")] = true
+	}
+	for _, want := range []string{"=?base64?PT9iYXNlNjQ/U0dWc2JHOD0/PQ==?=", "search_*", "a?b", "x[1]"} {
+		if !sent[want] {
+			t.Errorf("no tools/call with Mcp-Name %q; sent %v", want, sent)
+		}
 	}
 }

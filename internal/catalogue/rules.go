@@ -30,6 +30,7 @@ const (
 	DriftCallOutputSchema    = "MCP-DRIFT-CALL-OUTPUT-SCHEMA"
 	DriftCallNoStructured    = "MCP-DRIFT-CALL-NO-STRUCTURED-CONTENT"
 	DriftCallErrorShape      = "MCP-DRIFT-CALL-ERROR-SHAPE"
+	DriftCallInputRequired   = "MCP-DRIFT-CALL-INPUT-REQUIRED"
 
 	ConfCacheHints     = "MCP-CONF-CACHE-HINTS"
 	ConfResultType     = "MCP-CONF-RESULT-TYPE"
@@ -43,6 +44,7 @@ const (
 	ConfPaginationLoop = "MCP-CONF-PAGINATION-LOOP"
 	ConfServerInfo     = "MCP-CONF-SERVER-INFO"
 	ConfRedirect       = "MCP-CONF-REDIRECT"
+	ConfToolHeader     = "MCP-CONF-TOOL-HEADER-INVALID"
 
 	AuthAnonymousList      = "MCP-AUTH-ANONYMOUS-LIST"
 	AuthEnforced           = "MCP-AUTH-ENFORCED"
@@ -78,13 +80,14 @@ var Rules = []Rule{
 	{DriftCallOutputSchema, FamilyDrift, Error, "a called tool's structuredContent does not conform to the declared outputSchema", true, "probe.checkCall"},
 	{DriftCallNoStructured, FamilyDrift, Error, "a called tool declares an outputSchema and returned no structuredContent", true, "probe.checkCall"},
 	{DriftCallErrorShape, FamilyDrift, Warn, "a called tool's failure came as a JSON-RPC error instead of a result with isError: true", true, "probe.checkCall"},
+	{DriftCallInputRequired, FamilyDrift, Info, "a called tool answered input_required (multi round-trip); recorded, never pursued; ERROR when the InputRequiredResult's shape breaks the spec (neither inputRequests nor requestState, requestState not a string, inputRequests not an object of requests, or a request for a capability driftd did not declare)", true, "probe.checkInputRequired"},
 	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false, "probe.checkProtocolUnsupported"},
 	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false, "probe.checkLegacyServer"},
 	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached; missing-tool findings suppressed", false, "probe.checkPaginationCapped"},
 
 	{ConfCacheHints, FamilyConf, Warn, "a modern tools/list page lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
 	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one", false, "probe.checkResultType"},
-	{ConfToolName, FamilyConf, Error, "a served tool has no name or a non-string name", false, "probe.checkToolName"},
+	{ConfToolName, FamilyConf, Error, "a served tool has no usable name (missing, null, empty or not a string); one finding per such tool, at its position in the served list", false, "probe.checkToolName"},
 	{ConfToolNameFormat, FamilyConf, Info, "a tool name is outside 1-128 characters of A-Za-z0-9_-. (a SHOULD)", true, "probe.checkToolNameFormat"},
 	{ConfDuplicateTool, FamilyConf, Error, "two served tools share a name", true, "probe.checkDuplicateTool"},
 	{ConfInputSchema, FamilyConf, Error, `inputSchema missing, not an object, or root type not "object"`, true, "probe.checkInputSchema"},
@@ -94,6 +97,7 @@ var Rules = []Rule{
 	{ConfPaginationLoop, FamilyConf, Error, "a nextCursor repeated", false, "probe.checkPaginationLoop"},
 	{ConfServerInfo, FamilyConf, Info, "no io.modelcontextprotocol/serverInfo in a modern result's _meta (a SHOULD)", false, "probe.checkServerInfo"},
 	{ConfRedirect, FamilyConf, Error, "the endpoint answered with a redirect (never followed)", false, "probe.checkRedirect"},
+	{ConfToolHeader, FamilyConf, Error, "a modern server's tool carries an invalid x-mcp-header annotation (empty, not a token, a case-insensitive duplicate, on a number or non-primitive, or reached through items/anyOf/$ref/…); clients must exclude it, and driftd never calls it", true, "probe.checkHeaderAnnotations"},
 
 	{AuthAnonymousList, FamilyAuth, Warn, "tools/list succeeded without credentials (INFO local, WARN dev/staging/unknown, ERROR production)", false, "probe.checkAnonymousList"},
 	{AuthEnforced, FamilyAuth, Info, "a request without credentials was refused with 401/403", false, "probe.checkRefusal"},

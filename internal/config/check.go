@@ -70,8 +70,10 @@ func (t *Target) check() []issue {
 		is.add("http_client", "%v", err)
 	}
 	for i, name := range t.Invoke.Tools {
-		if name == "" || strings.ContainsAny(name, "*?[") {
-			is.add(fmt.Sprintf("invoke.tools[%d]", i), "%q: exact tool names only, never globs", name)
+		// Names are exact and resolve against the declared manifest when
+		// the plan is made; no character makes one a pattern.
+		if name == "" {
+			is.add(fmt.Sprintf("invoke.tools[%d]", i), "empty: name a declared tool exactly")
 		}
 	}
 	if t.Invoke.Execute && len(t.Invoke.Tools) == 0 {

@@ -24,7 +24,7 @@ func TestLoadBadConfigs(t *testing.T) {
 			":6: targets[0].http_client.authorization.credential_file: unknown field",
 			":8: targets[0].http_client.tls_config.ca_fil: unknown field",
 		}},
-		{"bad-invoke.yml", []string{`:6: targets[0].invoke.tools[0]: "search_*": exact tool names only`, ":11: targets[1].invoke.execute: true with no tools named"}},
+		{"bad-invoke.yml", []string{`:6: targets[0].invoke.tools[1]: empty: name a declared tool exactly`, ":11: targets[1].invoke.execute: true with no tools named"}},
 		{"bad-schedule.yml", []string{
 			`:2: global.schedule: "*/61 * * * *": step /61 is wider than the minute field (0-59)`,
 			`:7: targets[0].schedule: "every five minutes": expected exactly 5 fields, found 3`,

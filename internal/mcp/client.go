@@ -115,6 +115,9 @@ type call struct {
 	sessionID string
 	notify    bool // a notification: no id, no response body expected
 	noVersion bool // legacy initialize: no MCP-Protocol-Version header
+	// paramHeaders are the tool's valid x-mcp-header annotations: each
+	// annotated argument of a modern tools/call travels in Mcp-Param-{Name}.
+	paramHeaders []ParamHeader
 
 	traceparent string // W3C trace context to propagate, if tracing
 }
@@ -142,6 +145,11 @@ func (c *Client) envelope(cl call, id int64) ([]byte, http.Header, error) {
 		if key, ok := NameHeaderMethods[cl.method]; ok {
 			name, _ := params[key].(string)
 			h.Set(HeaderName, EncodeHeaderValue(name))
+		}
+		if cl.method == "tools/call" {
+			for _, kv := range paramHeaderValues(params["arguments"], cl.paramHeaders) {
+				h.Set(kv[0], kv[1])
+			}
 		}
 	} else if !cl.noVersion {
 		h.Set(HeaderProtocolVersion, cl.version)

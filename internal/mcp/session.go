@@ -114,6 +114,13 @@ func supportedVersions(data json.RawMessage) []string {
 	return d.Supported
 }
 
+// fromDiscover reads a DiscoverResult. One that lists 2026-07-28 makes the
+// server modern. One that names only versions driftd does not speak, or
+// none at all ({} is what some 2025 servers answer to any method), is
+// legacy evidence, not a refusal: initialize is tried with the newest
+// legacy version listed, else 2025-11-25. Only when that fallback fails
+// too, and the result did name versions, is the server one that speaks
+// nothing driftd does.
 func (s *Session) fromDiscover(ctx context.Context, result json.RawMessage) (*Session, error) {
 	var d DiscoverResult
 	if err := json.Unmarshal(result, &d); err != nil {
@@ -126,8 +133,16 @@ func (s *Session) fromDiscover(ctx context.Context, result json.RawMessage) (*Se
 	if v := NewestLegacy(d.SupportedVersions); v != "" {
 		return s.legacy(ctx, v, "server/discover listed only legacy versions")
 	}
-	return nil, &Error{Reason: ReasonProtocolUnsupported, Method: "server/discover",
-		Supported: d.SupportedVersions, Detail: "no version driftd speaks"}
+	why := "server/discover answered a result naming no supported version"
+	if len(d.SupportedVersions) > 0 {
+		why = "server/discover listed no version driftd speaks"
+	}
+	sess, err := s.legacy(ctx, DefaultLegacyVersion, why)
+	if err != nil && len(d.SupportedVersions) > 0 && Classify(err) != ReasonTimeout && Classify(err) != ReasonAuthRequired {
+		return nil, &Error{Reason: ReasonProtocolUnsupported, Method: "server/discover",
+			Supported: d.SupportedVersions, Detail: "no version driftd speaks, and initialize failed", Err: err}
+	}
+	return sess, err
 }
 
 // legacy runs the initialize handshake without the 2026 header, keeps the
@@ -236,13 +251,20 @@ type CallResult struct {
 	IsError           bool              `json:"isError"`
 	ResultType        *string           `json:"resultType"`
 	HasContent        bool              `json:"-"`
+	// InputRequests and RequestState are the members of an
+	// InputRequiredResult (resultType "input_required"), kept raw so their
+	// shape can be checked; driftd never answers or echoes them.
+	InputRequests json.RawMessage `json:"inputRequests"`
+	RequestState  json.RawMessage `json:"requestState"`
 }
 
 // CallTool sends tools/call with arguments; Mcp-Name carries the name,
-// encoded when it is not plain ASCII.
-func (s *Session) CallTool(ctx context.Context, name string, arguments json.RawMessage) (*CallResult, *Exchange, error) {
+// encoded when it is not plain ASCII, and in the modern era each argument
+// headers names (the served tool's valid x-mcp-header annotations, from
+// ParamHeaders) travels in its Mcp-Param-{Name} header too.
+func (s *Session) CallTool(ctx context.Context, name string, arguments json.RawMessage, headers []ParamHeader) (*CallResult, *Exchange, error) {
 	params := map[string]any{"name": name, "arguments": arguments}
-	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/call", params: params, sessionID: s.SessionID})
+	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/call", params: params, sessionID: s.SessionID, paramHeaders: headers})
 	if err != nil {
 		return nil, ex, err
 	}

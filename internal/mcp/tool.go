@@ -23,7 +23,7 @@ type Tool struct {
 var ErrToolName = errors.New(`tool has no "name" string`)
 
 // ParseTool reads one tool object. A definition that is not an object, or
-// whose name is missing or not a string, yields ErrToolName. raw must be
+// whose name is missing, null, empty or not a string, yields ErrToolName. raw must be
 // valid JSON (as every element of a decoded page is): the top-level members
 // are located by one scan, without decoding the schemas.
 func ParseTool(raw json.RawMessage) (Tool, error) {
@@ -33,7 +33,8 @@ func ParseTool(raw json.RawMessage) (Tool, error) {
 		return t, ErrToolName
 	}
 	t.InputSchema, t.OutputSchema, t.Annotations = fields["inputSchema"], fields["outputSchema"], fields["annotations"]
-	if json.Unmarshal(fields["name"], &t.Name) != nil {
+	name := fields["name"]
+	if len(name) == 0 || name[0] != '"' || json.Unmarshal(name, &t.Name) != nil || t.Name == "" {
 		return t, ErrToolName
 	}
 	_ = json.Unmarshal(fields["title"], &t.Title)

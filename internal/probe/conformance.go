@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
@@ -58,7 +59,35 @@ func (r *run) conformListing(l *listing, modern bool) {
 		for _, check := range toolChecks {
 			r.emitFrom(l.toolExchange(i), check(t, count[t.Name])...)
 		}
+		if modern {
+			// x-mcp-header is a rule of the 2026-07-28 HTTP transport.
+			r.emitFrom(l.toolExchange(i), checkHeaderAnnotations(t)...)
+		}
 	}
+}
+
+// checkHeaderAnnotations reports a tool whose inputSchema carries an
+// invalid x-mcp-header annotation: the spec has clients exclude it, and
+// driftd never calls it (invoke refuses). The message names each broken
+// rule and where, up to three.
+func checkHeaderAnnotations(t mcp.Tool) []catalogue.Finding {
+	_, problems := mcp.ParamHeaders(t.InputSchema)
+	if len(problems) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, p := range problems[:min(3, len(problems))] {
+		parts = append(parts, p.String())
+	}
+	more := ""
+	if len(problems) > 3 {
+		more = fmt.Sprintf(" (and %d more)", len(problems)-3)
+	}
+	f := catalogue.New(catalogue.ConfToolHeader, t.Name, fmt.Sprintf(
+		"inputSchema has %d invalid x-mcp-header annotation(s): %s%s; a conforming client excludes this tool, and driftd never calls it",
+		len(problems), strings.Join(parts, "; "), more))
+	f.Direction, f.Pointer = "input", problems[0].Where
+	return one(f)
 }
 
 func checkResultType(what string, m mcp.ResultMeta) []catalogue.Finding {
@@ -115,9 +144,13 @@ func checkPaginationLoop(l *listing) []catalogue.Finding {
 		fmt.Sprintf("tools/list page %d returned a nextCursor already seen; paging stopped", l.pages)))
 }
 
-// checkToolName reports served tools[i], which has no usable name.
+// checkToolName reports served tools[i], which has no usable name: each
+// such tool is its own finding, identified by its position in the served
+// list (the pointer), since it has no name to be told apart by.
 func checkToolName(i int) []catalogue.Finding {
-	return one(catalogue.New(catalogue.ConfToolName, "", fmt.Sprintf("served tools[%d] has no \"name\" string", i)))
+	f := catalogue.New(catalogue.ConfToolName, "", fmt.Sprintf("served tools[%d] has no usable name (missing, null, empty or not a string); no client can call it", i))
+	f.Pointer = fmt.Sprintf("/tools/%d", i)
+	return one(f)
 }
 
 func checkDuplicateTool(t mcp.Tool, nth int) []catalogue.Finding {

@@ -63,6 +63,16 @@ func (l *listing) toolExchange(i int) *mcp.Exchange { return l.pageEx[l.toolPage
 // rawExchange returns the exchange of the page raw[i] was listed in.
 func (l *listing) rawExchange(i int) *mcp.Exchange { return l.pageEx[l.rawPage[i]] }
 
+// tool returns the first served tool named name.
+func (l *listing) tool(name string) (mcp.Tool, bool) {
+	for _, t := range l.tools {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return mcp.Tool{}, false
+}
+
 func (l *listing) names() []string {
 	out := make([]string, len(l.tools))
 	for i, t := range l.tools {

@@ -68,9 +68,13 @@ func callScenario(result string, rpc *mcptest.RPCError) scenario {
 }
 
 var fires = map[string]scenario{
-	catalogue.DriftCallOutputSchema: callScenario(`{"content":[],"structuredContent":{"hits":"MARKER-returned"}}`, nil),
-	catalogue.DriftCallNoStructured: callScenario(`{"content":[{"type":"text","text":"MARKER-returned"}]}`, nil),
-	catalogue.DriftCallErrorShape:   callScenario(``, &mcptest.RPCError{Code: -32603, Message: "MARKER-returned"}),
+	catalogue.DriftCallOutputSchema:  callScenario(`{"content":[],"structuredContent":{"hits":"MARKER-returned"}}`, nil),
+	catalogue.DriftCallNoStructured:  callScenario(`{"content":[{"type":"text","text":"MARKER-returned"}]}`, nil),
+	catalogue.DriftCallErrorShape:    callScenario(``, &mcptest.RPCError{Code: -32603, Message: "MARKER-returned"}),
+	catalogue.DriftCallInputRequired: callScenario(`{"resultType":"input_required","requestState":"MARKER-returned"}`, nil),
+	catalogue.ConfToolHeader: withOpts(func(o *mcptest.Options) {
+		o.Tools = append(o.Tools, json.RawMessage(`{"name":"d","inputSchema":{"type":"object","properties":{"n":{"type":"number","x-mcp-header":"N"}}}}`))
+	}),
 	catalogue.DriftSchema: servedVariant(func(m map[string]any) {
 		inputProps(m)["region"] = map[string]any{"type": "string"}
 		m["inputSchema"].(map[string]any)["required"] = []any{"q", "region"}
@@ -112,9 +116,13 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
-	catalogue.DriftCallOutputSchema: callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
-	catalogue.DriftCallNoStructured: callScenario(`{"content":[],"structuredContent":{"hits":[1]}}`, nil),
-	catalogue.DriftCallErrorShape:   callScenario(`{"content":[{"type":"text","text":"failed"}],"isError":true}`, nil),
+	catalogue.DriftCallOutputSchema:  callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
+	catalogue.DriftCallNoStructured:  callScenario(`{"content":[],"structuredContent":{"hits":[1]}}`, nil),
+	catalogue.DriftCallErrorShape:    callScenario(`{"content":[{"type":"text","text":"failed"}],"isError":true}`, nil),
+	catalogue.DriftCallInputRequired: callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
+	catalogue.ConfToolHeader: withOpts(func(o *mcptest.Options) {
+		o.Tools = append(o.Tools, json.RawMessage(`{"name":"d","inputSchema":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"},"Region":{"type":"string","x-mcp-header":"Region"}}}}`))
+	}),
 	catalogue.DriftSchema: servedVariant(func(m map[string]any) {
 		// Key order and a required list in another order are no change.
 		m["inputSchema"] = map[string]any{"required": []any{"q"}, "properties": map[string]any{"q": map[string]any{"type": "string"}}, "type": "object"}

@@ -173,7 +173,42 @@ func (g *generator) object(m map[string]any, depth int) (any, error) {
 		}
 		out[name] = v
 	}
+	// An optional property that is mirrored into an Mcp-Param-* header
+	// (x-mcp-header on it, or on a property below it) gets a value too, so
+	// that a planned call exercises the header; one that cannot be
+	// generated, or that maxProperties leaves no room for, is left out.
+	maxProps := math.MaxInt
+	if n, ok := number(m["maxProperties"]); ok {
+		maxProps = int(n.Num().Int64())
+	}
+	for _, name := range sortedKeys(props) {
+		if _, done := out[name]; done || len(out) >= maxProps || !mirrored(props[name], 0) {
+			continue
+		}
+		if v, err := g.value(props[name], depth+1); err == nil {
+			out[name] = v
+		}
+	}
 	return out, nil
+}
+
+// mirrored reports whether schema, or a property reached from it through
+// properties alone, carries x-mcp-header.
+func mirrored(schema any, depth int) bool {
+	m, ok := schema.(map[string]any)
+	if !ok || depth > maxGenerateDepth {
+		return false
+	}
+	if _, ok := m["x-mcp-header"]; ok {
+		return true
+	}
+	props, _ := m["properties"].(map[string]any)
+	for _, p := range props {
+		if mirrored(p, depth+1) {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *generator) array(m map[string]any, depth int) (any, error) {

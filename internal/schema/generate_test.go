@@ -82,3 +82,22 @@ func TestValidateNeverQuotesValues(t *testing.T) {
 		t.Fatal("leak in JSON")
 	}
 }
+
+// TestGenerateFillsMirroredProperties: an optional property annotated
+// with x-mcp-header (or holding one below it) is generated, so a planned
+// call sends its Mcp-Param-* header; other optional properties are not.
+func TestGenerateFillsMirroredProperties(t *testing.T) {
+	s := `{"type":"object","properties":{"q":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region","enum":["eu","us"]},"plain":{"type":"string"},"opts":{"type":"object","properties":{"tenant":{"type":"integer","x-mcp-header":"Tenant","minimum":1}}}},"required":["q"]}`
+	b, err := Generate([]byte(s), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := got["opts"].(map[string]any)
+	if got["region"] == nil || opts["tenant"] == nil || got["plain"] != nil || got["q"] == nil {
+		t.Fatalf("generated %s", b)
+	}
+}

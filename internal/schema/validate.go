@@ -2,7 +2,9 @@ package schema
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/kaptinlin/jsonschema"
@@ -45,7 +47,12 @@ func Validate(schema, instance []byte) ([]Violation, error) {
 	return violations(compiled.ValidateJSON(instance), root, instance), nil
 }
 
-// violations flattens a result to its deepest errors, sorted.
+// violations flattens a result to its deepest errors, sorted. The
+// validator reports each detail's evaluation path and instance location
+// relative to its parent result, one keyword step at a time (a $ref's
+// target starts again at ""), and does not escape member names in them.
+// So the walk takes each step as a whole and carries down the declared
+// pointer, the instance location and the declared schema node.
 func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) []Violation {
 	if res.IsValid() {
 		return nil
@@ -53,13 +60,17 @@ func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) [
 	inst, _ := parse(instance)
 	sd, id := &doc{root: schema}, &doc{root: inst}
 	var out []Violation
-	var walk func(r *jsonschema.EvaluationResult)
-	walk = func(r *jsonschema.EvaluationResult) {
+	var walk func(r *jsonschema.EvaluationResult, ptr, instPath string, node any)
+	walk = func(r *jsonschema.EvaluationResult, ptr, instPath string, node any) {
+		var add string
+		add, node = sd.step(node, r.EvaluationPath, r.InstanceLocation)
+		ptr += add
+		instPath += r.InstanceLocation
 		deeper := false
 		for _, d := range r.Details {
 			if !d.IsValid() {
 				deeper = true
-				walk(d)
+				walk(d, ptr, instPath, node)
 			}
 		}
 		for kw := range r.Errors {
@@ -67,41 +78,77 @@ func violations(res *jsonschema.EvaluationResult, schema any, instance []byte) [
 				continue // a summary of the deeper errors just collected
 			}
 			out = append(out, Violation{
-				Pointer:    declaredPointer(r.EvaluationPath),
-				Constraint: constraint(sd, r.SchemaLocation, r.EvaluationPath, kw),
-				Observed:   jsonType(id, r.InstanceLocation),
+				Pointer:    ptr,
+				Constraint: constraint(node, kw),
+				Observed:   jsonType(id, instPath),
 			})
 		}
 	}
-	walk(res)
+	walk(res, "", "", schema)
 	slices.SortFunc(out, func(a, b Violation) int { return strings.Compare(a.String(), b.String()) })
 	return slices.Compact(out)
 }
 
-// declaredPointer turns the schema path that was evaluated into a pointer
-// in the instance's shape that holds only what the schema declares: a
-// property's name, a prefixItems position, "*" for members and elements
-// the schema does not name; composition and $ref steps are left out.
-func declaredPointer(evalPath string) string {
-	segs := strings.Split(strings.TrimPrefix(evalPath, "/"), "/")
-	var b strings.Builder
-	for i := 0; i < len(segs); i++ {
-		switch segs[i] {
-		case "properties", "prefixItems":
-			if i+1 < len(segs) {
-				b.WriteString("/" + segs[i+1])
-				i++
+// step takes one evaluation step, rel, from the declared schema node it
+// starts at. It returns what the step adds to the declared pointer — a
+// declared property name, a prefixItems position, "*" for any member or
+// element the schema does not name, nothing for composition and $ref —
+// and the declared node it leads to (nil when it leads nowhere). instRel
+// is the step's instance location, used only to pick a patternProperties
+// subschema: a name the instance chose is matched, never kept.
+func (d *doc) step(node any, rel, instRel string) (string, any) {
+	m, _ := node.(map[string]any)
+	if rel == "" {
+		if ref, ok := m["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+			if target, ok := d.lookup(ref[1:]); ok {
+				return "", target
 			}
-		case "patternProperties":
-			b.WriteString("/*")
-			i++ // the pattern
-		case "additionalProperties", "unevaluatedProperties", "items", "additionalItems", "unevaluatedItems", "contains":
-			b.WriteString("/*")
-		case "allOf", "anyOf", "oneOf", "$defs", "definitions", "dependentSchemas":
-			i++ // an index or a name that is no step in the instance
 		}
+		return "", node
 	}
-	return b.String()
+	kw, rest, _ := strings.Cut(strings.TrimPrefix(rel, "/"), "/")
+	next := m[kw]
+	switch kw {
+	case "properties":
+		props, _ := next.(map[string]any)
+		return "/" + escapeToken(rest), props[rest]
+	case "prefixItems":
+		return "/" + escapeToken(rest), index(next, rest)
+	case "items":
+		if _, tuple := next.([]any); tuple {
+			return "/*", index(next, rest)
+		}
+		return "/*", next
+	case "additionalProperties", "unevaluatedProperties", "additionalItems", "unevaluatedItems", "contains":
+		return "/*", next
+	case "patternProperties":
+		pp, _ := next.(map[string]any)
+		key := strings.TrimPrefix(instRel, "/")
+		for _, pattern := range sortedKeys(pp) {
+			if re, err := regexp.Compile(pattern); err == nil && re.MatchString(key) {
+				return "/*", pp[pattern]
+			}
+		}
+		return "/*", nil
+	case "allOf", "anyOf", "oneOf":
+		return "", index(next, rest)
+	case "dependentSchemas":
+		ds, _ := next.(map[string]any)
+		return "", ds[rest]
+	case "not", "if", "then", "else", "propertyNames":
+		return "", next
+	}
+	return "", nil
+}
+
+// index returns element tok of a list, or nil.
+func index(list any, tok string) any {
+	l, _ := list.([]any)
+	n, err := strconv.Atoi(tok)
+	if err != nil || n < 0 || n >= len(l) {
+		return nil
+	}
+	return l[n]
 }
 
 // applicators are keywords whose error only summarises their subschemas'.
@@ -109,17 +156,11 @@ var applicators = set("properties", "patternProperties", "additionalProperties",
 	"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "dependentSchemas",
 	"propertyNames", "unevaluatedProperties", "unevaluatedItems")
 
-// constraint renders keyword kw of the schema node at the failing
-// location from the declared schema itself.
-func constraint(sd *doc, schemaLoc, evalPath, kw string) string {
-	for _, loc := range []string{schemaLoc, evalPath} {
-		loc = strings.TrimPrefix(loc, "#")
-		if node, ok := sd.lookup(loc); ok {
-			if m, ok := node.(map[string]any); ok {
-				if v, ok := m[kw]; ok {
-					return kw + " " + clipText(canonValue(v))
-				}
-			}
+// constraint renders keyword kw of the declared schema node that failed.
+func constraint(node any, kw string) string {
+	if m, ok := node.(map[string]any); ok {
+		if v, ok := m[kw]; ok {
+			return kw + " " + clipText(canonValue(v))
 		}
 	}
 	return kw

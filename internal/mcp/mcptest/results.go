@@ -41,9 +41,11 @@ func (c *call) discoverResult(versions []string) map[string]any {
 }
 
 // result decorates a modern result with resultType, cache hints and
-// serverInfo, as the knobs allow, and wraps it in a response.
+// serverInfo, as the knobs allow, and wraps it in a response. A resultType
+// the CallTool handler chose (input_required) is kept unless the
+// ResultType knob overrides it.
 func (c *call) result(res map[string]any, cacheable bool) reply {
-	if !c.opts.OmitResultType {
+	if _, chosen := res["resultType"]; !c.opts.OmitResultType && (!chosen || c.opts.ResultType != "") {
 		rt := "complete"
 		if c.opts.ResultType != "" {
 			rt = c.opts.ResultType
