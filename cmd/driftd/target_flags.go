@@ -1,10 +1,12 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +31,7 @@ type targetFlags struct {
 	skipAuthProbe   bool
 	environment     string
 	invokeTools     []string
+	invokeArgs      []string
 	execute         bool
 	iKnowProduction bool
 	seed            uint64
@@ -53,6 +56,7 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 // addInvokeFlags adds the opt-in tools/call flags of check.
 func (f *targetFlags) addInvokeFlags(cmd *kingpin.CmdClause) {
 	cmd.Flag("invoke-tool", "Plan a tools/call of this declared tool (exact name, repeatable); nothing is sent without --execute.").PlaceHolder("NAME").StringsVar(&f.invokeTools)
+	cmd.Flag("invoke-arguments", "Call NAME with this JSON object instead of generated arguments; checked against its declared inputSchema first (repeatable).").PlaceHolder("NAME=JSON").StringsVar(&f.invokeArgs)
 	cmd.Flag("execute", "Send the planned tools/call requests.").BoolVar(&f.execute)
 	cmd.Flag("i-know-this-is-production", "Allow --execute on a target that does not classify as local, dev or staging.").BoolVar(&f.iKnowProduction)
 	cmd.Flag("seed", "Seed for the generated arguments (recorded in the report).").Default("1").Uint64Var(&f.seed)
@@ -84,6 +88,17 @@ func (f *targetFlags) target() (config.Target, error) {
 		*b.into = size.Bytes()
 	}
 	t.Invoke = config.Invoke{Tools: f.invokeTools, Execute: f.execute, IKnowThisIsProduction: f.iKnowProduction, Seed: f.seed}
+	for _, a := range f.invokeArgs {
+		name, raw, _ := strings.Cut(a, "=")
+		var args map[string]any
+		if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil || !slices.Contains(f.invokeTools, name) {
+			return t, usageErr("--invoke-arguments for %q: want NAME=JSON, a JSON object, for a tool named by --invoke-tool", name)
+		}
+		if t.Invoke.Arguments == nil {
+			t.Invoke.Arguments = map[string]map[string]any{}
+		}
+		t.Invoke.Arguments[name] = args
+	}
 	hc := &t.HTTPClient
 	for _, h := range f.headers {
 		k, v, ok := strings.Cut(h, "=")

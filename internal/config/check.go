@@ -76,6 +76,11 @@ func (t *Target) check() []issue {
 			is.add(fmt.Sprintf("invoke.tools[%d]", i), "empty: name a declared tool exactly")
 		}
 	}
+	for _, name := range slices.Sorted(maps.Keys(t.Invoke.Arguments)) {
+		if !slices.Contains(t.Invoke.Tools, name) {
+			is.add("invoke.arguments."+name, "no tool of that name in invoke.tools")
+		}
+	}
 	if t.Invoke.Execute && len(t.Invoke.Tools) == 0 {
 		is.add("invoke.execute", "true with no tools named: execute is not a wildcard")
 	}

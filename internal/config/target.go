@@ -74,6 +74,10 @@ type Invoke struct {
 	IKnowThisIsProduction bool     `yaml:"i_know_this_is_production,omitempty"`
 	// Seed makes the generated arguments deterministic; recorded in the report.
 	Seed uint64 `yaml:"seed,omitempty"`
+	// Arguments, per tool named in Tools, replace the generated arguments
+	// with these; they are validated against the declared inputSchema
+	// before anything is sent, as generated ones are.
+	Arguments map[string]map[string]any `yaml:"arguments,omitempty"`
 }
 
 // ClassificationRule maps hosts matching a regexp to a class.

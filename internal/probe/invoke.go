@@ -80,7 +80,7 @@ func Plan(t config.Target, declared *manifest.Manifest) (*Invocation, error) {
 			plan.Planned = append(plan.Planned, pc)
 			continue
 		}
-		args, err := schema.Generate(tool.InputSchema, inv.Seed+uint64(i))
+		args, err := arguments(tool, inv, i)
 		if err != nil {
 			pc.Error = err.Error()
 		} else {
@@ -302,4 +302,32 @@ func describeCounts(counts map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%s: %d", k, counts[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// arguments are the configured arguments of the i-th planned tool, checked
+// against its declared inputSchema, or else arguments generated from it.
+func arguments(tool mcp.Tool, inv config.Invoke, i int) (json.RawMessage, error) {
+	given, ok := inv.Arguments[tool.Name]
+	if !ok {
+		return schema.Generate(tool.InputSchema, inv.Seed+uint64(i))
+	}
+	// A null member means "not provided" (MCP: a null parameter has no
+	// Mcp-Param header): it is left out, and a required one is then
+	// reported missing by the schema check.
+	given = maps.Clone(given)
+	maps.DeleteFunc(given, func(_ string, v any) bool { return v == nil })
+	b, err := json.Marshal(given)
+	if err != nil {
+		return nil, fmt.Errorf("configured arguments: %w", err)
+	}
+	if len(tool.InputSchema) > 0 {
+		vs, err := schema.Validate(tool.InputSchema, b)
+		if err != nil {
+			return nil, err
+		}
+		if len(vs) > 0 {
+			return nil, fmt.Errorf("configured arguments do not match the declared inputSchema: %s", vs[0])
+		}
+	}
+	return b, nil
 }

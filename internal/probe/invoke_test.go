@@ -160,3 +160,30 @@ func TestReturnedKeysReachNoArtifact(t *testing.T) {
 		t.Errorf("report is %d bytes", len(out))
 	}
 }
+
+// TestConfiguredArguments: configured arguments replace generated ones
+// after the same schema check; a null member is left out as not provided.
+func TestConfiguredArguments(t *testing.T) {
+	m := declareRaw(t, []json.RawMessage{json.RawMessage(outTool)}) // q: string, required
+	for _, tc := range []struct {
+		name, want, wantErr string
+		args                map[string]any
+	}{
+		{"used as given", `{"q":"orders"}`, "", map[string]any{"q": "orders"}},
+		{"null means not provided", `{"q":"x"}`, "", map[string]any{"q": "x", "limit": nil}},
+		{"checked against the schema", "", `configured arguments do not match the declared inputSchema: /q: expected type "string", got integer`, map[string]any{"q": 7}},
+		{"a null required one is missing", "", "configured arguments do not match", map[string]any{"q": nil}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan, err := probe.Plan(invokeTarget("http://127.0.0.1:1/mcp", config.Invoke{Tools: []string{"a"},
+				Arguments: map[string]map[string]any{"a": tc.args}}), m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pc := plan.Planned[0]
+			if string(pc.Arguments) != tc.want || !strings.Contains(pc.Error, tc.wantErr) {
+				t.Fatalf("arguments %s, error %q; want %s, %q", pc.Arguments, pc.Error, tc.want, tc.wantErr)
+			}
+		})
+	}
+}

@@ -4,7 +4,9 @@
 # capture the served tools, then check the server against that manifest
 # with a planned and executed tools/call of every declared tool (the
 # server is on loopback, so it classifies as local and --execute is
-# allowed). Exit status is the suite's to judge from the traffic, so this
+# allowed). Where the scenario names the arguments of a call
+# (MCP_CONFORMANCE_CONTEXT toolCalls), they go in with --invoke-arguments
+# and are checked against the declared schema like generated ones. Exit status is the suite's to judge from the traffic, so this
 # script always exits 0; driftd's own output goes to stderr for the log.
 set -u
 DRIFTD="${DRIFTD:-$(dirname "$0")/../../bin/driftd}"
@@ -19,5 +21,8 @@ if [ -s "$dir/manifest.json" ]; then
     [ -n "$name" ] && invoke+=(--invoke-tool "$name")
   done < <("$NODE" -e 'for (const t of JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).tools || []) console.log(t.name)' "$dir/manifest.json")
 fi
+while IFS= read -r arg; do
+  [ -n "$arg" ] && invoke+=(--invoke-arguments "$arg")
+done < <("$NODE" -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); for (const t of c.toolCalls || []) if (t.arguments) console.log(t.name + "=" + JSON.stringify(t.arguments))')
 "$DRIFTD" check "$dir/manifest.json" --base-url "$url" --timeout 20s "${invoke[@]}" --execute >&2 || true
 exit 0
