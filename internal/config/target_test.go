@@ -33,7 +33,9 @@ func TestTargetValidate(t *testing.T) {
 		{func(t *Target) { t.Labels = map[string]string{"server_name": "x"} }, "labels.server_name: \"server_name\" collides"},
 		{func(t *Target) { t.Severity = map[string]string{"MCP-DRIFT-TITLE": "loud"} }, `severity.MCP-DRIFT-TITLE: "loud" is not`},
 		{func(t *Target) { t.Ignore = []catalogue.Ignore{{Fingerprint: "3F9C", Reason: "x"}} }, `ignore[0].fingerprint: "3F9C" must be 16 lowercase hex digits`},
-		{func(t *Target) { t.Invoke = Invoke{Tools: []string{"a"}, Arguments: map[string]map[string]any{"b": {}}} }, `invoke.arguments.b: no tool of that name in invoke.tools`},
+		{func(t *Target) {
+			t.Invoke = Invoke{Tools: []string{"a"}, Arguments: map[string]map[string]any{"b": {}}}
+		}, `invoke.arguments.b: no tool of that name in invoke.tools`},
 		{func(t *Target) {
 			t.HTTPClient.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{"Authorization": {Values: []string{"x"}}}}
 		}, `setting header "Authorization" is not allowed`},
