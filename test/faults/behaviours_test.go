@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -97,7 +99,25 @@ func bigInputs() {
 	})
 }
 
+// behaviours are the rows, only those whose name matches the regular
+// expression DRIFTD_FAULTS_ROWS when it is set (to bisect the daemon).
 func behaviours() []behaviour {
+	all := allBehaviours()
+	re := os.Getenv("DRIFTD_FAULTS_ROWS")
+	if re == "" {
+		return all
+	}
+	match := regexp.MustCompile(re)
+	var out []behaviour
+	for _, b := range all {
+		if match.MatchString(b.name) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func allBehaviours() []behaviour {
 	bigInputs()
 	one := func(s string) []json.RawMessage { return []json.RawMessage{json.RawMessage(s)} }
 	onDiscover := func(answer func(w http.ResponseWriter, q rpcReq)) server {

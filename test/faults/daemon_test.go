@@ -34,7 +34,7 @@ const (
 )
 
 // Known failures of the daemon checks; each skips with the measurement.
-var daemonKnown = map[string]string{
+var growthKnown = map[string]string{
 	"goroutines": "goroutines leak after a failed run (issue 13; being fixed in internal/mcp and internal/probe)",
 	"open fds":   "connections leak after a failed run (issue 13; being fixed in internal/mcp and internal/probe)",
 	"resident":   "memory is bounded only by max_list_pages × max_response_bytes per run in flight (issue 13)",
@@ -135,7 +135,7 @@ func daemonSuite(t *testing.T, span time.Duration) {
 			if b <= bound {
 				return
 			}
-			if why := daemonKnown[what]; why != "" {
+			if why := growthKnown[what]; why != "" {
 				t.Skip("known failure: " + why + ": " + msg)
 			}
 			t.Error(msg)
