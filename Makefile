@@ -5,7 +5,7 @@ REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
 FUZZTIME ?= 5s
 
-.PHONY: build test fuzz lint bench run clean deploy-check e2e conformance
+.PHONY: build test fuzz lint bench run clean deploy-check e2e conformance faults soak
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -40,6 +40,19 @@ e2e: build
 # as the client (docs/testing.md). Needs the npm registry the first time.
 conformance: build
 	bash test/conformance/run.sh
+
+# Hostile MCP servers against the built binary, `driftd check` and
+# `driftd run` (DESIGN §16, docs/testing.md "Fault suite"). Under a minute;
+# `go test ./...` runs it too. DRIFTD_FAULTS_KNOWN=1 also runs the rows
+# marked as known failures.
+faults:
+	$(GO) test ./test/faults/ -count=1 -v
+
+# The daemon half of the fault suite for minutes: growth of goroutines, fds
+# and memory over DRIFTD_SOAK (default 5m).
+DRIFTD_SOAK ?= 5m
+soak:
+	DRIFTD_SOAK=$(DRIFTD_SOAK) $(GO) test ./test/faults/ -run '^TestSoak$$' -count=1 -v -timeout 2h
 
 fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzHeaderValue$$' -fuzztime $(FUZZTIME)
