@@ -271,9 +271,15 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		msg *response
 		err error
 	)
-	if mediaType == "text/event-stream" {
+	switch {
+	case mediaType == "text/event-stream":
 		msg, err = c.readSSE(body, ex)
-	} else {
+	case resp.StatusCode/100 == 2 && mediaType != "" && mediaType != "application/json":
+		// The transport answers application/json or text/event-stream; an
+		// HTML page (a proxy's, a login form's) is not an MCP answer, even
+		// if it happens to parse.
+		return nil, &Error{Reason: ReasonInvalidResponse, Detail: fmt.Sprintf("Content-Type %s is neither application/json nor text/event-stream", sanitize.Name(mediaType))}
+	default:
 		var b []byte
 		if b, err = io.ReadAll(body); err == nil {
 			msg, err = decodeResponse(b)

@@ -273,8 +273,13 @@ func TestResponses(t *testing.T) {
 			fmt.Fprint(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}`)
 		}, ReasonJSONRPCError, 0},
 		{"too large", func(w http.ResponseWriter, req map[string]any) {
+			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%v,"result":{"pad":"%s"}}`, req["id"], strings.Repeat("x", 1<<17))
 		}, ReasonResponseTooLarge, 0},
+		{"HTML page", func(w http.ResponseWriter, req map[string]any) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%v,"result":{"tools":[]}}`, req["id"])
+		}, ReasonInvalidResponse, 0},
 		{"not a ListToolsResult", result(`{"tools":{}}`), ReasonInvalidResponse, 0},
 		{"cursor not a string", result(`{"tools":[],"nextCursor":5}`), ReasonInvalidResponse, 0},
 		{"401 challenge", func(w http.ResponseWriter, _ map[string]any) {

@@ -35,9 +35,7 @@ const (
 
 // Known failures of the daemon checks; each skips with the measurement.
 var growthKnown = map[string]string{
-	"goroutines": "goroutines leak after a failed run (issue 13; being fixed in internal/mcp and internal/probe)",
-	"open fds":   "connections leak after a failed run (issue 13; being fixed in internal/mcp and internal/probe)",
-	"resident":   "memory is bounded only by max_list_pages × max_response_bytes per run in flight (issue 13)",
+	"resident": "with ~60 hostile runs in flight the resident set swings by hundreds of MiB between samples (once 358 → 602 MiB against a bound of 601); a run is bounded by max_run_bytes, the swing is the collector's, not a leak (make soak watches the trend)",
 }
 
 // TestDaemon runs `driftd run` with every behaviour as a target at
