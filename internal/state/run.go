@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // Run is one target's latest outcome as every reader sees it: the report
@@ -33,7 +34,7 @@ func Loaded(st *State) *Run { return &Run{State: st} }
 // loadPrev reads the previous served snapshot, at most once, only when a
 // tool's definition changed.
 func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPrev func() ([]Tool, error)) *Run {
-	st, tr := apply(prev.State, now, rep.Findings, rep.Served(), rep.Success, historyLimit, loadPrev)
+	st, tr := apply(prev.State, now, rep.Findings, boundedNames(rep.Served()), rep.Success, historyLimit, loadPrev)
 	if rep.Success && !slices.Equal(st.Omitted, rep.FindingsOmitted) && (len(st.Omitted) > 0 || len(rep.FindingsOmitted) > 0) {
 		// A failed run keeps the counts, as it keeps the findings.
 		next := *st
@@ -52,4 +53,20 @@ func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPr
 // section shows it.
 func (e Event) ServedChange() probe.ServedChange {
 	return probe.ServedChange{Change: e.Change, Tool: e.Tool, Direction: e.Direction, Pointer: e.Pointer, Message: e.Message}
+}
+
+// boundedNames returns served with every name as the one sanitiser bounds
+// it (a copy, when one changes): a state file keys its hashes by name, and
+// a megabyte-long name must not make a megabyte-long key.
+func boundedNames(served []Tool) []Tool {
+	out := served
+	for i, t := range served {
+		if n := sanitize.Name(t.Name); n != t.Name {
+			if &out[0] == &served[0] {
+				out = slices.Clone(served)
+			}
+			out[i].Name = n
+		}
+	}
+	return out
 }

@@ -179,7 +179,7 @@ func allBehaviours() []behaviour {
 			daemonKnown:  "state and snapshot grow with the served set (a hash line per tool, the whole served set), and the daemon run overshoots its 2 s deadline by seconds (found by this suite)"},
 		{name: "100,001 tools over 3 pages", srv: mock(mcptest.Options{Tools: append(tools("a"), bigTools...), PageSize: 40_000}), code: exitNoProbe, reason: "response_too_large"},
 		{name: "tool name of 1 MiB", srv: mock(mcptest.Options{Tools: append(tools("a"), tool(strings.Repeat("n", 1<<20)))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT",
-			daemonKnown: "the served name is stored whole in state and snapshot (found by this suite)"},
+			daemonKnown: "the snapshot keeps the served definition whole, bounded by max_run_bytes rather than 1 MiB; the state file's key is bounded (found by this suite)"},
 		{name: "20,000 duplicate tool names", srv: mock(mcptest.Options{Tools: dupTools}), code: exitFindings},
 		{name: "control characters in tool names", srv: mock(mcptest.Options{Tools: append(tools("a"), tools("\x1b[31mred\x1b[0m", "cr\rlf\nnul\x00", "rtl\u202eexe.cod", "bell\x07")...)}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "non-UTF-8 tool name", srv: mock(mcptest.Options{Tools: append(tools("a"), json.RawMessage("{\"name\":\"bad\xff\xfe\",\"inputSchema\":{\"type\":\"object\"}}"))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
