@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,7 +44,7 @@ func (r *run) conformResult(ex *mcp.Exchange, what string, m mcp.ResultMeta, che
 
 // conformListing emits the conformance of the main listing, each finding
 // with the page it was read from.
-func (r *run) conformListing(l *listing, modern bool) {
+func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 	if modern {
 		for i, ex := range l.pageEx {
 			r.conformResult(ex, fmt.Sprintf("tools/list page %d", i+1), l.meta[i], pageChecks)
@@ -55,6 +56,9 @@ func (r *run) conformListing(l *listing, modern bool) {
 	}
 	count := make(map[string]int, len(l.tools))
 	for i, t := range l.tools {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return // past the deadline: Run reports the timeout
+		}
 		count[t.Name]++
 		for _, check := range toolChecks {
 			r.emitFrom(l.toolExchange(i), check(t, count[t.Name])...)

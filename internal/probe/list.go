@@ -85,7 +85,7 @@ func (l *listing) names() []string {
 // listing shows and, on failure, fails the run.
 func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) {
 	l, err := r.page(ctx, s)
-	r.conformListing(l, s.Era == mcp.EraModern)
+	r.conformListing(ctx, l, s.Era == mcp.EraModern)
 	r.emitFrom(l.last(), checkPaginationCapped(l, r.t.MaxListPages)...)
 	r.rep.Tools.PageCapReached = l.capped
 	if err != nil {
