@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -90,7 +91,7 @@ func (w *annotationWalk) walk(node any, where string, path []string, via string,
 		w.check(m, v, where, path, via)
 	}
 	if props, ok := m["properties"].(map[string]any); ok {
-		for _, name := range sortedNames(props) {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
 			p := path
 			if via == "" {
 				p = append(slices.Clone(path), name)
@@ -118,7 +119,7 @@ func (w *annotationWalk) walk(node any, where string, path []string, via string,
 	}
 	for _, kw := range schemaMapped {
 		if subs, ok := m[kw].(map[string]any); ok {
-			for _, name := range sortedNames(subs) {
+			for _, name := range slices.Sorted(maps.Keys(subs)) {
 				w.walk(subs[name], where+"/"+kw+"/"+escapePointer(name), nil, off(kw), depth+1)
 			}
 		}
@@ -278,15 +279,6 @@ func headerText(v any) (string, bool) {
 		return strconv.FormatInt(int64(x), 10), true
 	}
 	return "", false
-}
-
-func sortedNames(m map[string]any) []string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
 }
 
 func escapePointer(s string) string {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -28,12 +29,12 @@ func (d *differ) object(dm, sm map[string]any, dn, sn node, depth int) {
 		d.walk(d.child(dn, "properties", name), d.child(sn, "properties", name), depth+1)
 	}
 	dr, sr := stringSet(dm["required"]), stringSet(sm["required"])
-	for _, name := range sortedSet(sr) {
+	for _, name := range slices.Sorted(maps.Keys(sr)) {
 		if !dr[name] {
 			d.add(ChgRequiredAdded, ptr(sn.loc, "properties", name), fmt.Sprintf("%q optional", name), fmt.Sprintf("%q required", name))
 		}
 	}
-	for _, name := range sortedSet(dr) {
+	for _, name := range slices.Sorted(maps.Keys(dr)) {
 		if !sr[name] {
 			d.add(ChgRequiredRemoved, ptr(sn.loc, "properties", name), fmt.Sprintf("%q required", name), fmt.Sprintf("%q optional", name))
 		}
@@ -96,7 +97,7 @@ func (d *differ) others(dm, sm map[string]any, loc string) {
 	for k := range sm {
 		keys[k] = true
 	}
-	for _, k := range sortedSet(keys) {
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		dv, dHas := dm[k]
 		sv, sHas := sm[k]
 		p := loc
@@ -164,15 +165,6 @@ func stringSet(v any) map[string]bool {
 			out[s] = true
 		}
 	}
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -147,7 +148,7 @@ func pickType(m map[string]any) string {
 func (g *generator) object(m map[string]any, depth int) (any, error) {
 	props, _ := m["properties"].(map[string]any)
 	out := map[string]any{}
-	names := sortedSet(stringSet(m["required"]))
+	names := slices.Sorted(maps.Keys(stringSet(m["required"])))
 	minProps := 0
 	if n, ok := number(m["minProperties"]); ok {
 		minProps = int(n.Num().Int64())
@@ -422,7 +423,7 @@ func merge(a, b map[string]any) map[string]any {
 	}
 	if len(req) > 0 {
 		list := make([]any, 0, len(req))
-		for _, k := range sortedSet(req) {
+		for _, k := range slices.Sorted(maps.Keys(req)) {
 			list = append(list, k)
 		}
 		out["required"] = list
