@@ -51,9 +51,9 @@ func FuzzParseTool(f *testing.F) {
 		// not encoding/json's case-insensitive struct matching.
 		var fields map[string]json.RawMessage
 		var name string
-		if json.Unmarshal(b, &fields) != nil || json.Unmarshal(fields["name"], &name) != nil {
+		if json.Unmarshal(b, &fields) != nil || json.Unmarshal(fields["name"], &name) != nil || name == "" {
 			if err == nil {
-				t.Fatalf("%s: accepted without a name string", b)
+				t.Fatalf("%s: accepted without a non-empty name string", b)
 			}
 			return
 		}
