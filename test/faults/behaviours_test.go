@@ -175,7 +175,7 @@ func allBehaviours() []behaviour {
 
 		// Sizes and shapes the mock serves as asked.
 		{name: "100,000 tiny tools in one page", srv: mock(mcptest.Options{Tools: bigTools}), code: exitFindings, rule: "MCP-DRIFT-TOOL-MISSING", mayTimeOut: true,
-			daemonKnown:  "state and snapshot grow with the served set (a hash line per tool, the whole served set), and the daemon run overshoots its 2 s deadline by seconds (found by this suite)"},
+			daemonKnown: "state and snapshot grow with the served set (a hash line per tool, the whole served set), and the daemon run overshoots its 2 s deadline by seconds (found by this suite)"},
 		{name: "100,001 tools over 3 pages", srv: mock(mcptest.Options{Tools: append(tools("a"), bigTools...), PageSize: 40_000}), code: exitNoProbe, reason: "response_too_large"},
 		{name: "tool name of 1 MiB", srv: mock(mcptest.Options{Tools: append(tools("a"), tool(strings.Repeat("n", 1<<20)))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT",
 			daemonKnown: "the snapshot keeps the served definition whole, bounded by max_run_bytes rather than 1 MiB; the state file's key is bounded (found by this suite)"},
