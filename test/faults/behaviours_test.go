@@ -69,7 +69,7 @@ func bigInputs() {
 			fmt.Fprintf(&b, `"1999-%07d"`, i)
 		}
 		b.WriteString(`]}}}`)
-		manyVers = b.Bytes()
+		manyVers = bytes.Clone(b.Bytes()) // b is reused below
 		desc := strings.Repeat("d", 1<<20)
 		b.Reset()
 		b.WriteByte('[')
@@ -220,8 +220,7 @@ func allBehaviours() []behaviour {
 		}), code: exitNoProbe, reason: "protocol_unsupported", rule: "MCP-DRIFT-PROTOCOL-UNSUPPORTED"},
 		{name: "1,000,000 offered versions in -32022", srv: onDiscover(func(w http.ResponseWriter, q rpcReq) {
 			writeJSON(w, http.StatusBadRequest, fmt.Appendf(nil, string(manyVers), q.idText()))
-		}), code: exitNoProbe, reason: "protocol_unsupported", rule: "MCP-DRIFT-PROTOCOL-UNSUPPORTED",
-			knownFailure: "the 13 MB -32022 body is not read as JSON-RPC: driftd takes it for a bare HTTP 400, falls back to legacy initialize and compares normally (found by this suite)"},
+		}), code: exitNoProbe, reason: "protocol_unsupported", rule: "MCP-DRIFT-PROTOCOL-UNSUPPORTED"},
 		{name: "JSON-RPC error then failing legacy initialize", srv: intercept(func(w http.ResponseWriter, r *http.Request, q rpcReq) bool {
 			switch q.Method {
 			case "server/discover":
