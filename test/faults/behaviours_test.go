@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/driftd/driftd/internal/mcp/mcptest"
@@ -45,6 +46,7 @@ type behaviour struct {
 }
 
 var (
+	churn      atomic.Int64 // listings served by the churning-schemas row
 	bigOnce    sync.Once
 	bigTools   []json.RawMessage // 100,000 tiny tools
 	manyVers   []byte            // a -32022 error body offering 1,000,000 versions
@@ -236,6 +238,19 @@ func allBehaviours() []behaviour {
 		{name: "result null", srv: onList(func(q rpcReq) []byte { return []byte(`{"jsonrpc":"2.0","id":` + q.idText() + `,"result":null}`) }), code: exitNoProbe, reason: "invalid_response"},
 		{name: "tools not an array", srv: list(`"tools":{"a":{"inputSchema":{}}}`), code: exitNoProbe, reason: "invalid_response"},
 		{name: "tools that are not objects", srv: list(`"tools":["a",1,null]`), code: exitFindings, rule: "MCP-CONF-TOOL-NAME"},
+		// Issue 13: 64 changing 256 KiB schemas a run took the daemon to 7 GB.
+		// Here 24 of them, new on every listing, so every parse misses the
+		// schema caches: the daemon's memory must stay flat all the same.
+		{name: "churning 256 KiB schemas", srv: onList(func(q rpcReq) []byte {
+			n := churn.Add(1)
+			var b strings.Builder
+			b.WriteString(`"tools":[{"name":"a","inputSchema":{"type":"object"}}`)
+			for i := range 24 {
+				fmt.Fprintf(&b, `,{"name":"c%02d","inputSchema":{"type":"object","description":"%d-%s"}}`, i, n, strings.Repeat("s", 256<<10))
+			}
+			b.WriteString("]")
+			return modernBody(q.idText(), b.String())
+		}), code: exitOK, rule: "MCP-DRIFT-TOOL-UNDECLARED"},
 		{name: "50 pages of ~4 MiB", srv: onList(func(q rpcReq) []byte {
 			n := 0
 			fmt.Sscanf(q.Params.Cursor, "c%d", &n)
