@@ -177,17 +177,15 @@ func allBehaviours() []behaviour {
 
 		// Sizes and shapes the mock serves as asked.
 		{name: "100,000 tiny tools in one page", srv: mock(mcptest.Options{Tools: bigTools}), code: exitFindings, rule: "MCP-DRIFT-TOOL-MISSING", mayTimeOut: true,
-			daemonKnown: "state and snapshot grow with the served set (a hash line per tool, the whole served set), and the daemon run overshoots its 2 s deadline by seconds (found by this suite)"},
+			daemonKnown: "the state file holds a bounded name and a hash per served tool (docs/daemon.md: about 250 B a tool), 8 MiB for 100,000 tools, above the suite's flat 1 MiB (found by this suite)"},
 		{name: "100,001 tools over 3 pages", srv: mock(mcptest.Options{Tools: append(tools("a"), bigTools...), PageSize: 40_000}), code: exitNoProbe, reason: "response_too_large"},
-		{name: "tool name of 1 MiB", srv: mock(mcptest.Options{Tools: append(tools("a"), tool(strings.Repeat("n", 1<<20)))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT",
-			daemonKnown: "the snapshot keeps the served definition whole, bounded by max_run_bytes rather than 1 MiB; the state file's key is bounded (found by this suite)"},
+		{name: "tool name of 1 MiB", srv: mock(mcptest.Options{Tools: append(tools("a"), tool(strings.Repeat("n", 1<<20)))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "20,000 duplicate tool names", srv: mock(mcptest.Options{Tools: dupTools}), code: exitFindings},
 		{name: "control characters in tool names", srv: mock(mcptest.Options{Tools: append(tools("a"), tools("\x1b[31mred\x1b[0m", "cr\rlf\nnul\x00", "rtl\u202eexe.cod", "bell\x07")...)}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "non-UTF-8 tool name", srv: mock(mcptest.Options{Tools: append(tools("a"), json.RawMessage("{\"name\":\"bad\xff\xfe\",\"inputSchema\":{\"type\":\"object\"}}"))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "$ref cycle", srv: mock(mcptest.Options{Tools: one(`{"name":"a","inputSchema":{"type":"object","$defs":{"p":{"$ref":"#/$defs/q"},"q":{"$ref":"#/$defs/p"}},"properties":{"x":{"$ref":"#/$defs/p"}}}}`)}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
 		{name: "100,000-value enum", srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", string(hugeEnum))}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
-		{name: "property name of 1 MiB", srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", `{"type":"object","properties":{"`+strings.Repeat("p", 1<<20)+`":{"type":"string"}}}`)}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE",
-			daemonKnown: "the snapshot stores the served schema whole (found by this suite)"},
+		{name: "property name of 1 MiB", srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", `{"type":"object","properties":{"`+strings.Repeat("p", 1<<20)+`":{"type":"string"}}}`)}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
 		{name: "10,000-deep schema", srv: list(`"tools":[` + string(rawTool("a", string(deepSchema))) + `]`), code: exitNoProbe, reason: "invalid_response"}, // 20,000 JSON levels: past encoding/json's 10,000
 
 		// Custom servers, for what the mock lacks.

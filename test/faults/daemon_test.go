@@ -20,14 +20,18 @@ import (
 	"time"
 )
 
-// Growth slack of the daemon over the sampling window: the last sample may
-// exceed the first one after warm-up by at most 20 % + 10 (goroutines,
-// fds), and by 50 % + 64 MiB (resident memory).
+// Growth slack of the daemon over the sampling window: the floor of the
+// second half may exceed the floor of the first by at most 50 % + 20
+// (goroutines, fds) and 50 % + 64 MiB (resident memory). Runs of slow
+// targets overlap differently from sample to sample; the leak this was
+// written against doubled them in 12 s (218 → 436 goroutines).
 const (
-	growthPct   = 20
-	growthAbs   = 10
-	rssGrowPct  = 50
-	rssGrowAbs  = 64 << 20
+	growthPct  = 50
+	growthAbs  = 20
+	rssGrowPct = 50
+	rssGrowAbs = 64 << 20
+	// maxRunBytes is max_run_bytes' default, a snapshot's bound.
+	maxRunBytes = 64 << 20
 	warmUp      = 6 * time.Second
 	sampleEvery = 2 * time.Second
 	defaultSpan = 12 * time.Second
@@ -239,8 +243,14 @@ func daemonSuite(t *testing.T, span time.Duration) {
 			if i := strings.Index(string(b), marker); i >= 0 {
 				t.Errorf("the marker secret is in %s", rel)
 			}
-			if len(b) > maxStateFile {
-				msg := fmt.Sprintf("%s is %d bytes, bound %d", rel, len(b), maxStateFile)
+			bound := maxStateFile
+			if strings.Contains(filepath.ToSlash(rel), "snapshots/") {
+				// A snapshot holds the served definitions as read: its
+				// documented bound is what a run may read (docs/daemon.md).
+				bound = maxRunBytes
+			}
+			if len(b) > bound {
+				msg := fmt.Sprintf("%s is %d bytes, bound %d", rel, len(b), bound)
 				if why := byName[strings.TrimSuffix(filepath.Base(path), ".json")].daemonKnown; why != "" {
 					t.Logf("known failure: %s: %s", why, msg)
 				} else {
