@@ -46,6 +46,9 @@ func (d *Daemon) target(name string) *target {
 		}
 		d.metrics.StateReadFailed()
 	}
+	if st == nil {
+		st = state.NewState(name) // a name the store refuses: run without saved state
+	}
 	t := &target{logs: newRing(200)}
 	t.run.Store(state.Loaded(st))
 	d.targets[name] = t
