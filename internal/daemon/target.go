@@ -83,7 +83,9 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	attrs := []any{"success", rep.Success, "duration", time.Duration(rep.DurationSeconds * float64(time.Second)).Round(time.Millisecond),
 		"findings", len(rep.Findings), "opened", len(run.Opened), "resolved", len(run.Resolved), "served_changes", len(run.ServedChanges)}
 	if !rep.Success {
-		attrs = append(attrs, "reason", rep.FailureReason, "message", rep.FailureMessage)
+		// A target that fails every run must show at --log.level=warn.
+		log.Warn("run failed", append(attrs, "reason", rep.FailureReason, "message", rep.FailureMessage)...)
+		return
 	}
 	log.Info("run finished", attrs...)
 }
