@@ -45,9 +45,10 @@ func Text(s string) string { return Clip(s, TextBytes) }
 // at most n bytes on a rune boundary. A cut string ends in
 // "…[+K bytes sha256:XXXXXXXX]", the size and digest of the whole input,
 // so two long names that share a prefix stay distinct. A string that
-// needs nothing is returned as is, without allocating.
+// needs nothing — Clip's own output included, so that a string passed
+// through two borders is cut once — is returned as is, without allocating.
 func Clip(s string, n int) string {
-	if len(s) <= n && plain(s) {
+	if (len(s) <= n || clipped(s, n)) && plain(s) {
 		return s
 	}
 	var b strings.Builder
@@ -73,10 +74,26 @@ func Clip(s string, n int) string {
 	}
 	if cut {
 		sum := sha256.Sum256([]byte(s))
-		fmt.Fprintf(&b, "…[+%d bytes sha256:%s]", len(s)-b.Len(), hex.EncodeToString(sum[:4]))
+		fmt.Fprintf(&b, cutMark+"%d bytes sha256:%s]", len(s)-b.Len(), hex.EncodeToString(sum[:4]))
 	}
 	return b.String()
 }
+
+// clipped reports whether s is what Clip(…, n) returns for a longer
+// string: at most n bytes, then the cut marker.
+func clipped(s string, n int) bool {
+	i := strings.LastIndex(s, cutMark)
+	if i < 0 || i > n || len(s)-i > markerMax {
+		return false
+	}
+	size, rest, ok := strings.Cut(s[i+len(cutMark):], " bytes sha256:")
+	digest, ok2 := strings.CutSuffix(rest, "]")
+	return ok && ok2 && size != "" && strings.Trim(size, "0123456789") == "" &&
+		len(digest) == 8 && strings.Trim(digest, "0123456789abcdef") == ""
+}
+
+// cutMark starts the marker of a cut string.
+const cutMark = "…[+"
 
 // plain reports whether s is printable ASCII only: the common case.
 func plain(s string) bool {

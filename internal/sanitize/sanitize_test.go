@@ -65,3 +65,18 @@ func BenchmarkNamePlain(b *testing.B) {
 		_ = Name("search_orders_by_customer")
 	}
 }
+
+// TestClipIsIdempotent: a string that passes two borders (the report, then
+// a metric label) is cut once; a look-alike marker in a short, plain
+// string is just text.
+func TestClipIsIdempotent(t *testing.T) {
+	for _, in := range []string{strings.Repeat("n", 1<<20), strings.Repeat("é\x1b", 1000), "evil\u202e", "plain_name"} {
+		once := Name(in)
+		if twice := Name(once); twice != once {
+			t.Errorf("Name(Name(%.20q…)) = %q, want %q", in, twice, once)
+		}
+		if text := Text(Text(in)); text != Text(in) {
+			t.Errorf("Text is not idempotent on %.20q…", in)
+		}
+	}
+}
