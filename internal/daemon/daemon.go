@@ -78,7 +78,6 @@ type Daemon struct {
 	pending   chan struct{}
 	listeners []net.Listener
 	cleanups  []cleanup
-	started   bool
 	stopOnce  sync.Once
 	done      chan struct{}
 	wg        sync.WaitGroup
@@ -154,7 +153,6 @@ func (d *Daemon) Start() error {
 		OnRemoved: d.forget,
 	})
 	d.onStop("runs", d.sched.Stop)
-	d.started = true
 	d.apply(nil, rc)
 	d.metrics.ReloadResult(true, time.Now())
 	if err := d.serve(); err != nil {

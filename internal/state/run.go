@@ -56,8 +56,10 @@ func (e Event) ServedChange() probe.ServedChange {
 }
 
 // boundedNames returns served with every name as the one sanitiser bounds
-// it (a copy, when one changes): a state file keys its hashes by name, and
-// a megabyte-long name must not make a megabyte-long key.
+// it (a copy, when one changes): a state file keys its hashes by name and
+// its served-change events name the tool, and a megabyte-long name must
+// make neither a megabyte-long key nor event. This is the one place state
+// bounds a served name.
 func boundedNames(served []Tool) []Tool {
 	out := served
 	for i, t := range served {

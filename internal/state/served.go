@@ -64,11 +64,11 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 	slices.SortFunc(changed, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	for _, name := range added {
 		tr.ServedChanges = append(tr.ServedChanges, Event{Time: now, Kind: KindServedChange,
-			Tool: sanitize.Name(name), Change: catalogue.ChgToolAdded, Message: "tool added to the served set"})
+			Tool: name, Change: catalogue.ChgToolAdded, Message: "tool added to the served set"})
 	}
 	for _, name := range removed {
 		tr.ServedChanges = append(tr.ServedChanges, Event{Time: now, Kind: KindServedChange,
-			Tool: sanitize.Name(name), Change: catalogue.ChgToolRemoved, Message: "tool removed from the served set"})
+			Tool: name, Change: catalogue.ChgToolRemoved, Message: "tool removed from the served set"})
 	}
 	if len(changed) > 0 {
 		tr.SnapshotErr = diffChanged(prev, now, changed, loadPrev, tr)
@@ -96,7 +96,7 @@ func diffChanged(prev *State, now time.Time, changed []Tool, loadPrev func() ([]
 		}
 		for _, f := range catalogue.CompareTool(d, s) {
 			tr.ServedChanges = append(tr.ServedChanges, Event{
-				Time: now, Kind: KindServedChange, Rule: f.Rule, Severity: f.Severity, Tool: sanitize.Name(t.Name),
+				Time: now, Kind: KindServedChange, Rule: f.Rule, Severity: f.Severity, Tool: t.Name,
 				Pointer: sanitize.Text(f.Pointer), Direction: f.Direction, Change: catalogue.ServedChangeID(f), Message: sanitize.Text(f.Message),
 			})
 		}
