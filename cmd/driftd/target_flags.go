@@ -14,6 +14,7 @@ import (
 	promconfig "github.com/prometheus/common/config"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp"
 )
 
 // targetFlags are the flags that mirror a config target, shared by check
@@ -46,8 +47,9 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	cmd.Flag("bearer-token-file", "Send Authorization: Bearer with the token in PATH, re-read on every request.").PlaceHolder("PATH").StringVar(&f.bearerTokenFile)
 	cmd.Flag("timeout", "Deadline for the whole probe.").Default(config.DefaultTimeout.String()).DurationVar(&f.timeout)
 	cmd.Flag("max-list-pages", "Stop paging tools/list after this many pages.").Default(fmt.Sprint(config.DefaultMaxListPages)).IntVar(&f.maxListPages)
-	cmd.Flag("max-response-bytes", "Largest HTTP response body read (e.g. 16MiB).").Default("16MiB").StringVar(&f.maxResponse)
-	cmd.Flag("max-run-bytes", "Bytes the whole run may read, all responses together (e.g. 64MiB): bounds its memory.").Default("64MiB").StringVar(&f.maxRun)
+	defaults := config.DefaultGlobal()
+	cmd.Flag("max-response-bytes", "Largest HTTP response body read (e.g. 16MiB).").Default(defaults.MaxResponseBytes.String()).StringVar(&f.maxResponse)
+	cmd.Flag("max-run-bytes", "Bytes the whole run may read, all responses together (e.g. 64MiB): bounds its memory.").Default(defaults.MaxRunBytes.String()).StringVar(&f.maxRun)
 	cmd.Flag("skip-auth-probe", "Do not send the extra anonymous tools/list when credentials are configured.").BoolVar(&f.skipAuthProbe)
 	cmd.Flag("environment", "Classification override: local, dev, staging, production or unknown.").EnumVar(&f.environment, config.Classes...)
 	return f
@@ -153,20 +155,13 @@ func addHeader(hc *promconfig.HTTPClientConfig, k string, change func(*promconfi
 // quoted: the value is a secret, and a malformed name may hold one too
 // ("Authorization: Bearer …=").
 func checkHeader(flag, name, value string) error {
-	for i := 0; i < len(name); i++ {
-		if !isTokenChar(name[i]) {
-			return usageErr("%s: the header name is not a valid token (RFC 7230: letters, digits and !#$%%&'*+-.^_`|~)", flag)
-		}
+	if !mcp.IsToken(name) {
+		return usageErr("%s: the header name is not a valid token (RFC 7230: letters, digits and !#$%%&'*+-.^_`|~)", flag)
 	}
 	if strings.ContainsAny(value, "\r\n\x00") {
 		return usageErr("%s %s: the header value contains CR, LF or NUL", flag, name)
 	}
 	return nil
-}
-
-func isTokenChar(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
 // redactFlag keeps a malformed flag's name but never its value.

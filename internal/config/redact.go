@@ -3,10 +3,13 @@ package config
 import (
 	"net/url"
 	"strings"
+
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
-// redactedValue stands in for every value RedactedURL hides.
-const redactedValue = "<redacted>"
+// redactedValue stands in for every value RedactedURL hides: the marker
+// of every other redaction.
+const redactedValue = sanitize.Redacted
 
 // RedactedURL is a target URL as every artifact shows it (report, logs,
 // status pages, API, /config): each query and fragment value is replaced

@@ -139,7 +139,7 @@ func (w *annotationWalk) check(m map[string]any, v any, where string, path []str
 	case name == "":
 		bad("the header name is empty")
 		return
-	case !isToken(name):
+	case !IsToken(name):
 		bad("the header name is not an RFC 9110 token (only letters, digits and !#$%%&'*+-.^_`|~; no space, control character or delimiter)")
 		return
 	}
@@ -191,8 +191,9 @@ func primitiveType(t any) string {
 	return "the property's type is not a primitive; only string, integer or boolean may be mirrored"
 }
 
-// isToken reports whether s is an RFC 9110 token: 1*tchar.
-func isToken(s string) bool {
+// IsToken reports whether s is an RFC 9110 token (1*tchar): what an HTTP
+// header name must be.
+func IsToken(s string) bool {
 	if s == "" {
 		return false
 	}
