@@ -39,6 +39,10 @@ type PlannedCall struct {
 	// failed: <reason>, or skipped: <why>; a call retried after -32020
 	// says so.
 	Outcome string `json:"outcome,omitempty"`
+
+	// excluded marks a declared tool whose x-mcp-header annotations are
+	// invalid: a client must exclude it, so it is refused, never called.
+	excluded bool
 }
 
 // ErrGate is the class of invocation refusals; each happens before any
@@ -76,7 +80,7 @@ func Plan(t config.Target, declared *manifest.Manifest) (*Invocation, error) {
 		pc := PlannedCall{Tool: name}
 		if _, problems := mcp.ParamHeaders(tool.InputSchema); len(problems) > 0 {
 			// Clients must exclude such a tool: it is never called.
-			pc.Error = invalidHeaderPlan + problems[0].String()
+			pc.Error, pc.excluded = "invalid x-mcp-header annotation in the declared inputSchema: "+problems[0].String(), true
 			plan.Planned = append(plan.Planned, pc)
 			continue
 		}
@@ -90,10 +94,6 @@ func Plan(t config.Target, declared *manifest.Manifest) (*Invocation, error) {
 	}
 	return plan, nil
 }
-
-// invalidHeaderPlan starts the plan error of a tool whose declared
-// inputSchema has an invalid x-mcp-header annotation.
-const invalidHeaderPlan = "invalid x-mcp-header annotation in the declared inputSchema: "
 
 // invoke executes the plan on s when it is gated open, checking every result
 // against the declared outputSchema.
@@ -111,7 +111,7 @@ func (r *run) invoke(ctx context.Context, s *mcp.Session, served *listing) {
 		pc := &inv.Planned[i]
 		servedTool, isServed := served.tool(pc.Tool)
 		switch {
-		case strings.HasPrefix(pc.Error, invalidHeaderPlan):
+		case pc.excluded:
 			pc.Outcome = "refused: invalid x-mcp-header (the declared tool must be excluded)"
 			continue
 		case pc.Error != "":
