@@ -236,7 +236,7 @@ func checkToolsetStable(a, b []string) (string, []catalogue.Finding) {
 		onlyFirst, onlySecond := setMinus(a, b), setMinus(b, a)
 		return "set_varies", one(catalogue.New(catalogue.ConfToolsetVaries, "",
 			fmt.Sprintf("a second connection served a different tool set: %d tools only on the first (%s), %d only on the second (%s)",
-				len(onlyFirst), quoteList(head(onlyFirst)), len(onlySecond), quoteList(head(onlySecond)))))
+				len(onlyFirst), quoteList(onlyFirst), len(onlySecond), quoteList(onlySecond))))
 	case !slices.Equal(a, b):
 		return "order_varies", one(catalogue.New(catalogue.ConfOrderVaries, "",
 			"a second connection served the same tools in a different order (tools/list SHOULD be deterministic)"))

@@ -126,17 +126,18 @@ func setMinus(a, b []string) []string {
 	return out
 }
 
-func head(names []string) []string {
-	if len(names) > 5 {
-		return names[:5]
-	}
-	return names
-}
+// quoteListMax bounds the names a message quotes: a server may offer a
+// million of them.
+const quoteListMax = 5
 
+// quoteList quotes the first names, sanitised, and counts the rest.
 func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", sanitize.Name(n))
+	q := make([]string, 0, min(len(names), quoteListMax)+1)
+	for _, n := range names[:min(len(names), quoteListMax)] {
+		q = append(q, fmt.Sprintf("%q", sanitize.Name(n)))
+	}
+	if more := len(names) - quoteListMax; more > 0 {
+		q = append(q, fmt.Sprintf("and %d more", more))
 	}
 	return "[" + strings.Join(q, ", ") + "]"
 }
