@@ -45,7 +45,13 @@ func TestMissingManifestIsATargetFailure(t *testing.T) {
 	e.manifest("a.json", "a")
 	e.config(fmt.Sprintf("global: {schedule: \"@every 1s\", state_dir: state}\ntargets:\n  - {name: good, url: %q, manifest: a.json}\n  - {name: bad, url: %q, manifest: nope.json}\n", srv.URL, srv.URL))
 	_, base := e.start(false)
-	waitMetric(t, base, `driftd_probe_failures_total{reason="config",target="bad"}`, 1)
+	// At least one: the target fails every second, and a loaded machine
+	// can poll after the second failure.
+	eventually(t, 20*time.Second, "a config failure of bad", func() bool {
+		_, body := get(t, base+"/metrics")
+		v, _ := metric(body, `driftd_probe_failures_total{reason="config",target="bad"}`)
+		return v >= 1
+	})
 	waitMetric(t, base, `driftd_probe_success{target="good"}`, 1)
 	if srv.Count("server/discover") == 0 {
 		t.Fatal("the good target was not probed")
