@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
+	"github.com/alecthomas/units"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/driftd/driftd/internal/daemon"
@@ -25,6 +26,8 @@ type daemonFlags struct {
 	web       *webFlags
 	lifecycle *bool
 	log       *logFlags
+	ringBytes *units.Base2Bytes
+	perTarget *bool
 }
 
 type webFlags struct {
@@ -38,6 +41,8 @@ func addDaemonFlags(cmd *kingpin.CmdClause) *daemonFlags {
 		web:       &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile},
 		lifecycle: cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload and POST /api/v1/targets/{name}/probe.").Bool(),
 		log:       addLogFlags(cmd),
+		ringBytes: cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
+		perTarget: cmd.Flag("metrics.per-target-histograms", "Give driftd_probe_duration_seconds a target label (15 series per target; off, one histogram for the instance and driftd_probe_last_duration_seconds per target).").Bool(),
 	}
 }
 
@@ -63,6 +68,8 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	opts.ListenAddresses = *df.web.addresses
 	opts.WebConfigFile = *df.web.config
 	opts.EnableLifecycle = *df.lifecycle
+	opts.LogRingBytes = int(*df.ringBytes)
+	opts.PerTargetHistograms = *df.perTarget
 	opts.Build = metrics.BuildInfo{Version: version, Revision: revision, GoVersion: runtime.Version()}
 	d, err := daemon.New(opts)
 	if err != nil {

@@ -32,7 +32,8 @@ func init() {
 	add("driftd_targets")
 	add("driftd_target_info", "target", "classification", "protocol_revision", "server_name", "server_version", anyLabels)
 	add("driftd_probe_success", "target")
-	histogram("driftd_probe_duration_seconds", "target")
+	histogram("driftd_probe_duration_seconds", "target") // target only with --metrics.per-target-histograms
+	add("driftd_probe_last_duration_seconds", "target")
 	add("driftd_probe_interval_seconds", "target")
 	add("driftd_probe_last_run_timestamp_seconds", "target")
 	add("driftd_probe_last_success_timestamp_seconds", "target")
@@ -51,6 +52,7 @@ func init() {
 	add("driftd_ignores_stale", "target")
 	add("driftd_mcp_requests_total", "method", "outcome")
 	histogram("driftd_mcp_request_duration_seconds", "method")
+	histogram("driftd_scheduler_start_lateness_seconds")
 	add("driftd_otlp_export_failures_total")
 	add("driftd_state_write_failures_total")
 	add("driftd_state_read_failures_total")

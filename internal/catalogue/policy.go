@@ -108,6 +108,14 @@ func (ig *Ignore) matches(f Finding) bool {
 	return ig.Fingerprint == "" || ig.Fingerprint == f.Fingerprint
 }
 
+// Ignores is the number of ignore entries of the policy.
+func (p *Policy) Ignores() int {
+	if p == nil {
+		return 0
+	}
+	return len(p.ignores)
+}
+
 // Apply applies the overrides, then the ignores in force at now. It
 // returns the findings kept, the ones ignored, and the entries that are
 // stale (expired, or matched nothing). A nil Policy keeps everything.

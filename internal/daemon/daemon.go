@@ -43,6 +43,12 @@ type Options struct {
 	Shard, Shards int
 	Logger        *slog.Logger
 	Build         metrics.BuildInfo
+	// PerTargetHistograms gives driftd_probe_duration_seconds a target
+	// label (metrics.Options).
+	PerTargetHistograms bool
+	// LogRingBytes bounds the recent log lines kept for the status pages,
+	// all targets together; 0 is DefaultLogRingBytes.
+	LogRingBytes int
 	// WatchConfig reloads when the config file changes (default on in run).
 	WatchConfig bool
 	// Registry, when nil, is a fresh one with Go and process collectors.
@@ -68,6 +74,8 @@ type Daemon struct {
 
 	mu      sync.Mutex
 	targets map[string]*target
+	// logs holds every target's recent log lines for the status pages.
+	logs *ring
 
 	manifests *manifestCache
 	lastWarn  atomic.Int64 // unix nanos of the last export-failure warning
@@ -113,8 +121,9 @@ func New(opts Options) (*Daemon, error) {
 		opts:      opts,
 		log:       opts.Logger,
 		reg:       reg,
-		metrics:   metrics.New(reg, opts.Build),
+		metrics:   metrics.New(reg, opts.Build, metrics.Options{PerTargetHistograms: opts.PerTargetHistograms}),
 		targets:   map[string]*target{},
+		logs:      newRing(opts.LogRingBytes),
 		manifests: newManifestCache(),
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),
@@ -151,6 +160,7 @@ func (d *Daemon) Start() error {
 			d.log.Warn("run skipped: the previous run is still going", "target", name)
 		},
 		OnRemoved: d.forget,
+		OnLate:    d.metrics.Late,
 	})
 	d.onStop("runs", d.sched.Stop)
 	d.apply(nil, rc)
@@ -176,7 +186,7 @@ func (d *Daemon) Start() error {
 // serve binds every listen address, then serves each; a bind error
 // closes what was bound.
 func (d *Daemon) serve() error {
-	handler := driftweb.New(d, driftweb.Options{EnableLifecycle: d.opts.EnableLifecycle, Gatherer: d.reg, Version: d.opts.Build.Version})
+	handler := driftweb.New(d, driftweb.Options{EnableLifecycle: d.opts.EnableLifecycle, Metrics: d.metrics.Handler(d.reg), Version: d.opts.Build.Version})
 	addrs := d.opts.ListenAddresses
 	if len(addrs) == 0 {
 		addrs = []string{":9820"}

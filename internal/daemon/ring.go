@@ -7,56 +7,127 @@ import (
 	"sync"
 )
 
-// ring keeps a target's last log lines for its status page, like
-// blackbox_exporter's per-probe debug log. It records every level, debug
-// included, whatever the base logger passes on.
+// DefaultLogRingBytes is the default size of the log ring: the recent
+// lines every target's status page shows, all targets together.
+const DefaultLogRingBytes = 4 << 20
+
+// ring keeps the most recent log lines of every target's runs, for the
+// status pages, like blackbox_exporter's probe history: one ring for the
+// whole daemon, bounded by bytes, so that its memory does not grow with
+// the number of targets (DESIGN §14). A target's page shows its lines
+// still in the ring; with many targets that is its latest runs. Every
+// level is recorded, debug included, whatever the base logger passes on.
 type ring struct {
-	mu    sync.Mutex
-	lines []string
-	next  int
-	full  bool
+	mu      sync.Mutex
+	entries []ringEntry // a circular buffer; head is the oldest
+	head, n int
+	bytes   int
+	max     int
 }
 
-func newRing(n int) *ring { return &ring{lines: make([]string, n)} }
-
-func (r *ring) add(line string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines[r.next] = line
-	r.next = (r.next + 1) % len(r.lines)
-	if r.next == 0 {
-		r.full = true
-	}
+type ringEntry struct {
+	target string
+	line   string
 }
 
-// Lines returns the kept lines, oldest first.
-func (r *ring) Lines() []string {
+// entryOverhead is what an entry costs beside its line's bytes: two
+// string headers. The target name is shared with the target's config.
+const entryOverhead = 32
+
+func newRing(maxBytes int) *ring {
+	if maxBytes <= 0 {
+		maxBytes = DefaultLogRingBytes
+	}
+	return &ring{max: maxBytes, entries: make([]ringEntry, 64)}
+}
+
+func (r *ring) add(target, line string) {
+	cost := len(line) + entryOverhead
+	if cost > r.max {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.full {
-		return append([]string(nil), r.lines[:r.next]...)
+	for r.n > 0 && r.bytes+cost > r.max {
+		r.dropOldest()
 	}
-	return append(append([]string(nil), r.lines[r.next:]...), r.lines[:r.next]...)
+	if r.n == len(r.entries) {
+		grown := make([]ringEntry, 2*len(r.entries))
+		for i := 0; i < r.n; i++ {
+			grown[i] = r.entries[(r.head+i)%len(r.entries)]
+		}
+		r.entries, r.head = grown, 0
+	}
+	r.entries[(r.head+r.n)%len(r.entries)] = ringEntry{target: target, line: line}
+	r.n++
+	r.bytes += cost
+}
+
+func (r *ring) dropOldest() {
+	e := &r.entries[r.head]
+	r.bytes -= len(e.line) + entryOverhead
+	*e = ringEntry{}
+	r.head = (r.head + 1) % len(r.entries)
+	r.n--
+}
+
+// Lines returns target's kept lines, oldest first.
+func (r *ring) Lines(target string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for i := 0; i < r.n; i++ {
+		if e := &r.entries[(r.head+i)%len(r.entries)]; e.target == target {
+			out = append(out, e.line)
+		}
+	}
+	return out
+}
+
+// Forget drops a removed target's lines, so that a target of the same
+// name added later starts with an empty page.
+func (r *ring) Forget(target string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	kept := 0
+	size := len(r.entries)
+	for i := 0; i < r.n; i++ {
+		e := r.entries[(r.head+i)%size]
+		if e.target == target {
+			r.bytes -= len(e.line) + entryOverhead
+			continue
+		}
+		r.entries[(r.head+kept)%size] = e
+		kept++
+	}
+	for i := kept; i < r.n; i++ {
+		r.entries[(r.head+i)%size] = ringEntry{}
+	}
+	r.n = kept
 }
 
 // handler tees records to next (at next's level) and, formatted as text,
-// into the ring.
-func (r *ring) handler(next slog.Handler) slog.Handler {
-	return &ringHandler{ring: r, next: next}
+// into the ring under target.
+func (r *ring) handler(target string, next slog.Handler) slog.Handler {
+	return &ringHandler{ring: r, target: target, next: next}
 }
 
 type ringHandler struct {
-	ring  *ring
-	next  slog.Handler
-	attrs []slog.Attr
-	group string
+	ring   *ring
+	target string
+	next   slog.Handler
+	attrs  []slog.Attr
+	group  string
 }
 
 func (h *ringHandler) Enabled(context.Context, slog.Level) bool { return true }
 
+var ringBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
-	var buf bytes.Buffer
-	th := slog.Handler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: dropTarget}))
+	buf := ringBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	th := slog.Handler(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: dropTarget}))
 	if len(h.attrs) > 0 {
 		th = th.WithAttrs(h.attrs)
 	}
@@ -64,7 +135,8 @@ func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
 		th = th.WithGroup(h.group)
 	}
 	_ = th.Handle(ctx, rec)
-	h.ring.add(string(bytes.TrimRight(buf.Bytes(), "\n")))
+	h.ring.add(h.target, string(bytes.TrimRight(buf.Bytes(), "\n")))
+	ringBuffers.Put(buf)
 	if h.next.Enabled(ctx, rec.Level) {
 		return h.next.Handle(ctx, rec)
 	}
@@ -72,11 +144,11 @@ func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
 }
 
 func (h *ringHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &ringHandler{ring: h.ring, next: h.next.WithAttrs(as), attrs: append(append([]slog.Attr(nil), h.attrs...), as...), group: h.group}
+	return &ringHandler{ring: h.ring, target: h.target, next: h.next.WithAttrs(as), attrs: append(append([]slog.Attr(nil), h.attrs...), as...), group: h.group}
 }
 
 func (h *ringHandler) WithGroup(name string) slog.Handler {
-	return &ringHandler{ring: h.ring, next: h.next.WithGroup(name), attrs: h.attrs, group: name}
+	return &ringHandler{ring: h.ring, target: h.target, next: h.next.WithGroup(name), attrs: h.attrs, group: name}
 }
 
 // dropTarget leaves the target out of page lines: the page is the target's.

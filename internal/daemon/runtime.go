@@ -61,7 +61,7 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 	mts := make([]metrics.Target, 0, len(rc.targets))
 	jobs := make([]scheduler.Job, 0, len(rc.targets))
 	for _, tc := range rc.targets {
-		mts = append(mts, metrics.Target{Name: tc.t.Name, Labels: tc.t.Labels, SeriesLimit: rc.cfg.Global.PerToolSeriesLimit})
+		mts = append(mts, metrics.Target{Name: tc.t.Name, Labels: tc.t.Labels, SeriesLimit: rc.cfg.Global.PerToolSeriesLimit, Ignores: tc.policy.Ignores()})
 		name := tc.t.Name
 		jobs = append(jobs, scheduler.Job{
 			Name:     name,
@@ -87,6 +87,7 @@ func (d *Daemon) forget(name string) {
 		return
 	}
 	d.metrics.Remove(name)
+	d.logs.Forget(name)
 	d.mu.Lock()
 	delete(d.targets, name)
 	d.mu.Unlock()

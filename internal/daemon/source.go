@@ -74,10 +74,7 @@ func (d *Daemon) Run(name string) (*state.Run, bool) {
 
 // Logs returns a target's recent log lines.
 func (d *Daemon) Logs(name string) []string {
-	if t := d.existing(name); t != nil {
-		return t.logs.Lines()
-	}
-	return nil
+	return d.logs.Lines(name)
 }
 
 func (d *Daemon) existing(name string) *target {

@@ -19,12 +19,12 @@ var nowFunc = time.Now
 const historyLimit = 100
 
 // target is what the daemon keeps per target between runs: the published
-// outcome of its latest run and its recent log lines. Runs of one target
+// outcome of its latest run (its log lines are in the daemon's one ring).
+// Runs of one target
 // never overlap (the scheduler sees to it), so the one writer of run is
 // that target's current run; readers load it without a lock.
 type target struct {
-	run  atomic.Pointer[state.Run]
-	logs *ring
+	run atomic.Pointer[state.Run]
 }
 
 // target returns the target's runtime, creating it (and loading its state
@@ -49,7 +49,7 @@ func (d *Daemon) target(name string) *target {
 	if st == nil {
 		st = state.NewState(name) // a name the store refuses: run without saved state
 	}
-	t := &target{logs: newRing(200)}
+	t := &target{}
 	t.run.Store(state.Loaded(st))
 	d.targets[name] = t
 	return t
@@ -63,7 +63,7 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 		return
 	}
 	t := d.target(name)
-	log := slog.New(t.logs.handler(d.log.Handler())).With("target", name)
+	log := slog.New(d.logs.handler(name, d.log.Handler())).With("target", name)
 	rep := d.probe(ctx, tc, log)
 	run := state.Apply(t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
 	if run.SnapshotErr != nil {

@@ -1,12 +1,17 @@
-// Package metrics turns probe reports into Prometheus series. Results
-// outlive the run that produced them, so per-target gauges are rendered at
-// scrape time from the latest report (a custom Collector), while counters
-// are long-lived vectors whose series are deleted when a target goes.
+// Package metrics turns published runs into Prometheus series.
+//
+// driftd's own series (build, reloads, targets, MCP requests, faults,
+// scheduler lateness) are client_golang metrics in a registry. The
+// per-target families — gauges read from each target's latest published
+// run and the per-target counters — are kept as plain numbers per target
+// and written straight into the text exposition at scrape time: at 10,000
+// targets that is ~140,000 series, and building a protobuf message per
+// series only to print it again cost more than the whole budget (DESIGN
+// §14: a scrape ≤ 300 ms). A removed target's series go with its entry.
 package metrics
 
 import (
-	"sort"
-	"strings"
+	"slices"
 	"sync"
 	"time"
 
@@ -19,72 +24,123 @@ import (
 // BuildInfo identifies the running binary.
 type BuildInfo struct{ Version, Revision, GoVersion string }
 
+// Options choose how much detail the per-target series carry.
+type Options struct {
+	// PerTargetHistograms gives driftd_probe_duration_seconds a target
+	// label (15 series per target). Off, it is one histogram for the
+	// instance; driftd_probe_last_duration_seconds carries each target's
+	// latest duration either way.
+	PerTargetHistograms bool
+}
+
 // Target is what the metrics need to know of a configured target.
 type Target struct {
 	Name   string
 	Labels map[string]string
 	// SeriesLimit caps driftd_finding series (those with a tool label).
 	SeriesLimit int
+	// Ignores is the number of ignore entries that apply to the target;
+	// driftd_findings_ignored and driftd_ignores_stale exist for targets
+	// that have any.
+	Ignores int
 }
+
+// durationBuckets are driftd_probe_duration_seconds' upper bounds.
+var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
 
 // Metrics holds every driftd series.
 type Metrics struct {
+	opts Options
+
 	mu      sync.RWMutex
 	targets map[string]*targetState
+	// names is the targets' names, sorted: the order of every family.
+	names []string
+	// duration is the instance-wide probe duration histogram, when it
+	// has no target label.
+	duration histogram
 
 	reloadOK, reloadTime, targetCount prometheus.Gauge
-	probes, failures, skipped         *prometheus.CounterVec
-	opened, resolved, servedChanges   *prometheus.CounterVec
-	duration                          *prometheus.HistogramVec
 	requests                          *prometheus.CounterVec
 	requestDuration                   *prometheus.HistogramVec
+	lateness                          prometheus.Histogram
 	otlpFailures, stateWrite          prometheus.Counter
 	stateRead                         prometheus.Counter
 }
 
-// targetState is the latest per-target data the collector renders.
+// targetState is one target's series: the run its gauges are read from
+// and its counters. Guarded by Metrics.mu.
 type targetState struct {
 	meta     Target
 	interval time.Duration
-	// run is the latest published outcome; its report is nil before the
+	// run is the target's latest published run; nil until the target's
 	// first run since start.
 	run         *state.Run
 	lastSuccess time.Time
-	// series are the counter series this target made, for Remove.
-	series []series
-	made   map[seriesKey]struct{}
+
+	probesOK, probesFailed, skipped uint64
+	failures                        counts // by reason
+	opened, resolved                counts // by rule "\xff" severity
+	servedChanges                   counts // by CHG id
+	duration                        histogram
 }
 
-type series struct {
-	vec    *prometheus.CounterVec
-	values []string
+// counts is a set of counters by one label value (or two joined by
+// "\xff"), rendered in sorted order.
+type counts map[string]uint64
+
+func (c *counts) inc(key string) {
+	if *c == nil {
+		*c = counts{}
+	}
+	(*c)[key]++
 }
 
-type seriesKey struct {
-	vec    *prometheus.CounterVec
-	values string
+func (c counts) keys() []string {
+	out := make([]string, 0, len(c))
+	for k := range c {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
-// New creates the metrics and registers them with reg.
-func New(reg prometheus.Registerer, build BuildInfo) *Metrics {
+// histogram is a cumulative-at-render histogram over durationBuckets.
+type histogram struct {
+	buckets []uint64 // per bucket, not cumulative; nil until observed
+	count   uint64
+	sum     float64
+}
+
+func (h *histogram) observe(v float64) {
+	if h.buckets == nil {
+		h.buckets = make([]uint64, len(durationBuckets))
+	}
+	for i, ub := range durationBuckets {
+		if v <= ub {
+			h.buckets[i]++
+			break
+		}
+	}
+	h.count++
+	h.sum += v
+}
+
+// New creates the metrics and registers driftd's own series with reg.
+func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 	m := &Metrics{
+		opts:        opts,
 		targets:     map[string]*targetState{},
 		reloadOK:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_config_last_reload_successful", Help: "Whether the last configuration reload attempt succeeded."}),
 		reloadTime:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_config_last_reload_success_timestamp_seconds", Help: "Timestamp of the last successful configuration reload."}),
 		targetCount: prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_targets", Help: "Number of targets this instance probes."}),
-		probes:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_probes_total", Help: "Probe runs by result."}, []string{"target", "result"}),
-		failures:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_probe_failures_total", Help: "Failed probe runs by reason."}, []string{"target", "reason"}),
-		skipped:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_probe_skipped_total", Help: "Runs that were due while the previous run of the target still ran."}, []string{"target"}),
-		opened:      prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_findings_opened_total", Help: "Findings that appeared, by rule and severity."}, []string{"target", "rule", "severity"}),
-		resolved:    prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_findings_resolved_total", Help: "Findings that went away, by rule and severity."}, []string{"target", "rule", "severity"}),
-		servedChanges: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_served_changes_total",
-			Help: "Run-to-run changes of the served tool set, by CHG id."}, []string{"target", "change"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "driftd_probe_duration_seconds", Help: "Duration of probe runs.",
-			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}}, []string{"target"}),
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_mcp_requests_total",
 			Help: "MCP requests sent, by method and outcome (success or a failure reason)."}, []string{"method", "outcome"}),
 		requestDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "driftd_mcp_request_duration_seconds", Help: "Duration of MCP requests.",
 			Buckets: []float64{.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}, []string{"method"}),
+		lateness: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "driftd_scheduler_start_lateness_seconds",
+			Help:    "How long after its scheduled time each run started.",
+			Buckets: []float64{.001, .005, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}}),
 		otlpFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_otlp_export_failures_total", Help: "Trace exports that failed."}),
 		stateWrite:   prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_write_failures_total", Help: "State files that could not be written."}),
 		stateRead:    prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_read_failures_total", Help: "State files that could not be read and were moved aside."}),
@@ -92,8 +148,8 @@ func New(reg prometheus.Registerer, build BuildInfo) *Metrics {
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_build_info", Help: "driftd build information.",
 		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "goversion": build.GoVersion}})
 	buildInfo.Set(1)
-	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.probes, m.failures, m.skipped, m.opened, m.resolved,
-		m.servedChanges, m.duration, m.requests, m.requestDuration, m.otlpFailures, m.stateWrite, m.stateRead, collector{m})
+	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
+		m.otlpFailures, m.stateWrite, m.stateRead)
 	for _, method := range []string{"server/discover", "initialize", "notifications/initialized", "tools/list"} {
 		m.requests.WithLabelValues(method, "success")
 	}
@@ -105,48 +161,41 @@ func New(reg prometheus.Registerer, build BuildInfo) *Metrics {
 func (m *Metrics) SetTargets(ts []Target) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	keep := map[string]bool{}
+	keep := make(map[string]bool, len(ts))
 	for _, t := range ts {
 		keep[t.Name] = true
 		st, ok := m.targets[t.Name]
 		if !ok {
 			st = &targetState{}
 			m.targets[t.Name] = st
-			m.counter(st, m.probes, t.Name, "success")
-			m.counter(st, m.probes, t.Name, "failure")
-			m.counter(st, m.skipped, t.Name)
 		}
 		st.meta = t
 	}
 	for name := range m.targets {
 		if !keep[name] {
-			m.removeLocked(name)
+			delete(m.targets, name)
 		}
 	}
-	m.targetCount.Set(float64(len(m.targets)))
+	m.sortLocked()
 }
 
 // Remove deletes every series of a target that is no longer configured.
 func (m *Metrics) Remove(name string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.removeLocked(name)
-	m.targetCount.Set(float64(len(m.targets)))
+	if _, ok := m.targets[name]; ok {
+		delete(m.targets, name)
+		m.sortLocked()
+	}
 }
 
-func (m *Metrics) removeLocked(name string) {
-	st, ok := m.targets[name]
-	if !ok {
-		return
+func (m *Metrics) sortLocked() {
+	m.names = m.names[:0]
+	for name := range m.targets {
+		m.names = append(m.names, name)
 	}
-	delete(m.targets, name)
-	// Exact deletes of the series this target made: a partial-match
-	// delete scans every series of the vector, which made removing
-	// 10,000 targets quadratic.
-	for _, sr := range st.series {
-		sr.vec.DeleteLabelValues(sr.values...)
-	}
-	m.duration.DeleteLabelValues(name)
+	slices.Sort(m.names)
+	m.targetCount.Set(float64(len(m.targets)))
 }
 
 // SetInterval records a target's schedule period (driftd_probe_interval_seconds).
@@ -172,48 +221,40 @@ func (m *Metrics) Observe(r *state.Run) {
 	}
 	st.run = r
 	if rep.Success {
-		st.lastSuccess = rep.StartedAt.Add(time.Duration(rep.DurationSeconds * float64(time.Second)))
-		m.counter(st, m.probes, rep.Target, "success").Inc()
+		st.lastSuccess = rep.StartedAt.Add(secondsDuration(rep.DurationSeconds))
+		st.probesOK++
 	} else {
-		m.counter(st, m.probes, rep.Target, "failure").Inc()
-		m.counter(st, m.failures, rep.Target, string(rep.FailureReason)).Inc()
+		st.probesFailed++
+		st.failures.inc(string(rep.FailureReason))
 	}
-	m.duration.WithLabelValues(rep.Target).Observe(rep.DurationSeconds)
+	if m.opts.PerTargetHistograms {
+		st.duration.observe(rep.DurationSeconds)
+	} else {
+		m.duration.observe(rep.DurationSeconds)
+	}
 	for _, e := range r.Opened {
-		m.counter(st, m.opened, rep.Target, e.Rule, string(e.Severity)).Inc()
+		st.opened.inc(e.Rule + "\xff" + string(e.Severity))
 	}
 	for _, e := range r.Resolved {
-		m.counter(st, m.resolved, rep.Target, e.Rule, string(e.Severity)).Inc()
+		st.resolved.inc(e.Rule + "\xff" + string(e.Severity))
 	}
 	for _, e := range r.ServedChanges {
-		m.counter(st, m.servedChanges, rep.Target, e.Change).Inc()
+		st.servedChanges.inc(e.Change)
 	}
-}
-
-// counter returns vec's series of values, remembering it among the
-// target's series so that removing the target deletes exactly these.
-// Callers hold m.mu for writing.
-func (m *Metrics) counter(st *targetState, vec *prometheus.CounterVec, values ...string) prometheus.Counter {
-	key := seriesKey{vec, strings.Join(values, "\xff")}
-	if _, ok := st.made[key]; !ok {
-		if st.made == nil {
-			st.made = map[seriesKey]struct{}{}
-		}
-		st.made[key] = struct{}{}
-		st.series = append(st.series, series{vec, values})
-	}
-	return vec.WithLabelValues(values...)
 }
 
 // Skipped counts a run that was due while the previous one still ran.
 func (m *Metrics) Skipped(name string) {
-	m.mu.RLock()
-	_, ok := m.targets[name]
-	m.mu.RUnlock()
-	if ok {
-		m.skipped.WithLabelValues(name).Inc() // made by SetTargets
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if st, ok := m.targets[name]; ok {
+		st.skipped++
 	}
 }
+
+// Late records how long after its scheduled time a run started; it is the
+// scheduler's OnLate hook.
+func (m *Metrics) Late(_ string, late time.Duration) { m.lateness.Observe(late.Seconds()) }
 
 // Exchange counts one MCP request; it is the probe's OnExchange hook.
 func (m *Metrics) Exchange(ex *mcp.Exchange) {
@@ -244,14 +285,5 @@ func (m *Metrics) StateWriteFailed() { m.stateWrite.Inc() }
 
 // StateReadFailed counts a state file that was corrupt or unreadable.
 func (m *Metrics) StateReadFailed() { m.stateRead.Inc() }
-
-func sortedNames(m map[string]*targetState) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
 
 func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

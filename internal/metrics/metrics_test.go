@@ -3,6 +3,7 @@ package metrics
 import (
 	"bytes"
 	"flag"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -46,9 +49,9 @@ func observed(rep *probe.Report) *state.Run {
 	return state.Apply(state.Loaded(state.NewState(rep.Target)), rep, rep.StartedAt, 0, nil)
 }
 
-func scenario(reg *prometheus.Registry) *Metrics {
-	m := New(reg, BuildInfo{Version: "1.0.0", Revision: "abc", GoVersion: "go1.26.8"})
-	m.SetTargets([]Target{{Name: "orders", Labels: map[string]string{"team": "payments"}, SeriesLimit: 2}, {Name: "search", SeriesLimit: 200}})
+func scenario(reg *prometheus.Registry, opts Options) *Metrics {
+	m := New(reg, BuildInfo{Version: "1.0.0", Revision: "abc", GoVersion: "go1.26.8"}, opts)
+	m.SetTargets([]Target{{Name: "orders", Labels: map[string]string{"team": "payments"}, SeriesLimit: 2, Ignores: 1}, {Name: "search", SeriesLimit: 200}})
 	m.SetInterval("orders", 5*time.Minute)
 	m.SetInterval("search", time.Minute)
 	missing := catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "cancel_order"}
@@ -73,27 +76,43 @@ func scenario(reg *prometheus.Registry) *Metrics {
 	return m
 }
 
-func exposition(t *testing.T, reg *prometheus.Registry) []byte {
+// exposition is what /metrics serves, through the handler.
+func exposition(t *testing.T, m *Metrics, reg *prometheus.Registry) []byte {
 	t.Helper()
-	mfs, err := reg.Gather()
+	rec := httptest.NewRecorder()
+	m.Handler(reg).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if rec.Code != 200 {
+		t.Fatalf("/metrics: %d %s", rec.Code, rec.Body)
+	}
+	return rec.Body.Bytes()
+}
+
+// parse reads an exposition with the Prometheus text parser, which
+// rejects a family split in two, a malformed line or a duplicate series.
+func parse(t *testing.T, b []byte) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(bytes.NewReader(b))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("exposition does not parse: %v\n%s", err, b)
 	}
-	var buf bytes.Buffer
-	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for _, mf := range mfs {
-		if err := enc.Encode(mf); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return buf.Bytes()
+	return mfs
 }
 
 func TestExpositionGolden(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		opts   Options
+	}{{"testdata/scenario.prom", Options{}}, {"testdata/scenario-per-target.prom", Options{PerTargetHistograms: true}}} {
+		t.Run(tc.golden, func(t *testing.T) { expositionGolden(t, tc.golden, tc.opts) })
+	}
+}
+
+func expositionGolden(t *testing.T, golden string, opts Options) {
 	reg := prometheus.NewPedanticRegistry()
-	scenario(reg)
-	got := exposition(t, reg)
-	const golden = "testdata/scenario.prom"
+	m := scenario(reg, opts)
+	got := exposition(t, m, reg)
+	parse(t, got)
 	if *update {
 		if err := os.WriteFile(golden, got, 0o644); err != nil {
 			t.Fatal(err)
@@ -129,9 +148,9 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 		t.Skip("promtool not installed")
 	}
 	reg := prometheus.NewPedanticRegistry()
-	scenario(reg)
+	m := scenario(reg, Options{})
 	cmd := exec.Command(path, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(exposition(t, reg))
+	cmd.Stdin = bytes.NewReader(exposition(t, m, reg))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("promtool check metrics: %v\n%s", err, out)
 	}
@@ -139,16 +158,16 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 
 func TestRemovedTargetLosesEverySeries(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	m := scenario(reg)
+	m := scenario(reg, Options{PerTargetHistograms: true})
 	m.SetTargets([]Target{{Name: "search", SeriesLimit: 200}})
-	if strings.Contains(string(exposition(t, reg)), `target="orders"`) {
+	if strings.Contains(string(exposition(t, m, reg)), `target="orders"`) {
 		t.Fatal("a removed target still has series")
 	}
 	m.Remove("search")
-	if strings.Contains(string(exposition(t, reg)), `target="search"`) {
+	if strings.Contains(string(exposition(t, m, reg)), `target="search"`) {
 		t.Fatal("Remove left series")
 	}
-	if v := string(exposition(t, reg)); !strings.Contains(v, "driftd_targets 0") {
+	if v := string(exposition(t, m, reg)); !strings.Contains(v, "driftd_targets 0") {
 		t.Fatal("driftd_targets not updated")
 	}
 }
@@ -158,12 +177,8 @@ func TestRemovedTargetLosesEverySeries(t *testing.T) {
 // plus the configured labels.
 func TestTargetInfoLabelsAreConfigs(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
-	scenario(reg)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
+	m := scenario(reg, Options{})
+	for _, mf := range parse(t, exposition(t, m, reg)) {
 		if mf.GetName() != "driftd_target_info" {
 			continue
 		}

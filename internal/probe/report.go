@@ -54,6 +54,16 @@ type Report struct {
 // Served returns the tools the server returned on this run, in served order.
 func (r *Report) Served() []mcp.Tool { return r.served }
 
+// Copy returns a copy of the report that does not hold the served
+// definitions: what a daemon keeps between runs is the report's findings
+// and figures, never the megabytes a server returned (the state's
+// snapshot file holds those).
+func (r *Report) Copy() *Report {
+	out := *r
+	out.served = nil
+	return &out
+}
+
 // ServedChange is one change of the served set since the previous run.
 type ServedChange struct {
 	Change    string `json:"change"`

@@ -41,12 +41,12 @@ func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPr
 		next.Omitted, next.dirty = slices.Clone(rep.FindingsOmitted), true
 		st, tr.Changed = &next, true
 	}
-	out := *rep
+	out := rep.Copy()
 	out.ServedChanges = make([]probe.ServedChange, len(tr.ServedChanges))
 	for i, e := range tr.ServedChanges {
 		out.ServedChanges[i] = e.ServedChange()
 	}
-	return &Run{Report: &out, State: st, Transition: tr}
+	return &Run{Report: out, State: st, Transition: tr}
 }
 
 // ServedChange is a served-change event as the report's served_changes

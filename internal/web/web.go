@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/state"
@@ -60,7 +58,8 @@ type Source interface {
 // Options configure the handler.
 type Options struct {
 	EnableLifecycle bool
-	Gatherer        prometheus.Gatherer
+	// Metrics serves /metrics.
+	Metrics http.Handler
 	Version         string
 }
 
@@ -68,7 +67,7 @@ type Options struct {
 func New(src Source, opts Options) http.Handler {
 	h := &handler{src: src, opts: opts}
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(opts.Gatherer, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", opts.Metrics)
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "OK\n") })
 	mux.HandleFunc("GET /-/ready", h.ready)
 	mux.HandleFunc("POST /-/reload", h.lifecycle(h.reload))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/probe"
@@ -55,7 +56,7 @@ func (f *fakeSource) Probe(name string) error {
 }
 
 func serve(t *testing.T, lifecycle bool, src *fakeSource) *httptest.Server {
-	srv := httptest.NewServer(New(src, Options{EnableLifecycle: lifecycle, Gatherer: prometheus.NewRegistry(), Version: "test"}))
+	srv := httptest.NewServer(New(src, Options{EnableLifecycle: lifecycle, Metrics: promhttp.HandlerFor(prometheus.NewRegistry(), promhttp.HandlerOpts{}), Version: "test"}))
 	t.Cleanup(srv.Close)
 	return srv
 }
