@@ -93,7 +93,10 @@ targets:
 		t.Error("a failed run made the active finding vanish from /metrics")
 	}
 	// The scheduler's lateness reaches /metrics (DESIGN §14).
-	if _, body := get(t, base+"/metrics"); func() bool { v, ok := metric(body, "driftd_scheduler_start_lateness_seconds_count"); return !ok || v < 1 }() {
+	if _, body := get(t, base+"/metrics"); func() bool {
+		v, ok := metric(body, "driftd_scheduler_start_lateness_seconds_count")
+		return !ok || v < 1
+	}() {
 		t.Error("driftd_scheduler_start_lateness_seconds has no observations after runs")
 	}
 	drifting.SetOptions(func(o *mcptest.Options) { o.Fault = mcptest.FaultNone })

@@ -41,8 +41,16 @@ const (
 	kindServerRequest
 )
 
-// decodeMessage parses one JSON-RPC message and reports its kind.
+// decodeMessage parses one JSON-RPC message and reports its kind. The
+// common case — valid JSON, an object whose members are spelled as the
+// spec spells them — is read in one validating pass and one scan, its
+// members kept as sub-slices of b (fastResponse); anything else takes
+// encoding/json's path, whose answers and error messages the fast path
+// matches exactly (FuzzDecodeMessage).
 func decodeMessage(b []byte) (*response, messageKind, error) {
+	if r, ok := fastResponse(b); ok {
+		return classify(r)
+	}
 	var r response
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {
@@ -51,16 +59,21 @@ func decodeMessage(b []byte) (*response, messageKind, error) {
 	if dec.More() {
 		return nil, 0, errors.New("trailing data after the JSON-RPC object")
 	}
+	return classify(&r)
+}
+
+// classify checks a decoded message's version and reports its kind.
+func classify(r *response) (*response, messageKind, error) {
 	if r.JSONRPC != "2.0" {
 		return nil, 0, errors.New(`"jsonrpc" is not "2.0"`)
 	}
 	if r.Method != nil {
 		if isAbsent(r.ID) {
-			return &r, kindNotification, nil
+			return r, kindNotification, nil
 		}
-		return &r, kindServerRequest, nil
+		return r, kindServerRequest, nil
 	}
-	return &r, kindResponse, nil
+	return r, kindResponse, nil
 }
 
 // isAbsent reports whether a raw member is missing or JSON null.

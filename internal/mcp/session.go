@@ -209,12 +209,8 @@ func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, erro
 	if err != nil {
 		return page, err
 	}
-	var raw struct {
-		Tools      *[]json.RawMessage `json:"tools"`
-		NextCursor *json.RawMessage   `json:"nextCursor"`
-		ResultMeta
-	}
-	if err := json.Unmarshal(ex.Result, &raw); err != nil {
+	raw, err := decodeListResult(ex.Result)
+	if err != nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New("result does not have the ListToolsResult shape")}
 	}
 	if raw.Tools == nil {

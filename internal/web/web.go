@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/state"
 )
@@ -60,7 +59,7 @@ type Options struct {
 	EnableLifecycle bool
 	// Metrics serves /metrics.
 	Metrics http.Handler
-	Version         string
+	Version string
 }
 
 // New returns the handler for every endpoint of DESIGN §11.
