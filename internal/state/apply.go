@@ -202,7 +202,7 @@ func unchanged(prev *State, findings []catalogue.Finding, served []Tool, servedO
 		if _, dup := seen[t.Name]; dup {
 			continue
 		}
-		old, ok := prev.ToolHashes[t.Name]
+		old, ok := prev.ToolHashes.Get(t.Name)
 		if !ok {
 			return false
 		}

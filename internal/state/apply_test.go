@@ -114,7 +114,7 @@ func TestServedChangeSnapshotProblems(t *testing.T) {
 
 	fail := errors.New("disk gone")
 	next, tr := apply(st, t0, nil, v2, true, 0, func() ([]Tool, error) { return nil, fail })
-	if !errors.Is(tr.SnapshotErr, fail) || !tr.Changed || next.ToolHashes["search"] == st.ToolHashes["search"] {
+	if !errors.Is(tr.SnapshotErr, fail) || !tr.Changed || func() bool { a, _ := next.ToolHashes.Get("search"); b, _ := st.ToolHashes.Get("search"); return a == b }() {
 		t.Fatalf("loader error: %v changed=%v", tr.SnapshotErr, tr.Changed)
 	}
 	// A snapshot that does not match the stored hash is not diffed.

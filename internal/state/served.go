@@ -28,23 +28,23 @@ var (
 // snapshot to write in next. It reports whether the set changed.
 func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func() ([]Tool, error), tr *Transition) bool {
 	first := prev.ServedLastChange.IsZero() && len(prev.ToolHashes) == 0
-	hashes := make(map[string]string, len(served))
+	hashes := make(Hashes, len(served))
 	cur := make([]Tool, 0, len(served))
 	var added []string
 	var changed []Tool // current definitions of tools whose hash moved
 	var h [64]byte
 	for _, t := range served {
-		if _, dup := hashes[t.Name]; dup {
+		if hashes.has(t.Name) {
 			continue
 		}
 		hashHex(t.Raw, &h)
 		sum := string(h[:])
-		hashes[t.Name] = sum
+		hashes.set(t.Name, sum)
 		cur = append(cur, t)
 		if first {
 			continue
 		}
-		switch old, ok := prev.ToolHashes[t.Name]; {
+		switch old, ok := prev.ToolHashes.Get(t.Name); {
 		case !ok:
 			added = append(added, t.Name)
 		case old != sum:
@@ -52,8 +52,8 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 		}
 	}
 	var removed []string
-	for _, name := range sortedKeys(prev.ToolHashes) {
-		if _, ok := hashes[name]; !ok {
+	for _, name := range prev.ToolHashes.Names() {
+		if !hashes.has(name) {
 			removed = append(removed, name)
 		}
 	}
@@ -134,7 +134,8 @@ func previousDefs(prev *State, changed []Tool, loadPrev func() ([]Tool, error)) 
 		if !want[t.Name] {
 			continue
 		}
-		if hashHex(t.Raw, &h); string(h[:]) == prev.ToolHashes[t.Name] {
+		old, ok := prev.ToolHashes.Get(t.Name)
+		if hashHex(t.Raw, &h); ok && string(h[:]) == old {
 			out[t.Name] = t.Raw
 		}
 	}

@@ -59,7 +59,7 @@ type State struct {
 	Findings map[string]ActiveFinding `json:"findings"`
 	// ToolHashes maps a served tool's name to the hex SHA-256 of its raw
 	// definition as last served.
-	ToolHashes map[string]string `json:"tool_hashes"`
+	ToolHashes Hashes `json:"tool_hashes"`
 	// Omitted counts the active findings past catalogue.MaxPerRule that
 	// Findings does not hold, as the last run that compared reported them.
 	Omitted []catalogue.Omitted `json:"omitted,omitempty"`
@@ -121,7 +121,7 @@ func NewState(target string) *State {
 		Target:     target,
 		Version:    FormatVersion,
 		Findings:   map[string]ActiveFinding{},
-		ToolHashes: map[string]string{},
+		ToolHashes: Hashes{},
 		active:     []ActiveFinding{},
 	}
 }

@@ -86,7 +86,7 @@ func (s *Store) Load(target string) (*State, error) {
 				st.Findings = map[string]ActiveFinding{}
 			}
 			if st.ToolHashes == nil {
-				st.ToolHashes = map[string]string{}
+				st.ToolHashes = Hashes{}
 			}
 			return st.index(), nil
 		}
@@ -117,7 +117,7 @@ func (s *Store) Save(st *State) error {
 		c.Findings = map[string]ActiveFinding{}
 	}
 	if c.ToolHashes == nil {
-		c.ToolHashes = map[string]string{}
+		c.ToolHashes = Hashes{}
 	}
 	if c.History == nil {
 		c.History = []Event{}

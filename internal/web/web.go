@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -78,6 +79,13 @@ func New(src Source, opts Options) http.Handler {
 	mux.HandleFunc("GET /config", h.config)
 	mux.HandleFunc("GET /{$}", h.index)
 	mux.HandleFunc("GET /targets/{name}", h.targetPage)
+	// Go's profiler, as Prometheus and Alertmanager serve it: how an
+	// operator sees where a daemon's CPU and memory go (docs/daemon.md).
+	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
+	mux.HandleFunc("GET /debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
 	mux.HandleFunc("GET /style.css", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		_, _ = w.Write([]byte(styleCSS))
