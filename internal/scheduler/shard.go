@@ -23,11 +23,17 @@ func InShard(name string, i, n int) bool {
 	return h.Sum64()%uint64(n) == uint64(i)
 }
 
-// ParseShard parses "I/N" with 0 <= I < N.
+// ParseShard parses "I/N" with 0 <= I < N. I may also be a StatefulSet
+// pod's name, "driftd-2/4": its ordinal, the digits after the last "-",
+// is the index, so that the pod template says N once
+// (`--shard=$(POD_NAME)/4`, docs/scaling.md).
 func ParseShard(s string) (i, n int, err error) {
 	is, ns, ok := strings.Cut(s, "/")
 	if !ok {
-		return 0, 0, fmt.Errorf("shard %q: want I/N, e.g. 0/3", s)
+		return 0, 0, fmt.Errorf("shard %q: want I/N, e.g. 0/3, or POD_NAME/N, e.g. driftd-0/3", s)
+	}
+	if k := strings.LastIndexByte(is, '-'); k > 0 && strings.Trim(is[:k], "abcdefghijklmnopqrstuvwxyz0123456789-.") == "" {
+		is = is[k+1:] // a pod name: lowercase RFC 1123, then the ordinal
 	}
 	i, err = parseCount(is)
 	if err != nil {

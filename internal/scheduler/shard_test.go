@@ -49,14 +49,16 @@ func TestParseShard(t *testing.T) {
 	good := []struct {
 		in   string
 		i, n int
-	}{{"0/1", 0, 1}, {"0/3", 0, 3}, {"2/3", 2, 3}, {"09/10", 9, 10}}
+	}{{"0/1", 0, 1}, {"0/3", 0, 3}, {"2/3", 2, 3}, {"09/10", 9, 10},
+		{"driftd-0/3", 0, 3}, {"driftd-2/3", 2, 3}, {"mcp-drift.prod-11/12", 11, 12}}
 	for _, tc := range good {
 		i, n, err := ParseShard(tc.in)
 		if err != nil || i != tc.i || n != tc.n {
 			t.Errorf("ParseShard(%q) = %d, %d, %v; want %d, %d", tc.in, i, n, err, tc.i, tc.n)
 		}
 	}
-	for _, in := range []string{"", "1", "/", "1/", "/3", "3/3", "4/3", "0/0", "-1/3", "+1/3", "1/-3", " 1/3", "1/3/5", "a/b", "1.0/3"} {
+	for _, in := range []string{"", "1", "/", "1/", "/3", "3/3", "4/3", "0/0", "-1/3", "+1/3", "1/-3", " 1/3", "1/3/5", "a/b", "1.0/3",
+		"driftd-3/3", "driftd-/3", "driftd/3", "-1/3", "Driftd-1/3", "driftd-1a/3", "driftd-+1/3"} {
 		if _, _, err := ParseShard(in); err == nil {
 			t.Errorf("ParseShard(%q): want an error", in)
 		}
