@@ -78,6 +78,18 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 		d.metrics.SetInterval(tc.t.Name, scheduler.Period(tc.t.Schedule, now))
 	}
 	d.sched.Reconcile(jobs)
+	// A manifest that cannot be read fails its target now, loudly, not at
+	// its first scheduled run minutes later: an ERROR line, and a run
+	// started at once that ends with reason config on every surface.
+	for _, tc := range rc.targets {
+		if _, err := d.manifests.load(tc.t.Manifest); err != nil {
+			d.log.Error("manifest unreadable: the target fails with reason config until it is fixed",
+				"target", tc.t.Name, "manifest", tc.t.Manifest, "err", err)
+			if err := d.sched.Trigger(tc.t.Name); err != nil && !errors.Is(err, scheduler.ErrAlreadyRunning) {
+				d.log.Warn("could not start the failing run", "target", tc.t.Name, "err", err)
+			}
+		}
+	}
 }
 
 // forget drops a removed target's runtime and series, unless a reload

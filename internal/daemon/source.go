@@ -3,7 +3,6 @@ package daemon
 import (
 	"errors"
 
-	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/scheduler"
@@ -43,8 +42,9 @@ func (d *Daemon) status(tc *targetConfig) web.TargetStatus {
 	st := web.TargetStatus{
 		Name: tc.t.Name, URL: config.RedactedURL(tc.t.URL), Schedule: tc.t.Schedule.String(), Labels: tc.t.Labels,
 		Classification: probe.Classify(tc.t).Class,
-		Findings:       map[catalogue.Severity]int{catalogue.Error: 0, catalogue.Warn: 0, catalogue.Info: 0},
 	}
+	run, _ := d.Run(tc.t.Name)
+	st.Status = run.Status()
 	if d.sched == nil {
 		return st
 	}
@@ -52,11 +52,9 @@ func (d *Daemon) status(tc *targetConfig) web.TargetStatus {
 	if next, ok := d.sched.Next(tc.t.Name); ok {
 		st.NextRun = &next
 	}
-	if run, ok := d.Run(tc.t.Name); ok && run.Report != nil {
-		rep := run.Report
+	if rep := run.Report; rep != nil {
 		st.Classification = rep.Classification.Class
 		st.LastRun = &web.RunSummary{StartedAt: rep.StartedAt, Success: rep.Success, FailureReason: string(rep.FailureReason), DurationSeconds: rep.DurationSeconds}
-		st.Findings = rep.Summary
 	}
 	return st
 }

@@ -84,7 +84,8 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 		"findings", len(rep.Findings), "opened", len(run.Opened), "resolved", len(run.Resolved), "served_changes", len(run.ServedChanges)}
 	if !rep.Success {
 		// A target that fails every run must show at --log.level=warn.
-		log.Warn("run failed", append(attrs, "reason", rep.FailureReason, "message", rep.FailureMessage)...)
+		log.Warn("run failed", append(attrs, "reason", rep.FailureReason, "message", rep.FailureMessage,
+			"failing_since", run.State.FailingSince.Format(time.RFC3339))...)
 		return
 	}
 	log.Info("run finished", attrs...)

@@ -17,11 +17,19 @@ type Run struct {
 	Report *probe.Report
 	State  *State
 	Transition
+	// Compared is the report of the last run that listed and compared
+	// the served set: Report itself when it succeeded, else the one
+	// before it (nil before the first such run since start). The active
+	// findings' messages and evidence are read from it.
+	Compared *probe.Report
+	// LastCompared is when that run ended (State.LastCompared, a lower
+	// bound, until the first run since start).
+	LastCompared time.Time
 }
 
 // Loaded is the Run of a target that has not run since start: its state
 // as read from disk, no report.
-func Loaded(st *State) *Run { return &Run{State: st} }
+func Loaded(st *State) *Run { return &Run{State: st, LastCompared: st.LastCompared} }
 
 // Apply is the pipeline's state step: it diffs rep against prev's state
 // and returns the next Run. The report is not modified: the returned
@@ -41,12 +49,36 @@ func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPr
 		next.Omitted, next.dirty = slices.Clone(rep.FindingsOmitted), true
 		st, tr.Changed = &next, true
 	}
+	st, tr.Changed = health(st, rep, now, tr.Changed)
 	out := rep.Copy()
 	out.ServedChanges = make([]probe.ServedChange, len(tr.ServedChanges))
 	for i, e := range tr.ServedChanges {
 		out.ServedChanges[i] = e.ServedChange()
 	}
-	return &Run{Report: out, State: st, Transition: tr}
+	run := &Run{Report: out, State: st, Transition: tr, Compared: prev.Compared, LastCompared: prev.LastCompared}
+	if rep.Success {
+		run.Compared, run.LastCompared = out, now.UTC() // the time its findings were recorded, first_seen's clock
+	}
+	return run
+}
+
+// health records the transitions between up and failing in the state:
+// FailingSince is set by the first failed run of a streak and cleared by
+// the next successful one; LastCompared rides along whenever the state is
+// written anyway. st is copied, never modified: a reader may hold it.
+func health(st *State, rep *probe.Report, now time.Time, changed bool) (*State, bool) {
+	failing, wasFailing := !rep.Success, !st.FailingSince.IsZero()
+	if failing == wasFailing && !(changed && rep.Success) {
+		return st, changed
+	}
+	next := *st // maps and the sorted view are shared, read-only
+	if failing {
+		next.FailingSince = rep.StartedAt.UTC()
+	} else {
+		next.FailingSince, next.LastCompared = time.Time{}, now.UTC()
+	}
+	next.dirty = true
+	return &next, true
 }
 
 // ServedChange is a served-change event as the report's served_changes

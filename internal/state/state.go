@@ -68,6 +68,14 @@ type State struct {
 	ServedLastChange time.Time `json:"served_last_change"`
 	// History holds the newest events last, bounded by Apply's limit.
 	History []Event `json:"history"`
+	// FailingSince is when the current streak of failed runs began; zero
+	// while the last run succeeded. It changes only when the target goes
+	// from up to failing or back, so the steady state writes nothing.
+	FailingSince time.Time `json:"failing_since,omitzero"`
+	// LastCompared is when a run last listed and compared the served set,
+	// as of the last write of this file: after a restart it is a lower
+	// bound (Run.LastCompared is exact while the daemon runs).
+	LastCompared time.Time `json:"last_compared,omitzero"`
 
 	// dirty is set by Apply when the State differs from what Save last
 	// wrote, and cleared by a successful Save: a failed write (full disk)

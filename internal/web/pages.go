@@ -37,69 +37,81 @@ var funcs = template.FuncMap{
 
 var layout = `{{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} · driftd</title><link rel="stylesheet" href="/style.css"></head><body>
-<header><a class="brand" href="/">driftd</a> <nav><a href="/">Targets</a> <a href="/metrics">Metrics</a> <a href="/config">Config</a> <a href="/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>{{end}}
-{{define "foot"}}</main></body></html>{{end}}`
+<title>{{.Title}} · driftd</title><link rel="stylesheet" href="{{.Prefix}}/style.css"></head><body>
+<header><a class="brand" href="{{.Prefix}}/">driftd</a> <nav><a href="{{.Prefix}}/">Targets</a> <a href="{{.Prefix}}/metrics">Metrics</a> <a href="{{.Prefix}}/config">Config</a> <a href="{{.Prefix}}/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>{{end}}
+{{define "foot"}}</main></body></html>{{end}}
+{{define "health"}}{{if eq .Health "up"}}<span class="badge ok">up</span>{{else if eq .Health "failing"}}<span class="badge err" title="{{.Message}}">failing{{with .Reason}}: {{.}}{{end}}</span>{{with .FailingSince}} <span class="dim">since {{ago .}}</span>{{end}}{{else}}<span class="badge">pending</span>{{end}}{{end}}
+{{define "drift"}}{{if eq .Drift "drifted"}}<span class="badge s-{{sev .Worst}}">drifted · {{.Worst}}</span>{{with .DriftedSince}} <span class="dim">since {{ago .}}</span>{{end}}{{if .Stale}} <span class="badge stale" title="the last run failed: findings as of the last run that compared">stale</span>{{end}}{{else if eq .Drift "clean"}}<span class="badge ok">clean</span>{{else}}<span class="badge">unknown</span>{{end}}{{end}}`
 
 var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>Targets <small>{{len .Targets}}</small></h1>
 {{if not .Targets}}<p class="empty">No targets configured.</p>{{else}}
-<table><thead><tr><th>Target</th><th>Class</th><th>Status</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
+<table><thead><tr><th>Target</th><th>Class</th><th>Probe</th><th>Drift</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
 {{range .Targets}}<tr>
-<td><a href="/targets/{{.Name}}">{{.Name}}</a><div class="url">{{.URL}}</div></td>
+<td><a href="{{$.Prefix}}/targets/{{.Name}}">{{.Name}}</a><div class="url">{{.URL}}</div></td>
 <td>{{.Classification}}</td>
-<td>{{if .Running}}<span class="badge run">running</span>{{end}}{{with .LastRun}}{{if .Success}}<span class="badge ok">up</span>{{else}}<span class="badge err">{{.FailureReason}}</span>{{end}}{{else}}<span class="badge">pending</span>{{end}}</td>
+<td>{{if .Running}}<span class="badge run">running</span> {{end}}{{template "health" .Status}}</td>
+<td>{{template "drift" .Status}}</td>
 <td>{{with .LastRun}}{{ago .StartedAt}} <span class="dim">({{printf "%.3f" .DurationSeconds}}s)</span>{{else}}never{{end}}</td>
 <td>{{in .NextRun}}</td><td><code>{{.Schedule}}</code></td>
-<td class="n {{if count .Findings "ERROR"}}err{{end}}">{{count .Findings "ERROR"}}</td>
-<td class="n {{if count .Findings "WARN"}}warn{{end}}">{{count .Findings "WARN"}}</td>
-<td class="n">{{count .Findings "INFO"}}</td>
+<td class="n {{if count .Findings "ERROR"}}err{{end}}{{if .Stale}} stale{{end}}">{{count .Findings "ERROR"}}</td>
+<td class="n {{if count .Findings "WARN"}}warn{{end}}{{if .Stale}} stale{{end}}">{{count .Findings "WARN"}}</td>
+<td class="n{{if .Stale}} stale{{end}}">{{count .Findings "INFO"}}</td>
 </tr>{{end}}</tbody></table>{{end}}
 {{template "foot" .}}`))
 
 var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>{{.Status.Name}}</h1>
 <p class="url">{{.Status.URL}} · <code>{{.Status.Schedule}}</code> · next {{in .Status.NextRun}}{{if .Status.Running}} · <span class="badge run">running</span>{{end}}</p>
+<p class="status">Probe {{template "health" .Status.Status}} · Drift {{template "drift" .Status.Status}}{{with .Status.LastCompared}} · <span class="dim">last compared {{ts .}}</span>{{end}}</p>
+{{if eq .Status.Health "failing"}}<div class="banner" role="alert"><strong>The last run failed{{with .Status.Reason}} ({{.}}){{end}}</strong>{{with .Status.Message}}: {{.}}{{end}}.
+{{with .Status.FailingSince}}Failing since {{ts .}} ({{ago .}}).{{end}}
+{{if .Findings}}The findings below could not be re-checked: they are as of the last run that compared{{with .Status.LastCompared}}, {{ts .}}{{end}}.{{end}}</div>{{end}}
+<h2>Active findings <small>{{len .Findings}}</small></h2>
+{{if not .Findings}}<p class="empty">{{if eq .Status.Drift "unknown"}}Nothing compared yet.{{else}}No active findings.{{end}}</p>{{else}}
+<table><thead><tr><th>Severity</th><th>Rule</th><th>Tool</th><th>Where</th><th>Message</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>
+{{range .Findings}}<tr class="sev-{{sev .Severity}}{{if .Stale}} stale{{end}}"><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span>{{if .Stale}} <span class="badge stale">stale</span>{{end}}</td><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td>
+<td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}</td><td>{{.Message}}<div class="dim"><code>{{.Fingerprint}}</code></div></td><td>{{ts .FirstSeen}}</td><td>{{with .LastSeen}}{{ts .}}{{else}}—{{end}}</td></tr>{{end}}
+</tbody></table>{{end}}
 {{with .Report}}
+<h2>Last run</h2>
 <section class="facts"><dl>
-<dt>Last run</dt><dd>{{ts .StartedAt}} ({{printf "%.3f" .DurationSeconds}}s) — {{if .Success}}<span class="badge ok">success</span>{{else}}<span class="badge err">{{.FailureReason}}</span> {{.FailureMessage}}{{end}}</dd>
+<dt>Started</dt><dd>{{ts .StartedAt}} ({{printf "%.3f" .DurationSeconds}}s) — {{if .Success}}<span class="badge ok">success</span>{{else}}<span class="badge err">{{.FailureReason}}</span> {{.FailureMessage}}{{end}}</dd>
 <dt>Classification</dt><dd>{{.Classification.Class}} <span class="dim">({{.Classification.Reason}})</span></dd>
 <dt>Era</dt><dd>{{.Era}}, revision {{with .ProtocolRevision.Value}}{{.}}{{else}}not claimed <span class="dim">({{$.Report.ProtocolRevision.Reason}})</span>{{end}}</dd>
 <dt>Server</dt><dd>{{with .ServerInfo}}{{.Name}} {{.Version}}{{else}}unidentified{{end}}</dd>
 <dt>Tools</dt><dd>{{.Tools.Declared}} declared, {{.Tools.Served}} served in {{.Tools.Pages}} page(s); second connection: {{.Tools.SecondConnection}}</dd>
 <dt>Anonymous list</dt><dd>{{.AuthPosture.AnonymousList}}{{if .AuthorizationPresented}} <span class="dim">(credentials: {{range .AuthorizationHeaders}}{{.}} {{end}})</span>{{end}}</dd>
 </dl></section>
-<h2>Findings <small>{{len .Findings}}</small></h2>
-{{if not .Findings}}<p class="empty">No findings.</p>{{else}}
-<table><thead><tr><th>Severity</th><th>Rule</th><th>Tool</th><th>Where</th><th>Message</th><th>Fingerprint</th></tr></thead><tbody>
-{{range .Findings}}<tr class="sev-{{sev .Severity}}"><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span></td><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td>
-<td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}</td><td>{{.Message}}</td><td><code class="dim">{{.Fingerprint}}</code></td></tr>{{end}}
-</tbody></table>{{end}}
 {{range .FindingsOmitted}}<p class="dim">{{.Count}} more <code>{{.Rule}}</code> findings are not listed (at most 100 per rule).</p>{{end}}
 {{if .Ignored}}<h2>Ignored <small>{{len .Ignored}}</small></h2><table><tbody>
 {{range .Ignored}}<tr><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td><td><code>{{.Pointer}}</code></td><td>{{.IgnoreReason}}</td></tr>{{end}}</tbody></table>{{if .IgnoredOmitted}}<p class="dim">{{.IgnoredOmitted}} more not listed.</p>{{end}}{{end}}
 {{if .StaleIgnores}}<h2>Stale ignores</h2><ul>{{range .StaleIgnores}}<li><code>{{.Rule}} {{.Tool}} {{.Pointer}} {{.Fingerprint}}</code> — {{.Why}} ({{.Reason}})</li>{{end}}</ul>{{end}}
-{{else}}<p class="empty">No run has finished yet.</p>{{end}}
+{{else}}<p class="empty">No run has finished since start.</p>{{end}}
 <h2>Change timeline</h2>
 {{if not .History}}<p class="empty">No changes recorded.</p>{{else}}
 <ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{.Tool}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
 <h2>Recent log</h2>
 {{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
 {{end}}</pre>{{end}}
-<p class="dim"><a href="/api/v1/targets/{{.Status.Name}}">report JSON</a> · <a href="/api/v1/targets/{{.Status.Name}}/history">history JSON</a></p>
+<p class="dim"><a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}">report JSON</a> · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/history">history JSON</a></p>
 {{template "foot" .}}`))
 
 type page struct {
 	Title, Version string
-	Targets        []TargetStatus
-	Status         TargetStatus
-	Report         *probe.Report
-	History        []state.Event
-	Logs           []string
+	// Prefix is --web.route-prefix without its trailing slash: every
+	// link starts with it.
+	Prefix   string
+	Targets  []TargetStatus
+	Status   TargetStatus
+	Findings []state.Finding
+	Report   *probe.Report
+	History  []state.Event
+	Logs     []string
 }
 
 func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
-	render(w, indexTmpl, page{Title: "Targets", Version: h.opts.Version, Targets: h.src.Targets()})
+	render(w, indexTmpl, page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets()})
 }
 
 func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
@@ -109,10 +121,11 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	p := page{Title: name, Version: h.opts.Version, Status: st, Logs: h.src.Logs(name)}
+	p := page{Title: name, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Logs: h.src.Logs(name)}
 	if run, ok := h.src.Run(name); ok {
 		// Newest first reads better on a page; the published history is
 		// shared, so the page reverses a copy.
+		p.Findings = run.Findings()
 		p.Report, p.History = run.Report, slices.Clone(run.State.History)
 		slices.Reverse(p.History)
 	}
@@ -138,5 +151,7 @@ th{font-weight:600;background:#fafbfc}td.n,th.n{text-align:right}td.err{color:va
 .badge.err,.badge.s-ERROR{background:#ffebee;color:var(--err)}.badge.s-WARN{background:#fff3e0;color:var(--warn)}.badge.s-INFO{background:#e3f2fd;color:var(--info)}.badge.run{background:#ede7f6}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1.2em}dt{color:var(--dim)}dd{margin:0}
 .timeline{list-style:none;padding:0}.timeline li{padding:.25em 0;border-bottom:1px dashed var(--line)}.timeline time{color:var(--dim);font-size:12px;margin-right:.5em}
+.banner{border:1px solid #f5c2c7;background:#fff5f5;color:#842029;padding:.7em 1em;border-radius:4px;margin:.5em 0 1em}
+.badge.stale{background:#f3e5f5;color:#6a1b9a}tr.stale td,td.stale{opacity:.75}.status{margin:.2em 0 .8em}
 .kind{font-weight:600}.ev-opened .kind{color:var(--err)}.ev-resolved .kind{color:var(--ok)}.ev-served_change .kind{color:var(--info)}
 pre.log{background:#f7f8fa;border:1px solid var(--line);padding:.8em;overflow:auto;font-size:12px;max-height:30em}.empty{color:var(--dim)}`

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/pprof"
+	"strings"
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
 )
 
@@ -19,17 +21,20 @@ var (
 	ErrAlreadyRunning = errors.New("a run of this target is in progress")
 )
 
-// TargetStatus is one row of /api/v1/targets and of the status page.
+// TargetStatus is one row of /api/v1/targets and of the status page: the
+// target's configuration, its last run, and its status (health, drift,
+// active finding counts), which state.Run.Status computes for every
+// surface alike.
 type TargetStatus struct {
-	Name           string                     `json:"name"`
-	URL            string                     `json:"url"`
-	Classification string                     `json:"classification"`
-	Schedule       string                     `json:"schedule"`
-	NextRun        *time.Time                 `json:"next_run"`
-	Running        bool                       `json:"running"`
-	LastRun        *RunSummary                `json:"last_run"`
-	Findings       map[catalogue.Severity]int `json:"findings"`
-	Labels         map[string]string          `json:"labels,omitempty"`
+	Name           string      `json:"name"`
+	URL            string      `json:"url"`
+	Classification string      `json:"classification"`
+	Schedule       string      `json:"schedule"`
+	NextRun        *time.Time  `json:"next_run"`
+	Running        bool        `json:"running"`
+	LastRun        *RunSummary `json:"last_run"`
+	state.Status
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // RunSummary is the outcome of a target's last run.
@@ -60,6 +65,10 @@ type Options struct {
 	EnableLifecycle bool
 	// Metrics serves /metrics.
 	Metrics http.Handler
+	// RoutePrefix is the path every endpoint is served under
+	// (--web.route-prefix), "/" or "" for the root; the caller strips it
+	// from requests (Handler), the pages put it in every link.
+	RoutePrefix string
 	Version string
 }
 
@@ -90,6 +99,14 @@ func New(src Source, opts Options) http.Handler {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		_, _ = w.Write([]byte(styleCSS))
 	})
+	if p := h.prefix(); p != "" {
+		// Behind --web.route-prefix: everything under the prefix, and the
+		// root sends a browser there, as Prometheus does.
+		outer := http.NewServeMux()
+		outer.Handle(p+"/", http.StripPrefix(p, securityHeaders(mux)))
+		outer.Handle("GET /{$}", http.RedirectHandler(p+"/", http.StatusFound))
+		return outer
+	}
 	return securityHeaders(mux)
 }
 
@@ -97,6 +114,9 @@ type handler struct {
 	src  Source
 	opts Options
 }
+
+// prefix is the route prefix as links start with it: "" or "/path".
+func (h *handler) prefix() string { return strings.TrimRight(h.opts.RoutePrefix, "/") }
 
 func (h *handler) ready(w http.ResponseWriter, _ *http.Request) {
 	if !h.src.Ready() {
@@ -138,6 +158,16 @@ func (h *handler) probe(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// reportView is /api/v1/targets/{name}: the last run's report (the JSON
+// of driftd check --json, plus served_changes), and what the daemon knows
+// beyond that run: the target's status and its active findings, which
+// during an outage are the ones the last compared run saw, marked stale.
+type reportView struct {
+	*probe.Report
+	Status         state.Status    `json:"status"`
+	ActiveFindings []state.Finding `json:"active_findings"`
+}
+
 func (h *handler) report(w http.ResponseWriter, r *http.Request) {
 	run, ok := h.src.Run(r.PathValue("name"))
 	switch {
@@ -146,7 +176,7 @@ func (h *handler) report(w http.ResponseWriter, r *http.Request) {
 	case run.Report == nil:
 		writeJSON(w, http.StatusNotFound, apiError{"no run has finished yet"})
 	default:
-		writeJSON(w, http.StatusOK, run.Report)
+		writeJSON(w, http.StatusOK, reportView{Report: run.Report, Status: run.Status(), ActiveFindings: run.Findings()})
 	}
 }
 

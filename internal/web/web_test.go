@@ -33,16 +33,22 @@ func (f *fakeSource) Target(name string) (TargetStatus, bool) {
 		return TargetStatus{}, false
 	}
 	next := time.Now().Add(time.Minute)
+	run, _ := f.Run(name)
 	return TargetStatus{Name: "orders", URL: "https://orders.internal/mcp", Schedule: "@every 5m", NextRun: &next,
-		Findings: map[catalogue.Severity]int{catalogue.Error: 1}}, true
+		Status: run.Status()}, true
 }
 func (f *fakeSource) Run(name string) (*state.Run, bool) {
 	if name != "orders" {
 		return nil, false
 	}
-	st := state.NewState("orders")
+	run := state.Loaded(state.NewState("orders"))
+	if f.rep != nil {
+		run = state.Apply(run, f.rep, time.Now(), 0, nil)
+	}
+	st := *run.State
 	st.History = []state.Event{{Time: time.Now(), Kind: "opened", Rule: "MCP-DRIFT-TOOL-MISSING", Tool: "<script>x</script>"}}
-	return &state.Run{Report: f.rep, State: st}, true
+	run.State = &st
+	return run, true
 }
 func (f *fakeSource) Logs(string) []string        { return []string{`level=INFO msg="run finished"`} }
 func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }
@@ -74,7 +80,7 @@ func do(t *testing.T, method, url string) (int, string, http.Header) {
 }
 
 func TestEndpoints(t *testing.T) {
-	src := &fakeSource{ready: true, rep: &probe.Report{Target: "orders", Findings: []catalogue.Finding{
+	src := &fakeSource{ready: true, rep: &probe.Report{Target: "orders", Success: true, Findings: []catalogue.Finding{
 		{Rule: catalogue.DriftToolUndeclared, Severity: catalogue.Warn, Tool: `<img src=x onerror=alert(1)>`, Message: "served, not declared"},
 	}}}
 	srv := serve(t, false, src)
@@ -127,7 +133,7 @@ func TestLifecycleEnabled(t *testing.T) {
 	if code, _, _ := do(t, "GET", srv.URL+"/-/ready"); code != 503 {
 		t.Fatalf("ready before start: %d", code)
 	}
-	if code, body, _ := do(t, "GET", srv.URL+"/targets/orders"); code != 200 || !strings.Contains(body, "No run has finished yet") {
+	if code, body, _ := do(t, "GET", srv.URL+"/targets/orders"); code != 200 || !strings.Contains(body, "No run has finished since start") {
 		t.Fatalf("target page without a report: %d", code)
 	}
 }
