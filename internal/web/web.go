@@ -69,7 +69,7 @@ type Options struct {
 	// (--web.route-prefix), "/" or "" for the root; the caller strips it
 	// from requests (Handler), the pages put it in every link.
 	RoutePrefix string
-	Version string
+	Version     string
 }
 
 // New returns the handler for every endpoint of DESIGN §11.
