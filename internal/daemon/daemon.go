@@ -43,6 +43,9 @@ type Options struct {
 	Shard, Shards int
 	Logger        *slog.Logger
 	Build         metrics.BuildInfo
+	// RoutePrefix is the path every endpoint is served under
+	// (--web.route-prefix); "" or "/" is the root.
+	RoutePrefix string
 	// PerTargetHistograms gives driftd_probe_duration_seconds a target
 	// label (metrics.Options).
 	PerTargetHistograms bool
@@ -186,7 +189,7 @@ func (d *Daemon) Start() error {
 // serve binds every listen address, then serves each; a bind error
 // closes what was bound.
 func (d *Daemon) serve() error {
-	handler := driftweb.New(d, driftweb.Options{EnableLifecycle: d.opts.EnableLifecycle, Metrics: d.metrics.Handler(d.reg), Version: d.opts.Build.Version})
+	handler := driftweb.New(d, driftweb.Options{EnableLifecycle: d.opts.EnableLifecycle, Metrics: d.metrics.Handler(d.reg), RoutePrefix: d.opts.RoutePrefix, Version: d.opts.Build.Version})
 	addrs := d.opts.ListenAddresses
 	if len(addrs) == 0 {
 		addrs = []string{":9820"}

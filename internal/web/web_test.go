@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +136,35 @@ func TestLifecycleEnabled(t *testing.T) {
 	}
 	if code, body, _ := do(t, "GET", srv.URL+"/targets/orders"); code != 200 || !strings.Contains(body, "No run has finished since start") {
 		t.Fatalf("target page without a report: %d", code)
+	}
+}
+
+// Behind --web.route-prefix every endpoint answers under the prefix, every
+// link on the pages starts with it, and the root redirects there.
+func TestRoutePrefix(t *testing.T) {
+	src := &fakeSource{ready: true, rep: &probe.Report{Target: "orders", Success: true}}
+	srv := httptest.NewServer(New(src, Options{Metrics: promhttp.HandlerFor(prometheus.NewRegistry(), promhttp.HandlerOpts{}), Version: "test", RoutePrefix: "/driftd/"}))
+	t.Cleanup(srv.Close)
+	for _, path := range []string{"/driftd/", "/driftd/targets/orders", "/driftd/api/v1/targets", "/driftd/metrics", "/driftd/style.css", "/driftd/-/healthy"} {
+		code, body, _ := do(t, "GET", srv.URL+path)
+		if code != 200 {
+			t.Errorf("GET %s = %d", path, code)
+		}
+		for _, m := range regexp.MustCompile(`(?:href|src)="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+			if !strings.HasPrefix(m[1], "/driftd/") {
+				t.Errorf("%s links to %q, outside the prefix", path, m[1])
+			}
+		}
+	}
+	if code, _, _ := do(t, "GET", srv.URL+"/targets/orders"); code != 404 {
+		t.Errorf("unprefixed path answered %d", code)
+	}
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Get(srv.URL + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/driftd/" {
+		t.Errorf("GET / = %d → %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 }
