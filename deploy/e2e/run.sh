@@ -255,6 +255,22 @@ arrived() {
 }
 wait_until "MCPToolMissing arrives at the webhook" arrived
 
+# The dashboard sees a fresh daemon's first openings: its counters appear
+# at 1, which increase() alone misses (issue 16). The panels' own queries,
+# from the shipped dashboard, evaluated by this Prometheus.
+opened_panel() {
+  "$helper" panel -dashboard deploy/grafana/driftd.json -title "Opened by rule" \
+    -prom "http://127.0.0.1:$prom_port" -var 'target=.*' -var window=1h \
+    -want '"rule":"MCP-DRIFT-TOOL-MISSING"'
+}
+wait_until "the dashboard's \"Opened by rule\" shows the first openings" opened_panel
+opened_resolved_panel() {
+  "$helper" panel -dashboard deploy/grafana/driftd.json -title "Findings opened and resolved" \
+    -prom "http://127.0.0.1:$prom_port" -var 'target=.*' -var __rate_interval=5m \
+    -want '"severity":"ERROR"'
+}
+wait_until "the dashboard's \"Findings opened and resolved\" shows them" opened_resolved_panel
+
 log "PASS in $(elapsed): the webhook received"
 arrived
 log "every alert the webhook received (status, alertname, target, tool):"

@@ -6,6 +6,7 @@
 //	webhook serve -listen 127.0.0.1:PORT -out FILE
 //	webhook match -in FILE -status firing -label alertname=X -label k=v [-annotation k=v]
 //	webhook get URL
+//	webhook panel -dashboard FILE -title T -prom URL [-var k=v]... -want S
 //
 // serve appends one JSON object per received alert to FILE, one per line:
 // {"received_at", "receiver", "status", "labels", "annotations", "starts_at"}.
@@ -40,6 +41,8 @@ func main() {
 		code = match(os.Args[2:], os.Stdout)
 	case "get":
 		code = get(os.Args[2:], os.Stdout)
+	case "panel":
+		code = panel(os.Args[2:], os.Stdout)
 	default:
 		usage()
 	}
@@ -47,7 +50,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: webhook serve -listen ADDR -out FILE | match -in FILE [-status S] [-label k=v]... [-annotation k=v]... | get URL")
+	fmt.Fprintln(os.Stderr, "usage: webhook serve -listen ADDR -out FILE | match -in FILE [-status S] [-label k=v]... [-annotation k=v]... | get URL | panel -dashboard FILE -title T -prom URL [-var k=v]... -want S")
 	os.Exit(2)
 }
 
