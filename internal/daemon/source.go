@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
@@ -97,4 +99,25 @@ func (d *Daemon) Probe(name string) error {
 	default:
 		return err
 	}
+}
+
+// Served returns a target's served set as last recorded, from its
+// snapshot file.
+func (d *Daemon) Served(name string) ([]mcp.Tool, error) {
+	if _, ok := d.cfg.Load().byName[name]; !ok {
+		return nil, web.ErrUnknownTarget
+	}
+	if d.store == nil {
+		return nil, scheduler.ErrStopped
+	}
+	return d.store.LoadSnapshot(name)
+}
+
+// Declared returns a target's manifest, as its runs read it.
+func (d *Daemon) Declared(name string) (*manifest.Manifest, error) {
+	tc, ok := d.cfg.Load().byName[name]
+	if !ok {
+		return nil, web.ErrUnknownTarget
+	}
+	return d.manifests.load(tc.t.Manifest)
 }

@@ -71,7 +71,7 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 {{if not .Findings}}<p class="empty">{{if eq .Status.Drift "unknown"}}Nothing compared yet.{{else}}No active findings.{{end}}</p>{{else}}
 <table><thead><tr><th>Severity</th><th>Rule</th><th>Tool</th><th>Where</th><th>Message</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>
 {{range .Findings}}<tr class="sev-{{sev .Severity}}{{if .Stale}} stale{{end}}"><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span>{{if .Stale}} <span class="badge stale">stale</span>{{end}}</td><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td>
-<td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}</td><td>{{.Message}}<div class="dim"><code>{{.Fingerprint}}</code></div></td><td>{{ts .FirstSeen}}</td><td>{{with .LastSeen}}{{ts .}}{{else}}—{{end}}</td></tr>{{end}}
+<td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}{{if and .Direction .Tool}}<div><a href="{{$.Prefix}}/targets/{{$.Status.Name}}/schema?tool={{.Tool}}&amp;direction={{.Direction}}&amp;pointer={{.Pointer}}">compare side by side</a></div>{{end}}</td><td>{{.Message}}<div class="dim"><code>{{.Fingerprint}}</code></div></td><td>{{ts .FirstSeen}}</td><td>{{with .LastSeen}}{{ts .}}{{else}}—{{end}}</td></tr>{{end}}
 </tbody></table>{{end}}
 {{with .Report}}
 <h2>Last run</h2>
@@ -94,7 +94,7 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 <h2>Recent log</h2>
 {{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
 {{end}}</pre>{{end}}
-<p class="dim"><a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}">report JSON</a> · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/history">history JSON</a></p>
+<p class="dim"><a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}">report JSON</a> · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/history">history JSON</a> · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/manifest">served tools as a manifest</a></p>
 {{template "foot" .}}`))
 
 type page struct {
@@ -153,5 +153,7 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1.2em}dt{color:va
 .timeline{list-style:none;padding:0}.timeline li{padding:.25em 0;border-bottom:1px dashed var(--line)}.timeline time{color:var(--dim);font-size:12px;margin-right:.5em}
 .banner{border:1px solid #f5c2c7;background:#fff5f5;color:#842029;padding:.7em 1em;border-radius:4px;margin:.5em 0 1em}
 .badge.stale{background:#f3e5f5;color:#6a1b9a}tr.stale td,td.stale{opacity:.75}.status{margin:.2em 0 .8em}
+table.sbs td{width:50%;padding:0 .4em}table.sbs pre{margin:0;font:12px ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}
+tr.l-changed td{background:#fff8e1}tr.l-declared td:first-child{background:#ffebee}tr.l-served td:last-child{background:#e8f5e9}
 .kind{font-weight:600}.ev-opened .kind{color:var(--err)}.ev-resolved .kind{color:var(--ok)}.ev-served_change .kind{color:var(--info)}
 pre.log{background:#f7f8fa;border:1px solid var(--line);padding:.8em;overflow:auto;font-size:12px;max-height:30em}.empty{color:var(--dim)}`

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
 )
@@ -55,6 +57,10 @@ type Source interface {
 	// false means the target is not configured.
 	Run(name string) (*state.Run, bool)
 	Logs(name string) []string
+	// Served returns the served set as last recorded (the state's
+	// snapshot), Declared the target's manifest.
+	Served(name string) ([]mcp.Tool, error)
+	Declared(name string) (*manifest.Manifest, error)
 	ConfigYAML() ([]byte, error)
 	Reload() error
 	Probe(name string) error
@@ -84,6 +90,8 @@ func New(src Source, opts Options) http.Handler {
 	mux.HandleFunc("GET /api/v1/targets/{name}", h.report)
 	mux.HandleFunc("GET /api/v1/targets/{name}/history", h.history)
 	mux.HandleFunc("POST /api/v1/targets/{name}/probe", h.lifecycle(h.probe))
+	mux.HandleFunc("GET /api/v1/targets/{name}/manifest", h.manifestDownload)
+	mux.HandleFunc("GET /targets/{name}/schema", h.schemaView)
 	mux.HandleFunc("GET /api/v1/rules", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, catalogue.Catalogue()) })
 	mux.HandleFunc("GET /config", h.config)
 	mux.HandleFunc("GET /{$}", h.index)

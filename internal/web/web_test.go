@@ -1,6 +1,7 @@
 package web
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
 )
@@ -37,6 +40,16 @@ func (f *fakeSource) Target(name string) (TargetStatus, bool) {
 	run, _ := f.Run(name)
 	return TargetStatus{Name: "orders", URL: "https://orders.internal/mcp", Schedule: "@every 5m", NextRun: &next,
 		Status: run.Status()}, true
+}
+func (f *fakeSource) Served(name string) ([]mcp.Tool, error) {
+	if name != "orders" {
+		return nil, ErrUnknownTarget
+	}
+	t, _ := mcp.ParseTool(json.RawMessage(`{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":10}},"description":"<script>x</script>"}}`))
+	return []mcp.Tool{t}, nil
+}
+func (f *fakeSource) Declared(name string) (*manifest.Manifest, error) {
+	return manifest.Parse([]byte(`{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":64}}}}]}`), ".json")
 }
 func (f *fakeSource) Run(name string) (*state.Run, bool) {
 	if name != "orders" {
@@ -166,5 +179,32 @@ func TestRoutePrefix(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusFound || resp.Header.Get("Location") != "/driftd/" {
 		t.Errorf("GET / = %d → %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// The served set downloads as a canonical manifest, and a schema finding
+// opens the declared and served schema side by side, the changed line
+// marked, every server string escaped.
+func TestManifestAndSchemaView(t *testing.T) {
+	srv := serve(t, false, &fakeSource{ready: true})
+	code, body, h := do(t, "GET", srv.URL+"/api/v1/targets/orders/manifest")
+	if code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || !strings.Contains(body, `"name": "search"`) {
+		t.Fatalf("manifest: %d %s", code, body)
+	}
+	if _, err := manifest.Parse([]byte(body), ".json"); err != nil {
+		t.Fatalf("the download is not a manifest: %v", err)
+	}
+	code, body, _ = do(t, "GET", srv.URL+"/targets/orders/schema?tool=search&direction=input&pointer=/properties/q/maxLength")
+	if code != 200 || !strings.Contains(body, `class="l-changed"`) || !strings.Contains(body, "64") || !strings.Contains(body, "10") {
+		t.Fatalf("schema view: %d\n%s", code, body)
+	}
+	if strings.Contains(body, "<script>x") {
+		t.Fatal("a served string reached the page unescaped")
+	}
+	if code, _, _ = do(t, "GET", srv.URL+"/targets/orders/schema?tool=search&direction=sideways"); code != 400 {
+		t.Fatalf("bad direction: %d", code)
+	}
+	if code, _, _ = do(t, "GET", srv.URL+"/api/v1/targets/nope/manifest"); code != 404 {
+		t.Fatalf("unknown target manifest: %d", code)
 	}
 }

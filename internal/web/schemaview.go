@@ -1,0 +1,273 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"html/template"
+	"net/http"
+	"strings"
+
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
+)
+
+// maxViewLines bounds each side of the side-by-side view: a schema is
+// server-controlled and may be of any size.
+const maxViewLines = 2000
+
+// manifestDownload is GET /api/v1/targets/{name}/manifest: the served set
+// as last recorded, as a canonical manifest, so that accepting a change is
+// `curl … > manifests/x.json` and a pull request.
+func (h *handler) manifestDownload(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	tools, err := h.src.Served(name)
+	switch {
+	case errors.Is(err, ErrUnknownTarget):
+		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
+		return
+	case err != nil:
+		writeJSON(w, http.StatusNotFound, apiError{"no served set recorded yet: " + err.Error()})
+		return
+	}
+	b, err := manifest.Canonical(tools)
+	if err != nil {
+		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.json"`)
+	_, _ = w.Write(b)
+}
+
+// viewLine is one row of the side-by-side view.
+type viewLine struct {
+	Declared, Served string
+	// Kind is "same", "changed", "declared" (only on the declared side)
+	// or "served" (only on the served side).
+	Kind string
+}
+
+type schemaPage struct {
+	page
+	Tool, Direction, Pointer string
+	// At is the pointer actually shown: the finding's, or the nearest
+	// ancestor both sides have.
+	At    string
+	Lines []viewLine
+	Note  string
+}
+
+var schemaTmpl = template.Must(template.New("schema").Funcs(funcs).Parse(layout + `{{template "head" .}}
+<h1>{{.Status.Name}} · {{.Tool}}</h1>
+<p><a href="{{.Prefix}}/targets/{{.Status.Name}}">← back to the target</a></p>
+<p>{{.Direction}}Schema at <code>{{.Pointer}}</code>{{if ne .At .Pointer}} (shown from <code>{{.At}}</code>){{end}}: the declared schema (manifest) on the left, the last served one on the right.</p>
+{{with .Note}}<p class="dim">{{.}}</p>{{end}}
+<table class="sbs"><thead><tr><th>declared</th><th>served</th></tr></thead><tbody>
+{{range .Lines}}<tr class="l-{{.Kind}}"><td><pre>{{.Declared}}</pre></td><td><pre>{{.Served}}</pre></td></tr>{{end}}
+</tbody></table>
+{{template "foot" .}}`))
+
+// schemaView is GET /targets/{name}/schema?tool=&direction=&pointer=: the
+// declared and the served schema of a finding side by side, differences
+// highlighted, server-rendered. Every string is sanitised (bounded,
+// escaped by the template), as everywhere else.
+func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	st, ok := h.src.Target(name)
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	q := r.URL.Query()
+	tool, dir, ptr := q.Get("tool"), q.Get("direction"), q.Get("pointer")
+	if dir != "input" && dir != "output" {
+		http.Error(w, "direction must be input or output", http.StatusBadRequest)
+		return
+	}
+	p := schemaPage{page: page{Title: name + " · " + tool, Version: h.opts.Version, Prefix: h.prefix(), Status: st},
+		Tool: sanitize.Name(tool), Direction: dir, Pointer: sanitize.Text(ptr)}
+	var declared, served json.RawMessage
+	if m, err := h.src.Declared(name); err == nil {
+		for _, t := range m.Tools {
+			if t.Name == tool {
+				declared = schemaOf(t, dir)
+			}
+		}
+	} else {
+		p.Note = "The manifest could not be read: " + err.Error()
+	}
+	if tools, err := h.src.Served(name); err == nil {
+		for _, t := range tools {
+			if t.Name == tool {
+				served = schemaOf(t, dir)
+			}
+		}
+	} else if p.Note == "" {
+		p.Note = "No served set is recorded yet."
+	}
+	dv, sv := decode(declared), decode(served)
+	p.At = ptr
+	d, okD := resolve(dv, ptr)
+	s, okS := resolve(sv, ptr)
+	// A scalar alone says little: show the object around it.
+	for (!okD || !okS || (!container(d) && !container(s))) && p.At != "" {
+		p.At = parentPointer(p.At)
+		d, okD = resolve(dv, p.At)
+		s, okS = resolve(sv, p.At)
+	}
+	if p.At == "" {
+		p.At = "/"
+	}
+	p.Lines = sideBySide(pretty(d), pretty(s))
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := schemaTmpl.Execute(w, p); err != nil {
+		http.Error(w, "template: "+err.Error(), http.StatusInternalServerError)
+	}
+}
+
+func schemaOf(t mcp.Tool, dir string) json.RawMessage {
+	if dir == "output" {
+		return t.OutputSchema
+	}
+	return t.InputSchema
+}
+
+func decode(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil
+	}
+	return v
+}
+
+// resolve walks an RFC 6901 pointer.
+func resolve(v any, ptr string) (any, bool) {
+	if ptr == "" || ptr == "/" {
+		return v, v != nil
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch n := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = n[tok]; !ok {
+				return nil, false
+			}
+		case []any:
+			i := 0
+			for _, c := range tok {
+				if c < '0' || c > '9' {
+					return nil, false
+				}
+				i = i*10 + int(c-'0')
+				if i >= len(n) {
+					return nil, false
+				}
+			}
+			if tok == "" {
+				return nil, false
+			}
+			v = n[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func container(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
+}
+
+func parentPointer(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i > 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// pretty renders v with sorted keys and every string sanitised, as lines.
+func pretty(v any) []string {
+	if v == nil {
+		return []string{"(absent)"}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(clean(v))
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	if len(lines) > maxViewLines {
+		lines = append(lines[:maxViewLines], "… (cut: more than 2000 lines)")
+	}
+	return lines
+}
+
+// clean sanitises every string (keys included) of a decoded schema.
+func clean(v any) any {
+	switch n := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(n))
+		for k, c := range n {
+			out[sanitize.Name(k)] = clean(c)
+		}
+		return out
+	case []any:
+		out := make([]any, len(n))
+		for i, c := range n {
+			out[i] = clean(c)
+		}
+		return out
+	case string:
+		return sanitize.Text(n)
+	}
+	return v
+}
+
+// sideBySide aligns two line lists by their longest common subsequence.
+func sideBySide(a, b []string) []viewLine {
+	n, m := len(a), len(b)
+	lcs := make([][]int32, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []viewLine
+	i, j := 0, 0
+	for i < n || j < m {
+		switch {
+		case i < n && j < m && a[i] == b[j]:
+			out = append(out, viewLine{Declared: a[i], Served: b[j], Kind: "same"})
+			i, j = i+1, j+1
+		case i < n && j < m && lcs[i+1][j] == lcs[i][j+1]:
+			out = append(out, viewLine{Declared: a[i], Served: b[j], Kind: "changed"})
+			i, j = i+1, j+1
+		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			out = append(out, viewLine{Served: b[j], Kind: "served"})
+			j++
+		default:
+			out = append(out, viewLine{Declared: a[i], Kind: "declared"})
+			i++
+		}
+	}
+	return out
+}
