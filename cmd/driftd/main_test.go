@@ -179,7 +179,7 @@ func TestCheckEnforcedAuthFindings(t *testing.T) {
 func TestHelpRunsNothing(t *testing.T) {
 	for _, args := range [][]string{{"demo", "--help"}, {"run", "--help"}, {"check", "--help"}, {"--help"}} {
 		code, stdout, stderr := driftd(t, args...)
-		if code != exitOK || !strings.Contains(stdout+stderr, "usage: driftd") || strings.Contains(stdout, "mock MCP server") {
+		if code != exitOK || !strings.Contains(stdout+stderr, "usage: driftd") || strings.Contains(stdout, "mock MCP server with drift:") {
 			t.Errorf("%v: exit %d\n%s%s", args, code, stdout, stderr)
 		}
 	}

@@ -5,16 +5,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/alecthomas/units"
+	promversion "github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/driftd/driftd/internal/daemon"
-	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/scheduler"
 )
 
@@ -70,7 +69,7 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	opts.EnableLifecycle = *df.lifecycle
 	opts.LogRingBytes = int(*df.ringBytes)
 	opts.PerTargetHistograms = *df.perTarget
-	opts.Build = metrics.BuildInfo{Version: version, Revision: revision, GoVersion: runtime.Version()}
+	opts.Build = buildInfo()
 	d, err := daemon.New(opts)
 	if err != nil {
 		return usageErr("%v", err)
@@ -82,7 +81,7 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	logger.Info("driftd started", "version", version, "config", opts.ConfigFile)
+	logger.Info("driftd started", "version", promversion.Version, "revision", promversion.GetRevision(), "config", opts.ConfigFile)
 	for {
 		select {
 		case <-hup:
