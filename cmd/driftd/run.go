@@ -47,16 +47,28 @@ func addDaemonFlags(cmd *kingpin.CmdClause) *daemonFlags {
 
 func registerRun(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	cmd := app.Command("run", "Run the monitoring daemon.")
-	configFile := cmd.Flag("config", "The configuration file.").Required().PlaceHolder("FILE").String()
+	configFile := addConfigFileFlag(cmd, "The configuration file (required).")
 	shard := cmd.Flag("shard", "Probe only the targets whose name hashes to shard I of N (for N replicas).").Default("0/1").String()
 	df := addDaemonFlags(cmd)
 	cmds[cmd.FullCommand()] = func(ctx context.Context, _, stderr io.Writer) error {
+		if *configFile == "" {
+			return usageErr("required flag --config.file not provided, try --help")
+		}
 		i, n, err := scheduler.ParseShard(*shard)
 		if err != nil {
 			return usageErr("--shard: %v", err)
 		}
 		return serveDaemon(ctx, df, stderr, daemon.Options{ConfigFile: *configFile, Shard: i, Shards: n, WatchConfig: true})
 	}
+}
+
+// addConfigFileFlag adds --config.file, the name every Prometheus tool
+// uses, and the hidden --config it replaced, which still works.
+func addConfigFileFlag(cmd *kingpin.CmdClause, help string) *string {
+	var file string
+	cmd.Flag("config.file", help).PlaceHolder("FILE").StringVar(&file)
+	cmd.Flag("config", "Alias of --config.file.").Hidden().StringVar(&file)
+	return &file
 }
 
 // serveDaemon runs a daemon until ctx ends (SIGINT/SIGTERM), reloading on
