@@ -26,7 +26,7 @@ const demoAddress = "127.0.0.1:9821"
 func registerDemo(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	cmd := app.Command("demo", "Run the daemon against a mock MCP server with deliberate drift (config.example.yaml); Ctrl-C stops both.")
 	mockAddr := cmd.Flag("mock.listen-address", "Where the mock MCP server listens.").Default(demoAddress).String()
-	df := addDaemonFlags(cmd)
+	df := addDaemonFlags(cmd, "text")
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
 		dir, err := os.MkdirTemp("", "driftd-demo-")
 		if err != nil {

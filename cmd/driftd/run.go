@@ -34,12 +34,13 @@ type webFlags struct {
 	config    *string
 }
 
-func addDaemonFlags(cmd *kingpin.CmdClause) *daemonFlags {
+// addDaemonFlags adds them with the command's default --log.format.
+func addDaemonFlags(cmd *kingpin.CmdClause, logFormat string) *daemonFlags {
 	wf := kingpinflag.AddFlags(cmd, ":9820")
 	return &daemonFlags{
 		web:       &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile},
 		lifecycle: cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload and POST /api/v1/targets/{name}/probe.").Bool(),
-		log:       addLogFlags(cmd),
+		log:       addLogFlags(cmd, logFormat),
 		ringBytes: cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
 		perTarget: cmd.Flag("metrics.per-target-histograms", "Give driftd_probe_duration_seconds a target label (15 series per target; off, one histogram for the instance and driftd_probe_last_duration_seconds per target).").Bool(),
 	}
@@ -49,7 +50,7 @@ func registerRun(app *kingpin.Application, cmds map[string]func(context.Context,
 	cmd := app.Command("run", "Run the monitoring daemon.")
 	configFile := addConfigFileFlag(cmd, "The configuration file (required).")
 	shard := cmd.Flag("shard", "Probe only the targets whose name hashes to shard I of N (for N replicas).").Default("0/1").String()
-	df := addDaemonFlags(cmd)
+	df := addDaemonFlags(cmd, "logfmt")
 	cmds[cmd.FullCommand()] = func(ctx context.Context, _, stderr io.Writer) error {
 		if *configFile == "" {
 			return usageErr("required flag --config.file not provided, try --help")

@@ -24,6 +24,8 @@ func TestHelpAndUsageErrors(t *testing.T) {
 		{[]string{"--nope"}, "unknown long flag '--nope', try --help"},
 		{[]string{"check"}, "required flag(s) '--base-url' not provided"},
 		{[]string{"run"}, "driftd run: required flag --config.file not provided"},
+		{[]string{"run", "--config.file", "x.yml", "--log.format", "xml"}, "enum value must be one of logfmt,json,text"},
+		{[]string{"run", "--config.file", "x.yml", "--log.level", "loud"}, "unrecognized log level loud"},
 	} {
 		code, stdout, stderr := driftd(t, tc.args...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
