@@ -34,9 +34,10 @@ type webFlags struct {
 	config    *string
 }
 
-// addDaemonFlags adds them with the command's default --log.format.
-func addDaemonFlags(cmd *kingpin.CmdClause, logFormat string) *daemonFlags {
-	wf := kingpinflag.AddFlags(cmd, ":9820")
+// addDaemonFlags adds them with the command's defaults for
+// --web.listen-address and --log.format.
+func addDaemonFlags(cmd *kingpin.CmdClause, listen, logFormat string) *daemonFlags {
+	wf := kingpinflag.AddFlags(cmd, listen)
 	return &daemonFlags{
 		web:       &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile},
 		lifecycle: cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload and POST /api/v1/targets/{name}/probe.").Bool(),
@@ -50,7 +51,7 @@ func registerRun(app *kingpin.Application, cmds map[string]func(context.Context,
 	cmd := app.Command("run", "Run the monitoring daemon.")
 	configFile := addConfigFileFlag(cmd, "The configuration file (required).")
 	shard := cmd.Flag("shard", "Probe only the targets whose name hashes to shard I of N (for N replicas).").Default("0/1").String()
-	df := addDaemonFlags(cmd, "logfmt")
+	df := addDaemonFlags(cmd, ":9820", "logfmt")
 	cmds[cmd.FullCommand()] = func(ctx context.Context, _, stderr io.Writer) error {
 		if *configFile == "" {
 			return usageErr("required flag --config.file not provided, try --help")
