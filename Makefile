@@ -71,7 +71,6 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-# The demo: a mock MCP server with deliberate drift, probed by driftd.
 # The performance budgets of DESIGN §14, each printed as a ratio measured
 # side by side in one run. Nothing here fails on timing.
 bench:
@@ -80,8 +79,12 @@ bench:
 	DRIFTD_BENCH=1 $(GO) test ./internal/daemon/ -run '^TestReloadScale$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	$(GO) test ./internal/probe/ -run '^$$' -bench . -benchmem -count=1
 
+# The demo: a mock MCP server with deliberate drift, probed by driftd, on
+# loopback. ARGS go to driftd demo:
+#   make run ARGS='--web.listen-address=127.0.0.1:9999 --log.level=debug'
+ARGS ?=
 run: build
-	./bin/driftd demo
+	./bin/driftd demo $(ARGS)
 
 clean:
 	rm -rf bin

@@ -64,7 +64,16 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			opts.Tracer = tp.Tracer()
 		}
 		rep := probe.Run(ctx, prep, opts)
-		return rf.finish(stdout, rep, func() error { return probe.WriteText(stdout, rep) })
+		err = rf.finish(stdout, rep, func() error { return writeCheckText(stdout, rep, colour(stdout)) })
+		if hint := checkHint(rep, rf.threshold, *manifestPath); hint != "" && !*rf.asJSON {
+			// On stderr: stdout's last line stays the outcome, and the
+			// hint is for the person at the terminal, not for a file.
+			if colour(stderr) {
+				hint = style(ansiDim, hint)
+			}
+			fmt.Fprintln(stderr, hint)
+		}
+		return err
 	}
 }
 

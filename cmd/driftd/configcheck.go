@@ -12,9 +12,20 @@ import (
 func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	cmd := app.Command("config", "Work with configuration files.")
 	check := cmd.Command("check", "Validate a configuration file, load every manifest, and print the effective configuration with secrets redacted.")
-	file := check.Arg("file", "The configuration file.").Required().String()
+	flagFile := addConfigFileFlag(check, "The configuration file (or give it as the argument).")
+	argFile := check.Arg("file", "The configuration file, as --config.file does.").String()
 	cmds[check.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
-		out, err := daemon.CheckConfig(*file)
+		file := *flagFile
+		switch {
+		case file != "" && *argFile != "":
+			return usageErr("give the configuration file once: --config.file or an argument, not both")
+		case file == "":
+			file = *argFile
+		}
+		if file == "" {
+			return usageErr("required flag --config.file not provided, try --help")
+		}
+		out, err := daemon.CheckConfig(file)
 		if err != nil {
 			return usageErr("%v", err)
 		}

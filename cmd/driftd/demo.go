@@ -23,10 +23,14 @@ import (
 // demoAddress is the mock's address written in config.example.yaml.
 const demoAddress = "127.0.0.1:9821"
 
+// demoWebAddress is demo's --web.listen-address: loopback, like the mock,
+// because a demo need not be reachable from the network (run keeps :9820).
+const demoWebAddress = "127.0.0.1:9820"
+
 func registerDemo(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	cmd := app.Command("demo", "Run the daemon against a mock MCP server with deliberate drift (config.example.yaml); Ctrl-C stops both.")
 	mockAddr := cmd.Flag("mock.listen-address", "Where the mock MCP server listens.").Default(demoAddress).String()
-	df := addDaemonFlags(cmd)
+	df := addDaemonFlags(cmd, demoWebAddress, "text")
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
 		dir, err := os.MkdirTemp("", "driftd-demo-")
 		if err != nil {
@@ -48,14 +52,28 @@ func registerDemo(app *kingpin.Application, cmds map[string]func(context.Context
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "mock MCP server with drift: http://%s/mcp (and /auth/mcp, bearer token required)\nconfiguration: %s\n", ln.Addr(), configFile)
+		fmt.Fprintf(stdout, "mock MCP server with drift: http://%s/mcp (and /auth/mcp, bearer token required)\nconfiguration: %s\n", browsable(ln.Addr().String()), configFile)
 		return serveDaemon(ctx, df, stderr, daemon.Options{ConfigFile: configFile, WatchConfig: true, OnStart: func(addrs []string) {
 			for _, a := range addrs {
+				a = browsable(a)
 				fmt.Fprintf(stdout, "driftd: status page http://%s/  metrics http://%s/metrics\n", a, a)
 			}
 			fmt.Fprintln(stdout, "findings appear within seconds; Ctrl-C stops both.")
 		}})
 	}
+}
+
+// browsable turns a listener's address into one a browser on this machine
+// opens: a wildcard host ([::], 0.0.0.0) becomes 127.0.0.1.
+func browsable(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 // demoMock serves the drifted tool set anonymously on /mcp and behind the

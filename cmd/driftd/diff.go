@@ -33,7 +33,7 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 		rep := probe.Diff(*target, old, updated, probe.Options{Version: version, Policy: policy})
 		return rf.finish(stdout, rep, func() error {
 			fmt.Fprintf(stdout, "diff %s → %s: %d tools → %d tools\n", old.Path, updated.Path, len(old.Tools), len(updated.Tools))
-			return probe.WriteFindings(stdout, rep)
+			return writeFindingsText(stdout, rep, colour(stdout))
 		})
 	}
 }

@@ -44,12 +44,14 @@ func main() {
 // run parses args, runs the chosen subcommand and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := kingpin.New("driftd", "Keeps MCP servers honest: probes them and reports drift from their declared tool manifests.")
-	app.UsageWriter(stderr)
+	// Asked-for help and --version go to stdout (driftd --help | less);
+	// usage errors go to stderr with exit 2, and so does the usage printed
+	// when no command was given.
+	app.UsageWriter(stdout)
+	if len(args) == 0 {
+		app.UsageWriter(stderr)
+	}
 	app.ErrorWriter(stderr)
-	// --help and --version print and ask to terminate; remember it instead of
-	// exiting the process (tests call run), and stop after parsing.
-	terminated := false
-	app.Terminate(func(int) { terminated = true })
 	app.HelpFlag.Short('h')
 	cmds := map[string]func(context.Context, io.Writer, io.Writer) error{}
 	registerCheck(app, cmds)
@@ -61,15 +63,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	registerDemo(app, cmds)
 	registerVersion(app, cmds)
 
-	chosen, err := app.Parse(args)
+	chosen, terminated, err := parse(app, args)
 	switch {
 	case len(args) == 0:
 		err = fmt.Errorf("command not specified")
 	case terminated:
-		return exitOK // help was asked for and printed
+		return exitOK // help or the version was asked for and printed
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "driftd: %v\n", err)
+		fmt.Fprintf(stderr, "driftd: %v, try --help\n", err)
 		return exitUsage
 	}
 	fn, ok := cmds[chosen]
@@ -90,4 +92,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "driftd %s: %v\n", chosen, err)
 		return exitUsage
 	}
+}
+
+// terminate is what kingpin's Terminate hook panics with.
+type terminate struct{}
+
+// parse runs app.Parse. --help and --version print, then call kingpin's
+// Terminate, which would exit the process; here it unwinds back to parse
+// instead (tests call run), so nothing after the printing runs.
+func parse(app *kingpin.Application, args []string) (chosen string, terminated bool, err error) {
+	app.Terminate(func(int) { panic(terminate{}) })
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(terminate); !ok {
+				panic(r)
+			}
+			terminated = true
+		}
+	}()
+	chosen, err = app.Parse(args)
+	return chosen, false, err
 }

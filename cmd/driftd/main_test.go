@@ -48,8 +48,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{"missing tool", []string{"check", writeManifest(t, "a", "b", "c"), "--base-url", srv.URL}, exitFindings, "MCP-DRIFT-TOOL-MISSING c:"},
 		{"undeclared below fail-on", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL}, exitOK, "MCP-DRIFT-TOOL-UNDECLARED b:"},
 		{"undeclared at fail-on WARN", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL, "--fail-on", "warn"}, exitFindings, "WARN (1)"},
-		{"auth required, no credentials", []string{"check", writeManifest(t, "a", "zzz"), "--base-url", authed.URL}, exitNoProbe, "probe failed (auth_required)"},
-		{"unreachable", []string{"check", writeManifest(t, "a"), "--base-url", "http://127.0.0.1:1/mcp", "--timeout", "2s"}, exitNoProbe, "probe failed (connect)"},
+		{"auth required, no credentials", []string{"check", writeManifest(t, "a", "zzz"), "--base-url", authed.URL}, exitNoProbe, "(reason: auth_required) — nothing was compared"},
+		{"unreachable", []string{"check", writeManifest(t, "a"), "--base-url", "http://127.0.0.1:1/mcp", "--timeout", "2s"}, exitNoProbe, "(reason: connect) — nothing was compared"},
 		{"bad manifest", []string{"check", bad, "--base-url", srv.URL}, exitUsage, "line 2, column 13"},
 		{"missing manifest", []string{"check", "/nonexistent.json", "--base-url", srv.URL}, exitUsage, "no such file"},
 		{"bad fail-on", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL, "--fail-on", "LOUD"}, exitUsage, "--fail-on"},
@@ -179,7 +179,7 @@ func TestCheckEnforcedAuthFindings(t *testing.T) {
 func TestHelpRunsNothing(t *testing.T) {
 	for _, args := range [][]string{{"demo", "--help"}, {"run", "--help"}, {"check", "--help"}, {"--help"}} {
 		code, stdout, stderr := driftd(t, args...)
-		if code != exitOK || !strings.Contains(stdout+stderr, "usage: driftd") || strings.Contains(stdout, "mock MCP server") {
+		if code != exitOK || !strings.Contains(stdout+stderr, "usage: driftd") || strings.Contains(stdout, "mock MCP server with drift:") {
 			t.Errorf("%v: exit %d\n%s%s", args, code, stdout, stderr)
 		}
 	}

@@ -5,16 +5,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/alecthomas/units"
+	promversion "github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/driftd/driftd/internal/daemon"
-	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/scheduler"
 )
 
@@ -35,12 +34,14 @@ type webFlags struct {
 	config    *string
 }
 
-func addDaemonFlags(cmd *kingpin.CmdClause) *daemonFlags {
-	wf := kingpinflag.AddFlags(cmd, ":9820")
+// addDaemonFlags adds them with the command's defaults for
+// --web.listen-address and --log.format.
+func addDaemonFlags(cmd *kingpin.CmdClause, listen, logFormat string) *daemonFlags {
+	wf := kingpinflag.AddFlags(cmd, listen)
 	return &daemonFlags{
 		web:       &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile},
 		lifecycle: cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload and POST /api/v1/targets/{name}/probe.").Bool(),
-		log:       addLogFlags(cmd),
+		log:       addLogFlags(cmd, logFormat),
 		ringBytes: cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
 		perTarget: cmd.Flag("metrics.per-target-histograms", "Give driftd_probe_duration_seconds a target label (15 series per target; off, one histogram for the instance and driftd_probe_last_duration_seconds per target).").Bool(),
 	}
@@ -48,16 +49,28 @@ func addDaemonFlags(cmd *kingpin.CmdClause) *daemonFlags {
 
 func registerRun(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	cmd := app.Command("run", "Run the monitoring daemon.")
-	configFile := cmd.Flag("config", "The configuration file.").Required().PlaceHolder("FILE").String()
+	configFile := addConfigFileFlag(cmd, "The configuration file (required).")
 	shard := cmd.Flag("shard", "Probe only the targets whose name hashes to shard I of N (for N replicas).").Default("0/1").String()
-	df := addDaemonFlags(cmd)
+	df := addDaemonFlags(cmd, ":9820", "logfmt")
 	cmds[cmd.FullCommand()] = func(ctx context.Context, _, stderr io.Writer) error {
+		if *configFile == "" {
+			return usageErr("required flag --config.file not provided, try --help")
+		}
 		i, n, err := scheduler.ParseShard(*shard)
 		if err != nil {
 			return usageErr("--shard: %v", err)
 		}
 		return serveDaemon(ctx, df, stderr, daemon.Options{ConfigFile: *configFile, Shard: i, Shards: n, WatchConfig: true})
 	}
+}
+
+// addConfigFileFlag adds --config.file, the name every Prometheus tool
+// uses, and the hidden --config it replaced, which still works.
+func addConfigFileFlag(cmd *kingpin.CmdClause, help string) *string {
+	var file string
+	cmd.Flag("config.file", help).PlaceHolder("FILE").StringVar(&file)
+	cmd.Flag("config", "Alias of --config.file.").Hidden().StringVar(&file)
+	return &file
 }
 
 // serveDaemon runs a daemon until ctx ends (SIGINT/SIGTERM), reloading on
@@ -70,7 +83,7 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	opts.EnableLifecycle = *df.lifecycle
 	opts.LogRingBytes = int(*df.ringBytes)
 	opts.PerTargetHistograms = *df.perTarget
-	opts.Build = metrics.BuildInfo{Version: version, Revision: revision, GoVersion: runtime.Version()}
+	opts.Build = buildInfo()
 	d, err := daemon.New(opts)
 	if err != nil {
 		return usageErr("%v", err)
@@ -82,7 +95,7 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	logger.Info("driftd started", "version", version, "config", opts.ConfigFile)
+	logger.Info("driftd started", "version", promversion.Version, "revision", promversion.GetRevision(), "config", opts.ConfigFile)
 	for {
 		select {
 		case <-hup:

@@ -132,7 +132,7 @@ func TestRunBinarySignals(t *testing.T) {
 	writeCfg("one")
 	ln := freePort(t)
 	var stderr lockedBuffer
-	cmd := exec.Command(bin, "run", "--config", cfg, "--web.listen-address="+ln, "--log.format=json")
+	cmd := exec.Command(bin, "run", "--config.file", cfg, "--web.listen-address="+ln, "--log.format=json")
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
