@@ -5,7 +5,7 @@ REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
 FUZZTIME ?= 5s
 
-.PHONY: build test fuzz lint bench run clean deploy-check e2e conformance faults soak
+.PHONY: build test fuzz lint bench run clean deploy-check e2e conformance faults soak browser
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -40,6 +40,13 @@ e2e: build
 # as the client (docs/testing.md). Needs the npm registry the first time.
 conformance: build
 	bash test/conformance/run.sh
+
+# The status pages in Debian's headless Chromium (apt-get install chromium):
+# the demo and a daemon behind --web.route-prefix, every link, no console
+# errors, the outage banner; screenshots in .ci/artifacts/browser.
+# test/browser is its own module, so the main one does not carry chromedp.
+browser: build
+	cd test/browser && $(GO) test -count=1 -v ./...
 
 # Hostile MCP servers against the built binary, `driftd check` and
 # `driftd run` (DESIGN §16, docs/testing.md "Fault suite"). Under a minute;

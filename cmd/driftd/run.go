@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -30,8 +33,30 @@ type daemonFlags struct {
 }
 
 type webFlags struct {
-	addresses *[]string
-	config    *string
+	addresses   *[]string
+	config      *string
+	externalURL *string
+	routePrefix *string
+}
+
+// prefix is --web.route-prefix, or the path of --web.external-url
+// when it is not given, as in Prometheus: "" for the root.
+func (w *webFlags) prefix() (string, error) {
+	prefix := *w.routePrefix
+	if *w.externalURL != "" {
+		u, err := url.Parse(*w.externalURL)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			return "", fmt.Errorf("--web.external-url %q: want an absolute URL such as https://example.com/driftd/", *w.externalURL)
+		}
+		if prefix == "" {
+			prefix = u.Path
+		}
+	}
+	prefix = "/" + strings.Trim(prefix, "/")
+	if prefix == "/" {
+		return "", nil
+	}
+	return prefix, nil
 }
 
 // addDaemonFlags adds them with the command's defaults for
@@ -39,7 +64,9 @@ type webFlags struct {
 func addDaemonFlags(cmd *kingpin.CmdClause, listen, logFormat string) *daemonFlags {
 	wf := kingpinflag.AddFlags(cmd, listen)
 	return &daemonFlags{
-		web:       &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile},
+		web: &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile,
+			externalURL: cmd.Flag("web.external-url", "The URL under which driftd is reached from outside (behind a reverse proxy). Its path is the default of --web.route-prefix.").PlaceHolder("URL").String(),
+			routePrefix: cmd.Flag("web.route-prefix", "The path every endpoint is served under, e.g. /driftd; every link on the pages starts with it. Defaults to the path of --web.external-url.").PlaceHolder("PATH").String()},
 		lifecycle: cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload and POST /api/v1/targets/{name}/probe.").Bool(),
 		log:       addLogFlags(cmd, logFormat),
 		ringBytes: cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
@@ -81,10 +108,16 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	opts.ListenAddresses = *df.web.addresses
 	opts.WebConfigFile = *df.web.config
 	opts.EnableLifecycle = *df.lifecycle
+	prefix, err := df.web.prefix()
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	opts.RoutePrefix = prefix
 	opts.LogRingBytes = int(*df.ringBytes)
 	opts.PerTargetHistograms = *df.perTarget
 	opts.Build = buildInfo()
-	d, err := daemon.New(opts)
+	var d *daemon.Daemon
+	d, err = daemon.New(opts)
 	if err != nil {
 		return usageErr("%v", err)
 	}

@@ -37,7 +37,7 @@ var funcs = template.FuncMap{
 
 var layout = `{{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} · driftd</title><link rel="stylesheet" href="{{.Prefix}}/style.css"></head><body>
+<title>{{.Title}} · driftd</title><link rel="icon" href="{{.Prefix}}/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="{{.Prefix}}/style.css"></head><body>
 <header><a class="brand" href="{{.Prefix}}/">driftd</a> <nav><a href="{{.Prefix}}/">Targets</a> <a href="{{.Prefix}}/metrics">Metrics</a> <a href="{{.Prefix}}/config">Config</a> <a href="{{.Prefix}}/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>{{end}}
 {{define "foot"}}</main></body></html>{{end}}
 {{define "health"}}{{if eq .Health "up"}}<span class="badge ok">up</span>{{else if eq .Health "failing"}}<span class="badge err" title="{{.Message}}">failing{{with .Reason}}: {{.}}{{end}}</span>{{with .FailingSince}} <span class="dim">since {{ago .}}</span>{{end}}{{else}}<span class="badge">pending</span>{{end}}{{end}}
@@ -94,7 +94,7 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 <h2>Recent log</h2>
 {{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
 {{end}}</pre>{{end}}
-<p class="dim"><a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}">report JSON</a> · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/history">history JSON</a> · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/manifest">served tools as a manifest</a></p>
+<p class="dim">{{if .Report}}<a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}">report JSON</a> · {{end}}<a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/history">history JSON</a>{{if .HasServed}} · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/manifest">served tools as a manifest</a>{{end}}</p>
 {{template "foot" .}}`))
 
 type page struct {
@@ -105,6 +105,9 @@ type page struct {
 	Targets  []TargetStatus
 	Status   TargetStatus
 	Findings []state.Finding
+	// HasServed is set when a served set is recorded (its manifest can
+	// be downloaded).
+	HasServed bool
 	Report   *probe.Report
 	History  []state.Event
 	Logs     []string
@@ -125,7 +128,7 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 	if run, ok := h.src.Run(name); ok {
 		// Newest first reads better on a page; the published history is
 		// shared, so the page reverses a copy.
-		p.Findings = run.Findings()
+		p.Findings, p.HasServed = run.Findings(), !run.State.ServedLastChange.IsZero()
 		p.Report, p.History = run.Report, slices.Clone(run.State.History)
 		slices.Reverse(p.History)
 	}

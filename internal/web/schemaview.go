@@ -82,6 +82,9 @@ func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
 	}
 	q := r.URL.Query()
 	tool, dir, ptr := q.Get("tool"), q.Get("direction"), q.Get("pointer")
+	if ptr == "" {
+		ptr = "/" // the whole schema
+	}
 	if dir != "input" && dir != "output" {
 		http.Error(w, "direction must be input or output", http.StatusBadRequest)
 		return

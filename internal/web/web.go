@@ -103,6 +103,14 @@ func New(src Source, opts Options) http.Handler {
 	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("GET /debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	// The pages' icon: a browser asks for one, and a 404 is a console error.
+	for _, path := range []string{"GET /favicon.svg", "GET /favicon.ico"} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "image/svg+xml")
+			w.Header().Set("Cache-Control", "max-age=86400")
+			_, _ = w.Write([]byte(faviconSVG))
+		})
+	}
 	mux.HandleFunc("GET /style.css", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		_, _ = w.Write([]byte(styleCSS))
@@ -239,3 +247,6 @@ func securityHeaders(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// faviconSVG is a drift: two offset arcs.
+const faviconSVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1d2430"/><path d="M3 10c2-3 4-3 6 0s4 3 5 0" stroke="#64b5f6" stroke-width="1.6" fill="none"/><path d="M3 6c2-3 4-3 6 0s4 3 5 0" stroke="#ef9a9a" stroke-width="1.6" fill="none"/></svg>`

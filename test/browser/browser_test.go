@@ -1,0 +1,320 @@
+// Package browser drives Debian's headless Chromium over the pages of a
+// real driftd (issue 16): the demo at the root and a daemon behind
+// --web.route-prefix, both built binaries on loopback. Every page loads
+// without console errors, every link on every page resolves (and behind
+// the prefix stays under it), and the outage case — the demo's mock dies
+// under the second daemon — shows the failure banner and the stale
+// findings. Screenshots go to DRIFTD_ARTIFACTS (default
+// ../../.ci/artifacts/browser). It is its own module so that the main one
+// does not carry chromedp; `make browser` runs it, .ci/run too.
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+const root = "../.."
+
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed (.ci/run installs Debian's chromium)")
+	}
+	t.Skip("chromium is not installed (apt-get install chromium)")
+	return ""
+}
+
+func binary(t *testing.T) string {
+	p, _ := filepath.Abs(filepath.Join(root, "bin", "driftd"))
+	if v := os.Getenv("DRIFTD_BIN"); v != "" {
+		p = v
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s: %v (make build)", p, err)
+	}
+	return p
+}
+
+func freePort(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs the binary with args until the test ends.
+func start(t *testing.T, dir string, bin string, args ...string) *exec.Cmd {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	logf, err := os.Create(filepath.Join(t.TempDir(), "out.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("%s %v output:\n%s", filepath.Base(bin), args, b)
+		}
+	})
+	return cmd
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func getBody(u string) (int, string) {
+	resp, err := http.Get(u)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	return resp.StatusCode, string(b)
+}
+
+// browser is one headless Chromium with every console error and uncaught
+// exception recorded.
+type browser struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+}
+
+func newBrowser(t *testing.T) *browser {
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancel(); cancelA() })
+	b := &browser{ctx: ctx}
+	// Start the browser and its first tab, then read its console to the end.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatal(err)
+	}
+	messages := chromedp.Console(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				b.mu.Lock()
+				b.errors = append(b.errors, m.String()+" "+m.URL)
+				b.mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return b
+}
+
+func (b *browser) takeErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := b.errors
+	b.errors = nil
+	return out
+}
+
+// visit loads u, and returns the page's text and its links (absolute).
+func (b *browser) visit(t *testing.T, u string) (string, []string) {
+	t.Helper()
+	if err := chromedp.Do(b.ctx, chromedp.Navigate(u), chromedp.WaitReady(chromedp.CSS("body"))); err != nil {
+		t.Fatalf("%s: %v", u, err)
+	}
+	text, err := chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("body")))
+	if err != nil {
+		t.Fatalf("%s: %v", u, err)
+	}
+	hrefs, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('a[href],link[href]')).map(a => a.href)`))
+	if err != nil {
+		t.Fatalf("%s: %v", u, err)
+	}
+	time.Sleep(100 * time.Millisecond) // late console messages
+	for _, e := range b.takeErrors() {
+		t.Errorf("%s: %s", u, e)
+	}
+	return text, hrefs
+}
+
+func (b *browser) screenshot(t *testing.T, name string) {
+	dir := os.Getenv("DRIFTD_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(root, ".ci", "artifacts", "browser")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	png, err := chromedp.Run(b.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot %s", path)
+}
+
+// crawl visits every page reachable from start on the same origin, in the
+// browser for HTML and by GET for the rest; every link must answer 200
+// and stay under prefix.
+func (b *browser) crawl(t *testing.T, start, prefix string) []string {
+	base, _ := url.Parse(start)
+	seen := map[string]bool{}
+	queue := []string{start}
+	var pages []string
+	for len(queue) > 0 && len(seen) < 200 {
+		u := queue[0]
+		queue = queue[1:]
+		if seen[u] {
+			continue
+		}
+		seen[u] = true
+		pu, err := url.Parse(u)
+		if err != nil || pu.Host != base.Host {
+			continue
+		}
+		if !strings.HasPrefix(pu.Path, prefix) {
+			t.Errorf("link %s leaves the route prefix %s", u, prefix)
+			continue
+		}
+		resp, err := http.Get(u)
+		if err != nil {
+			t.Errorf("GET %s: %v", u, err)
+			continue
+		}
+		ctype := resp.Header.Get("Content-Type")
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("GET %s = %d", u, resp.StatusCode)
+			continue
+		}
+		if !strings.HasPrefix(ctype, "text/html") {
+			continue
+		}
+		pages = append(pages, u)
+		_, links := b.visit(t, u)
+		for _, l := range links {
+			l, _, _ = strings.Cut(l, "#")
+			if !seen[l] {
+				queue = append(queue, l)
+			}
+		}
+	}
+	if len(pages) < 2 {
+		t.Errorf("crawl of %s reached %d page(s)", start, len(pages))
+	}
+	return pages
+}
+
+func TestPagesInABrowser(t *testing.T) {
+	bin := binary(t)
+	b := newBrowser(t)
+	repo, _ := filepath.Abs(root)
+
+	// The demo at the root, its mock on a port of ours.
+	web1, mock := freePort(t), freePort(t)
+	demo := start(t, t.TempDir(), bin, "demo", "--web.listen-address="+web1, "--mock.listen-address="+mock)
+	waitFor(t, "the demo's first runs", func() bool {
+		_, body := getBody("http://" + web1 + "/api/v1/targets")
+		return strings.Contains(body, `"drift": "drifted"`)
+	})
+
+	// A daemon behind a route prefix, probing the demo's mock.
+	dir := t.TempDir()
+	cfg := fmt.Sprintf("global: {schedule: \"@every 1s\", timeout: 3s, state_dir: %s}\ntargets:\n  - {name: orders, url: \"http://%s/mcp\", manifest: %s}\n",
+		filepath.Join(dir, "state"), mock, filepath.Join(repo, "examples", "manifests", "orders.json"))
+	if err := os.WriteFile(filepath.Join(dir, "driftd.yml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	web2 := freePort(t)
+	start(t, dir, bin, "run", "--config.file=driftd.yml", "--web.listen-address="+web2, "--web.route-prefix=/driftd")
+	waitFor(t, "the prefixed daemon's first run", func() bool {
+		_, body := getBody("http://" + web2 + "/driftd/api/v1/targets")
+		return strings.Contains(body, `"drift": "drifted"`)
+	})
+
+	pages := b.crawl(t, "http://"+web1+"/", "/")
+	b.visit(t, "http://"+web1+"/")
+	b.screenshot(t, "index")
+	for _, p := range pages {
+		if strings.Contains(p, "/targets/orders-demo") && !strings.Contains(p, "/schema") {
+			b.visit(t, p)
+			b.screenshot(t, "target")
+			break
+		}
+	}
+	for _, p := range pages {
+		if strings.Contains(p, "/schema?") {
+			text, _ := b.visit(t, p)
+			if !strings.Contains(text, "declared") || !strings.Contains(text, "served") {
+				t.Errorf("side-by-side view without its two sides: %.300s", text)
+			}
+			b.screenshot(t, "schema")
+			break
+		}
+	}
+	b.crawl(t, "http://"+web2+"/driftd/", "/driftd/")
+
+	// The outage: the mock goes away under the prefixed daemon.
+	_ = demo.Process.Kill()
+	_ = demo.Wait()
+	waitFor(t, "the prefixed daemon to see the outage", func() bool {
+		_, body := getBody("http://" + web2 + "/driftd/api/v1/targets")
+		var rows []struct{ Health string }
+		return json.Unmarshal([]byte(body), &rows) == nil && len(rows) == 1 && rows[0].Health == "failing"
+	})
+	text, _ := b.visit(t, "http://"+web2+"/driftd/targets/orders")
+	for _, want := range []string{"The last run failed", "Failing since", "could not be re-checked", "stale", "MCP-DRIFT-TOOL-MISSING"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("outage page lacks %q", want)
+		}
+	}
+	b.screenshot(t, "outage")
+	text, _ = b.visit(t, "http://"+web2+"/driftd/")
+	if !strings.Contains(text, "failing") || !strings.Contains(text, "stale") {
+		t.Errorf("outage index: %.500s", text)
+	}
+}
