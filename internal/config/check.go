@@ -98,7 +98,7 @@ func (t *Target) check() []issue {
 		_, isRule := catalogue.Lookup(id)
 		_, isGrade := catalogue.LookupGrade(id)
 		if !isRule && !isGrade {
-			is.add("severity."+id, "%q is not a rule or BRK-* grade id (see driftd rules)", id)
+			is.add("severity."+id, "%q is not a rule or BRK-* grade id (see driftd rules)%s", id, didYouMean(id, severityIDs))
 		}
 	}
 	for i, ig := range t.Ignore {
@@ -132,7 +132,7 @@ func checkIgnore(at string, ig catalogue.Ignore) []issue {
 	}
 	if r := ig.Rule; r != "" && !strings.HasSuffix(r, "*") {
 		if _, ok := catalogue.Lookup(r); !ok {
-			is.add(at+".rule", "%q is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*)", r)
+			is.add(at+".rule", "%q is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*)%s", r, didYouMean(r, ruleIDs))
 		}
 	}
 	if _, err := path.Match(ig.Tool, ""); err != nil {

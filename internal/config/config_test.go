@@ -33,6 +33,16 @@ func TestLoadBadConfigs(t *testing.T) {
 		{"bad-duplicate-name.yml", []string{`:8: targets[2].name: "orders" is already used at line 2`}},
 		{"bad-name.yml", []string{`:2: targets[0].name: "Orders" must match ^[a-z0-9][a-z0-9_.-]{0,62}$`}},
 		{"bad-url.yml", []string{`:3: targets[0].url: "orders.internal/mcp" must be an absolute http:// or https:// URL`}},
+		{"bad-typos.yml", []string{
+			":2: global.schedual: unknown field; did you mean schedule?\n",
+			":7: targets[0].timout: unknown field; did you mean timeout?\n",
+			`:8: targets[0].severity.BRK-NOPE: "BRK-NOPE" is not a rule or BRK-* grade id (see driftd rules)` + "\n",
+			`:8: targets[0].severity.MCP-DRIFT-TOOL-MISING: "MCP-DRIFT-TOOL-MISING" is not a rule or BRK-* grade id (see driftd rules); did you mean MCP-DRIFT-TOOL-MISSING?` + "\n",
+			`:8: targets[0].severity.mcp-drift-title: "mcp-drift-title" is not a rule or BRK-* grade id (see driftd rules); did you mean MCP-DRIFT-TITLE?` + "\n",
+			`:10: targets[0].ignore[0].rule: "MCP-DRIFT-ANOTATION" is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*); did you mean MCP-DRIFT-ANNOTATION?` + "\n",
+			":13: targets[0].http_client.tls_config.ca_fil: unknown field; did you mean ca_file?\n",
+			":14: targets[0].invokes: unknown field; did you mean invoke?",
+		}},
 		{"bad-environment.yml", []string{`:5: targets[0].environment: "prod" must be one of [local dev staging production unknown]`}},
 		{"bad-classification.yml", []string{
 			":3: global.classification[0].match: \"([a-z\": error parsing regexp: missing closing ]: `[a-z`",

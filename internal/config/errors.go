@@ -191,7 +191,12 @@ func (p *positions) guess(line int, msg string) (field, newMsg string) {
 		return ""
 	}
 	if m := unknownKey.FindStringSubmatch(msg); m != nil {
-		return pick(func(l located) bool { return l.key == m[1] }), "unknown field"
+		field := pick(func(l located) bool { return l.key == m[1] })
+		msg := "unknown field"
+		if at := parent(field); field == at+"."+m[1] || (at == "" && field == m[1]) {
+			msg += didYouMean(m[1], keysAt(at))
+		}
+		return field, msg
 	}
 	if m := dupKey.FindStringSubmatch(msg); m != nil {
 		key, _ := strconv.Unquote(m[1])
