@@ -219,3 +219,20 @@ func TestCaptureWritesCanonicalManifest(t *testing.T) {
 		t.Fatalf("capped capture: exit %d: %s", code, stderr)
 	}
 }
+
+// TestSchemelessBaseURL: Go parses localhost:8080/mcp as scheme
+// "localhost"; the user hears about the scheme once, and about nothing the
+// misparse would imply (no host, so no default name).
+func TestSchemelessBaseURL(t *testing.T) {
+	for _, cmd := range []string{"check", "capture"} {
+		args := []string{cmd, "--base-url", "localhost:8080/mcp"}
+		if cmd == "check" {
+			args = append(args, writeManifest(t, "a"))
+		}
+		code, stdout, stderr := driftd(t, args...)
+		want := "driftd " + cmd + `: --base-url: "localhost:8080/mcp" has no scheme; write http://localhost:8080/mcp or https://localhost:8080/mcp` + "\n"
+		if code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("%s: exit %d\nstderr:\n%s\nwant:\n%s", cmd, code, stderr, want)
+		}
+	}
+}

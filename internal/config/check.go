@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -42,11 +43,8 @@ func (t *Target) check() []issue {
 	case !targetName.MatchString(t.Name):
 		is.add("name", "%q must match %s", t.Name, targetName)
 	}
-	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		is.add("url", "%q must be an absolute http:// or https:// URL", RedactedURL(t.URL))
-	} else if u.User != nil {
-		// Never echo the URL here: it carries the credentials.
-		is.add("url", "must not carry credentials; use http_client")
+	if err := CheckTargetURL(t.URL); err != nil {
+		is.add("url", "%v", err)
 	}
 	if t.Timeout <= 0 {
 		is.add("timeout", "%v must be positive", t.Timeout)
@@ -105,6 +103,43 @@ func (t *Target) check() []issue {
 		is = append(is, checkIgnore(fmt.Sprintf("ignore[%d]", i), ig)...)
 	}
 	return is
+}
+
+// CheckTargetURL says what is wrong with raw as a target's URL, if
+// anything: it must be an absolute http(s) URL without credentials. The
+// error quotes the URL redacted.
+func CheckTargetURL(raw string) error {
+	if bare, ok := schemeless(raw); ok {
+		return errors.New(noScheme(bare))
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q must be an absolute http:// or https:// URL", RedactedURL(raw))
+	}
+	if u.User != nil {
+		// Never echo the URL here: it carries the credentials.
+		return errors.New("must not carry credentials; use http_client")
+	}
+	return nil
+}
+
+// schemeless returns raw, redacted, when it is a host (and path) written
+// without a scheme. Go's URL parser takes "localhost:8080/mcp" for scheme
+// "localhost" and no host, so the usual message would be about a scheme
+// nobody wrote.
+func schemeless(raw string) (string, bool) {
+	if raw == "" || strings.Contains(raw, "://") {
+		return "", false
+	}
+	u, err := url.Parse("http://" + raw)
+	if err != nil || u.Host == "" || u.Hostname() == "http" || u.Hostname() == "https" {
+		return "", false
+	}
+	return strings.TrimPrefix(RedactedURL(u.String()), "http://"), true
+}
+
+func noScheme(bare string) string {
+	return fmt.Sprintf("%q has no scheme; write http://%s or https://%s", bare, bare, bare)
 }
 
 func checkLabel(name string) string {
@@ -192,8 +227,10 @@ func (g *Global) check() []issue {
 		is.add("state_dir", "required")
 	}
 	if e := g.OTLPEndpoint; e != "" {
-		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			is.add("otlp_endpoint", "%q must be an http:// or https:// URL (OTLP over HTTP), or empty", e)
+		if bare, ok := schemeless(e); ok {
+			is.add("otlp_endpoint", "%s", noScheme(bare))
+		} else if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			is.add("otlp_endpoint", "%q must be an http:// or https:// URL (OTLP over HTTP), or empty", RedactedURL(e))
 		}
 	}
 	for i, r := range g.Classification {

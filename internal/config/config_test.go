@@ -32,7 +32,12 @@ func TestLoadBadConfigs(t *testing.T) {
 		{"bad-every-500ms.yml", []string{`:5: targets[0].schedule: "@every 500ms": interval 500ms is under 1s`}},
 		{"bad-duplicate-name.yml", []string{`:8: targets[2].name: "orders" is already used at line 2`}},
 		{"bad-name.yml", []string{`:2: targets[0].name: "Orders" must match ^[a-z0-9][a-z0-9_.-]{0,62}$`}},
-		{"bad-url.yml", []string{`:3: targets[0].url: "orders.internal/mcp" must be an absolute http:// or https:// URL`}},
+		// Go's URL parser takes localhost:8080 for a scheme: one error, naming the fix.
+		{"bad-url.yml", []string{
+			`:3: targets[0].url: "localhost:8080/mcp" has no scheme; write http://localhost:8080/mcp or https://localhost:8080/mcp` + "\n",
+			`:6: targets[1].url: "ftp://search.internal/mcp" must be an absolute http:// or https:// URL` + "\n",
+			`:9: targets[2].url: "billing.internal/mcp?token=<redacted>" has no scheme; write http://billing.internal/mcp?token=<redacted> or https://billing.internal/mcp?token=<redacted>`,
+		}},
 		{"bad-typos.yml", []string{
 			":2: global.schedual: unknown field; did you mean schedule?\n",
 			":7: targets[0].timout: unknown field; did you mean timeout?\n",
@@ -69,7 +74,7 @@ func TestLoadBadConfigs(t *testing.T) {
 		{"bad-global-values.yml", []string{
 			":2: global.timeout: -1s must be positive",
 			":3: global.concurrency: 0 must be at least 1",
-			`:4: global.otlp_endpoint: "otel-collector:4318" must be an http:// or https:// URL`,
+			`:4: global.otlp_endpoint: "otel-collector:4318" has no scheme; write http://otel-collector:4318 or https://otel-collector:4318`,
 		}},
 		{"bad-missing.yml", []string{":2: targets[0].manifest: required"}},
 		{"bad-duplicate-key.yml", []string{":5: targets[0].url: duplicate key: already set at line 3"}},
