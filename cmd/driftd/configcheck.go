@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -13,10 +15,13 @@ func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.
 	cmd := app.Command("config", "Work with configuration files.")
 	check := cmd.Command("check", "Validate a configuration file, load every manifest, and print the effective configuration with secrets redacted.")
 	file := check.Arg("file", "The configuration file.").Required().String()
-	cmds[check.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
+	cmds[check.FullCommand()] = func(_ context.Context, stdout, stderr io.Writer) error {
 		out, err := daemon.CheckConfig(*file)
 		if err != nil {
-			return usageErr("%v", err)
+			// The problems alone, one a line, each starting FILE:LINE: as
+			// editors and CI annotations read them.
+			fmt.Fprintln(stderr, err)
+			return &exitError{exitUsage, errors.New("")}
 		}
 		_, err = stdout.Write(out)
 		return err

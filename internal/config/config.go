@@ -26,6 +26,19 @@ type Config struct {
 	Path string `yaml:"-"`
 	// Checksum is the SHA-256 of the file's bytes, in hex, for reload logs.
 	Checksum string `yaml:"-"`
+
+	file string     // Path, or <config>, as errors name it
+	pos  *positions // where each field is written, for Problem
+}
+
+// Problem is an error about field (e.g. targets[1].manifest) found after
+// Parse, such as a manifest that does not load, placed like Parse's own.
+func (c *Config) Problem(field string, err error) *Error {
+	line := 0
+	if c.pos != nil {
+		line = c.pos.line(field)
+	}
+	return &Error{File: c.file, Line: line, Field: field, Msg: err.Error()}
 }
 
 // Global holds the settings for the whole daemon, and the defaults a
@@ -84,6 +97,7 @@ func Parse(b []byte, path string) (*Config, error) {
 		file = "<config>"
 	}
 	col := &collector{file: file, pos: &positions{}}
+	c.file = file
 
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -105,6 +119,7 @@ func Parse(b []byte, path string) (*Config, error) {
 	if yaml.Unmarshal(b, &root) == nil {
 		col.pos = indexPositions(&root)
 	}
+	c.pos = col.pos
 	if te != nil {
 		for _, s := range te.Errors {
 			col.decodeError(s)
