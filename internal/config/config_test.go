@@ -24,6 +24,11 @@ func TestLoadBadConfigs(t *testing.T) {
 			":6: targets[0].http_client.authorization.credential_file: unknown field",
 			":8: targets[0].http_client.tls_config.ca_fil: unknown field",
 		}},
+		// yaml.v3 hands each element's errors out in one reused array.
+		{"bad-unknown-two-targets.yml", []string{
+			":5: targets[0].retries: unknown field\n",
+			":9: targets[1].backoff: unknown field",
+		}},
 		{"bad-invoke.yml", []string{`:6: targets[0].invoke.tools[1]: empty: name a declared tool exactly`, ":11: targets[1].invoke.execute: true with no tools named"}},
 		{"bad-schedule.yml", []string{
 			`:2: global.schedule: "*/61 * * * *": step /61 is wider than the minute field (0-59)`,
