@@ -87,22 +87,41 @@ func (t *Target) check() []issue {
 			is.add("labels."+name, "%s", msg)
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(t.Severity)) {
-		switch strings.ToUpper(t.Severity[id]) {
-		case "ERROR", "WARN", "INFO", "OFF":
-		default:
-			is.add("severity."+id, "%q is not ERROR, WARN, INFO or OFF", t.Severity[id])
-		}
-		_, isRule := catalogue.Lookup(id)
-		_, isGrade := catalogue.LookupGrade(id)
-		if !isRule && !isGrade {
-			is.add("severity."+id, "%q is not a rule or BRK-* grade id (see driftd rules)%s", id, didYouMean(id, severityIDs))
+	return append(is, checkPolicy(t.Severity, t.Ignore)...)
+}
+
+// checkPolicy checks severity overrides and ignore entries, ids included,
+// so that a typo is reported in the first pass, with its line.
+func checkPolicy(severity map[string]string, ignores []catalogue.Ignore) []issue {
+	var is issues
+	for _, id := range slices.Sorted(maps.Keys(severity)) {
+		for _, err := range checkSeverity(id, severity[id]) {
+			is.add("severity."+id, "%v", err)
 		}
 	}
-	for i, ig := range t.Ignore {
+	for i, ig := range ignores {
 		is = append(is, checkIgnore(fmt.Sprintf("ignore[%d]", i), ig)...)
 	}
 	return is
+}
+
+// CheckSeverity returns what is wrong with a severity override of rule or
+// BRK-* grade id to level: the level, the id, or both.
+func CheckSeverity(id, level string) []error {
+	return checkSeverity(id, level)
+}
+
+func checkSeverity(id, level string) []error {
+	var errs []error
+	if _, ok := catalogue.ParseSeverity(level); !ok {
+		errs = append(errs, fmt.Errorf("%q is not ERROR, WARN, INFO or OFF", level))
+	}
+	_, isRule := catalogue.Lookup(id)
+	_, isGrade := catalogue.LookupGrade(id)
+	if !isRule && !isGrade {
+		errs = append(errs, fmt.Errorf("%q is not a rule or BRK-* grade id (see driftd rules)%s", id, didYouMean(closest(id, severityIDs))))
+	}
+	return errs
 }
 
 // CheckTargetURL says what is wrong with raw as a target's URL, if
@@ -167,7 +186,7 @@ func checkIgnore(at string, ig catalogue.Ignore) []issue {
 	}
 	if r := ig.Rule; r != "" && !strings.HasSuffix(r, "*") {
 		if _, ok := catalogue.Lookup(r); !ok {
-			is.add(at+".rule", "%q is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*)%s", r, didYouMean(r, ruleIDs))
+			is.add(at+".rule", "%q is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*)%s", r, didYouMean(closest(r, ruleIDs)))
 		}
 	}
 	if _, err := path.Match(ig.Tool, ""); err != nil {

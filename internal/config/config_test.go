@@ -29,6 +29,11 @@ func TestLoadBadConfigs(t *testing.T) {
 			":5: targets[0].retries: unknown field\n",
 			":9: targets[1].backoff: unknown field",
 		}},
+		// The typo of a required key is one error, not a second "required".
+		{"bad-misspelt-required.yml", []string{
+			":2: targets[0].nmae: unknown field; did you mean name?\n",
+			":7: targets[1].manifests: unknown field; did you mean manifest?",
+		}},
 		{"bad-invoke.yml", []string{`:6: targets[0].invoke.tools[1]: empty: name a declared tool exactly`, ":11: targets[1].invoke.execute: true with no tools named"}},
 		{"bad-schedule.yml", []string{
 			`:2: global.schedule: "*/61 * * * *": step /61 is wider than the minute field (0-59)`,

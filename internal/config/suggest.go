@@ -8,10 +8,11 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 )
 
-// didYouMean returns "; did you mean X?" for the candidates closest to s,
-// or "" when none is close: within a third of s's length (at least one,
-// at most three edits), case ignored, a transposition counting as one.
-func didYouMean(s string, candidates []string) string {
+// closest returns the candidates nearest to s, or none when none is
+// close: within a third of s's length (at least one, at most three edits),
+// case ignored, a swap of neighbours counting as one. More than three
+// equally near are no guess either.
+func closest(s string, candidates []string) []string {
 	limit := min(max(len(s)/3, 1), 3)
 	best, at := []string(nil), limit+1
 	for _, c := range candidates {
@@ -22,10 +23,18 @@ func didYouMean(s string, candidates []string) string {
 			best = append(best, c)
 		}
 	}
-	if len(best) == 0 || len(best) > 3 {
+	if len(best) > 3 {
+		return nil
+	}
+	return best
+}
+
+// didYouMean is "; did you mean X?" for the nearest candidates, or "".
+func didYouMean(near []string) string {
+	if len(near) == 0 {
 		return ""
 	}
-	return "; did you mean " + strings.Join(best, " or ") + "?"
+	return "; did you mean " + strings.Join(near, " or ") + "?"
 }
 
 // editDistance is the optimal string alignment distance between a and b,
@@ -79,12 +88,17 @@ var shapes = map[reflect.Type]reflect.Type{
 	reflect.TypeFor[Config]():             reflect.TypeFor[configYAML](),
 	reflect.TypeFor[Target]():             reflect.TypeFor[targetYAML](),
 	reflect.TypeFor[ClassificationRule](): reflect.TypeFor[classificationYAML](),
+	reflect.TypeFor[Policy]():             reflect.TypeFor[policyYAML](),
 }
 
-// keysAt returns the keys the mapping at path (as positions names it) may
-// hold, or nil when it takes any key or path is not a known place.
-func keysAt(path string) []string {
-	t := reflect.TypeFor[Config]()
+// keysAt returns the keys the mapping at path (as positions names it) in
+// a document of type root may hold, or nil when it takes any key or path
+// is not a known place.
+func keysAt(root reflect.Type, path string) []string {
+	t := root
+	if t == nil {
+		return nil
+	}
 	for path != "" {
 		t = shape(t)
 		var seg string

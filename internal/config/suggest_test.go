@@ -1,11 +1,12 @@
 package config
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
 
-func TestDidYouMean(t *testing.T) {
+func TestClosest(t *testing.T) {
 	keys := []string{"schedule", "timeout", "max_list_pages", "url", "name", "labels"}
 	for _, tc := range []struct{ in, want string }{
 		{"schedual", "; did you mean schedule?"},
@@ -18,14 +19,14 @@ func TestDidYouMean(t *testing.T) {
 		{"nme", "; did you mean name?"},
 		{"x", ""},
 	} {
-		if got := didYouMean(tc.in, keys); got != tc.want {
+		if got := didYouMean(closest(tc.in, keys)); got != tc.want {
 			t.Errorf("didYouMean(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if got := didYouMean("MCP-DRIFT-TOOL-MISING", ruleIDs); got != "; did you mean MCP-DRIFT-TOOL-MISSING?" {
+	if got := didYouMean(closest("MCP-DRIFT-TOOL-MISING", ruleIDs)); got != "; did you mean MCP-DRIFT-TOOL-MISSING?" {
 		t.Errorf("rule id: %q", got)
 	}
-	if got := didYouMean("abcd", []string{"abce", "abcf"}); got != "; did you mean abce or abcf?" {
+	if got := didYouMean(closest("abcd", []string{"abce", "abcf"})); got != "; did you mean abce or abcf?" {
 		t.Errorf("tie: %q", got)
 	}
 }
@@ -58,12 +59,12 @@ func TestKeysAt(t *testing.T) {
 		{"targets[0].http_client.authorization", "credentials_file"},
 		{"targets[0].http_client.http_headers.X-Tenant", "files"},
 	} {
-		if keys := keysAt(tc.at); !slices.Contains(keys, tc.has) {
+		if keys := keysAt(reflect.TypeFor[Config](), tc.at); !slices.Contains(keys, tc.has) {
 			t.Errorf("keysAt(%q) = %v, lacks %q", tc.at, keys, tc.has)
 		}
 	}
 	for _, at := range []string{"targets[0].labels", "targets[0].severity", "targets[0].http_client.http_headers", "nope", "targets.x"} {
-		if keys := keysAt(at); keys != nil {
+		if keys := keysAt(reflect.TypeFor[Config](), at); keys != nil {
 			t.Errorf("keysAt(%q) = %v, want nil: any key goes, or no such place", at, keys)
 		}
 	}
