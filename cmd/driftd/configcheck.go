@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -14,7 +16,7 @@ func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.
 	check := cmd.Command("check", "Validate a configuration file, load every manifest, and print the effective configuration with secrets redacted.")
 	flagFile := addConfigFileFlag(check, "The configuration file (or give it as the argument).")
 	argFile := check.Arg("file", "The configuration file, as --config.file does.").String()
-	cmds[check.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
+	cmds[check.FullCommand()] = func(_ context.Context, stdout, stderr io.Writer) error {
 		file := *flagFile
 		switch {
 		case file != "" && *argFile != "":
@@ -27,7 +29,10 @@ func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.
 		}
 		out, err := daemon.CheckConfig(file)
 		if err != nil {
-			return usageErr("%v", err)
+			// The problems alone, one a line, each starting FILE:LINE: as
+			// editors and CI annotations read them.
+			fmt.Fprintln(stderr, err)
+			return &exitError{exitUsage, errors.New("")}
 		}
 		_, err = stdout.Write(out)
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -22,13 +23,18 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 		if err != nil {
 			return err
 		}
-		old, err := manifest.Load(*oldPath)
-		if err != nil {
-			return usageErr("old manifest: %v", err)
+		// Both are read before either is reported: two bad files, one pass.
+		old, oldErr := manifest.Load(*oldPath)
+		updated, newErr := manifest.Load(*newPath)
+		var errs []error
+		if oldErr != nil {
+			errs = append(errs, fmt.Errorf("old manifest: %w", oldErr))
 		}
-		updated, err := manifest.Load(*newPath)
-		if err != nil {
-			return usageErr("new manifest: %v", err)
+		if newErr != nil {
+			errs = append(errs, fmt.Errorf("new manifest: %w", newErr))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return usageErr("%v", err)
 		}
 		rep := probe.Diff(*target, old, updated, probe.Options{Version: version, Policy: policy})
 		return rf.finish(stdout, rep, func() error {

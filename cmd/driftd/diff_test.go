@@ -112,9 +112,14 @@ severity:
 		args []string
 		want string
 	}{
-		{[]string{"--ignore-file", writeFile(t, "bad.yaml", "ignore:\n  - rule: MCP-DRIFT-TOOL-MISSING\n")}, "bad.yaml: ignore[0]: reason is required"},
-		{[]string{"--ignore-file", writeFile(t, "typo.yaml", "ignores: []\n")}, "field ignores not found"},
-		{[]string{"--severity", "MCP-NOPE=ERROR"}, `"MCP-NOPE" is not a rule`},
+		{[]string{"--ignore-file", writeFile(t, "bad.yaml", "ignore:\n  - rule: MCP-DRIFT-TOOL-MISSING\n")}, "bad.yaml:2: ignore[0].reason: required: say why the finding is acceptable\n"},
+		{[]string{"--ignore-file", writeFile(t, "typo.yaml", "ignores: []\n")}, "typo.yaml:1: ignores: unknown field; did you mean ignore?\n"},
+		{[]string{"--ignore-file", "/nonexistent.yaml"}, "--ignore-file: open /nonexistent.yaml: no such file"},
+		{[]string{"--severity", "MCP-NOPE=ERROR"}, `--severity MCP-NOPE=ERROR: "MCP-NOPE" is not a rule`},
+		{[]string{"--severity", "MCP-DRIFT-TITEL=OFF"}, `--severity MCP-DRIFT-TITEL=OFF: "MCP-DRIFT-TITEL" is not a rule or BRK-* grade id (see driftd rules); did you mean MCP-DRIFT-TITLE?` + "\n"},
+		// Every problem in one pass: the file's, then the flags'.
+		{[]string{"--ignore-file", writeFile(t, "typo2.yaml", "ignores: []\n"), "--severity", "MCP-DRIFT-TITLE=LOUD"}, "typo2.yaml:1: ignores: unknown field; did you mean ignore?\n" +
+			`--severity MCP-DRIFT-TITLE=LOUD: "LOUD" is not ERROR, WARN, INFO or OFF` + "\n"},
 		{[]string{"--severity", "novalue"}, "want RULE=LEVEL"},
 	} {
 		code, _, stderr := diffJSON(t, append([]string{old, updated}, tc.args...)...)

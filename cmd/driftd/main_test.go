@@ -50,7 +50,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{"undeclared at fail-on WARN", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL, "--fail-on", "warn"}, exitFindings, "WARN (1)"},
 		{"auth required, no credentials", []string{"check", writeManifest(t, "a", "zzz"), "--base-url", authed.URL}, exitNoProbe, "(reason: auth_required) — nothing was compared"},
 		{"unreachable", []string{"check", writeManifest(t, "a"), "--base-url", "http://127.0.0.1:1/mcp", "--timeout", "2s"}, exitNoProbe, "(reason: connect) — nothing was compared"},
-		{"bad manifest", []string{"check", bad, "--base-url", srv.URL}, exitUsage, "line 2, column 13"},
+		{"bad manifest", []string{"check", bad, "--base-url", srv.URL}, exitUsage, "manifest: " + bad + ":2:13: not valid JSON: expected a value, found ','"},
 		{"missing manifest", []string{"check", "/nonexistent.json", "--base-url", srv.URL}, exitUsage, "no such file"},
 		{"bad fail-on", []string{"check", writeManifest(t, "a"), "--base-url", srv.URL, "--fail-on", "LOUD"}, exitUsage, "--fail-on"},
 		{"bad url", []string{"check", writeManifest(t, "a"), "--base-url", "ftp://x/mcp"}, exitUsage, "http:// or https://"},
@@ -217,5 +217,58 @@ func TestCaptureWritesCanonicalManifest(t *testing.T) {
 	code, _, stderr = driftd(t, "capture", "--base-url", srv.URL, "--max-list-pages", "1")
 	if code != exitNoProbe || !strings.Contains(stderr, "page cap") {
 		t.Fatalf("capped capture: exit %d: %s", code, stderr)
+	}
+}
+
+// TestSchemelessBaseURL: Go parses localhost:8080/mcp as scheme
+// "localhost"; the user hears about the scheme once, and about nothing the
+// misparse would imply (no host, so no default name).
+func TestSchemelessBaseURL(t *testing.T) {
+	for _, cmd := range []string{"check", "capture"} {
+		args := []string{cmd, "--base-url", "localhost:8080/mcp"}
+		if cmd == "check" {
+			args = append(args, writeManifest(t, "a"))
+		}
+		code, stdout, stderr := driftd(t, args...)
+		want := "driftd " + cmd + `: --base-url: "localhost:8080/mcp" has no scheme; write http://localhost:8080/mcp or https://localhost:8080/mcp` + "\n"
+		if code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("%s: exit %d\nstderr:\n%s\nwant:\n%s", cmd, code, stderr, want)
+		}
+	}
+}
+
+// TestManifestSyntaxErrors: check, diff and config check all say where a
+// manifest stops being JSON or YAML, and what was expected there.
+func TestManifestSyntaxErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"good.json": `{"tools": [{"name": "a", "inputSchema": {"type": "object"}}]}`,
+		"bad.json":  "{\n  \"tools\": [\n    {\"name\": hello}\n  ]\n}\n",
+		"bad.yaml":  "tools:\n  - name: a\n    inputSchema: {type: object\n  - name: b\n",
+		"driftd.yml": "targets:\n  - name: one\n    url: https://one.example/mcp\n    manifest: bad.json\n" +
+			"  - name: two\n    url: https://two.example/mcp\n    manifest: bad.yaml\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	badJSON, badYAML, good := filepath.Join(dir, "bad.json"), filepath.Join(dir, "bad.yaml"), filepath.Join(dir, "good.json")
+	jsonErr := badJSON + `:3:14: not valid JSON: expected a value, found hello: a string needs "double quotes"`
+	yamlErr := badYAML + ":3: not valid YAML: did not find expected ',' or '}'"
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", badJSON, "--base-url", "http://127.0.0.1:1/mcp"}, "driftd check: manifest: " + jsonErr + "\n"},
+		{[]string{"check", badYAML, "--base-url", "http://127.0.0.1:1/mcp"}, "driftd check: manifest: " + yamlErr + "\n"},
+		{[]string{"diff", badJSON, good}, "driftd diff: old manifest: " + jsonErr + "\n"},
+		{[]string{"diff", badJSON, badYAML}, "driftd diff: old manifest: " + jsonErr + "\nnew manifest: " + yamlErr + "\n"},
+		{[]string{"config", "check", filepath.Join(dir, "driftd.yml")}, filepath.Join(dir, "driftd.yml") + ":4: targets[0].manifest: " + jsonErr + "\n" +
+			filepath.Join(dir, "driftd.yml") + ":7: targets[1].manifest: " + yamlErr + "\n"},
+	} {
+		code, stdout, stderr := driftd(t, tc.args...)
+		if code != exitUsage || stdout != "" || stderr != tc.want {
+			t.Errorf("driftd %v: exit %d\nstderr:\n%s\nwant:\n%s", tc.args, code, stderr, tc.want)
+		}
 	}
 }

@@ -1,15 +1,15 @@
 package main
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
-	"os"
+	"maps"
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
-	"gopkg.in/yaml.v3"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
 )
 
 // policyFlags are --ignore-file and --severity, shared by check and diff.
@@ -25,43 +25,44 @@ func addPolicyFlags(cmd *kingpin.CmdClause) *policyFlags {
 	return f
 }
 
-// policyFile is the --ignore-file format: the same keys as a config target.
-type policyFile struct {
-	Ignore   []catalogue.Ignore `yaml:"ignore"`
-	Severity map[string]string  `yaml:"severity"`
-}
-
-// policy builds the catalogue policy; every problem is a usage error.
+// policy builds the catalogue policy; every problem is a usage error. The
+// --ignore-file is checked as a config is (config.LoadPolicy): every
+// problem in one pass, each with its line.
 func (f *policyFlags) policy() (*catalogue.Policy, error) {
-	var pf policyFile
+	pf, errs := &config.Policy{}, []error(nil)
 	if f.ignoreFile != "" {
-		b, err := os.ReadFile(f.ignoreFile)
-		if err != nil {
-			return nil, usageErr("--ignore-file: %v", err)
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(b))
-		dec.KnownFields(true)
-		if err := dec.Decode(&pf); err != nil && err.Error() != "EOF" {
-			return nil, usageErr("--ignore-file %s: %v", f.ignoreFile, err)
+		p, err := config.LoadPolicy(f.ignoreFile)
+		var ce *config.Error
+		switch {
+		case err != nil && !errors.As(err, &ce):
+			errs = append(errs, fmt.Errorf("--ignore-file: %w", err))
+		case err != nil:
+			errs = append(errs, err) // each line starts FILE:LINE:
+		default:
+			pf = p
 		}
 	}
-	if pf.Severity == nil {
-		pf.Severity = map[string]string{}
+	severity := maps.Clone(pf.Severity)
+	if severity == nil {
+		severity = map[string]string{}
 	}
 	for _, s := range f.severity {
 		rule, level, ok := strings.Cut(s, "=")
 		if !ok {
-			return nil, usageErr("--severity %q: want RULE=LEVEL", s)
+			errs = append(errs, fmt.Errorf("--severity %q: want RULE=LEVEL", s))
+			continue
 		}
-		pf.Severity[rule] = level
+		for _, err := range config.CheckSeverity(rule, level) {
+			errs = append(errs, fmt.Errorf("--severity %s: %w", s, err))
+		}
+		severity[rule] = level
 	}
-	p, err := catalogue.NewPolicy(pf.Severity, pf.Ignore)
+	if err := errors.Join(errs...); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	p, err := catalogue.NewPolicy(severity, pf.Ignore)
 	if err != nil {
-		where := "--severity"
-		if f.ignoreFile != "" {
-			where = f.ignoreFile
-		}
-		return nil, usageErr("%s: %v", where, strings.ReplaceAll(err.Error(), "\n", fmt.Sprintf("\n%s: ", where)))
+		return nil, usageErr("%v", err)
 	}
 	return p, nil
 }

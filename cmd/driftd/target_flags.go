@@ -68,6 +68,12 @@ var nonNameChars = regexp.MustCompile(`[^a-z0-9_.-]+`)
 
 // target builds and validates the config target the flags describe.
 func (f *targetFlags) target() (config.Target, error) {
+	// The default name comes from the URL's host: check the URL first, or
+	// a URL without one ("localhost:8080/mcp") is also reported as a
+	// missing name.
+	if err := config.CheckTargetURL(f.baseURL); err != nil {
+		return config.Target{}, usageErr("--base-url: %v", err)
+	}
 	name := f.name
 	if name == "" {
 		if u, err := url.Parse(f.baseURL); err == nil {

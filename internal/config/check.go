@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/url"
@@ -42,11 +43,8 @@ func (t *Target) check() []issue {
 	case !targetName.MatchString(t.Name):
 		is.add("name", "%q must match %s", t.Name, targetName)
 	}
-	if u, err := url.Parse(t.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		is.add("url", "%q must be an absolute http:// or https:// URL", RedactedURL(t.URL))
-	} else if u.User != nil {
-		// Never echo the URL here: it carries the credentials.
-		is.add("url", "must not carry credentials; use http_client")
+	if err := CheckTargetURL(t.URL); err != nil {
+		is.add("url", "%v", err)
 	}
 	if t.Timeout <= 0 {
 		is.add("timeout", "%v must be positive", t.Timeout)
@@ -89,22 +87,78 @@ func (t *Target) check() []issue {
 			is.add("labels."+name, "%s", msg)
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(t.Severity)) {
-		switch strings.ToUpper(t.Severity[id]) {
-		case "ERROR", "WARN", "INFO", "OFF":
-		default:
-			is.add("severity."+id, "%q is not ERROR, WARN, INFO or OFF", t.Severity[id])
-		}
-		_, isRule := catalogue.Lookup(id)
-		_, isGrade := catalogue.LookupGrade(id)
-		if !isRule && !isGrade {
-			is.add("severity."+id, "%q is not a rule or BRK-* grade id (see driftd rules)", id)
+	return append(is, checkPolicy(t.Severity, t.Ignore)...)
+}
+
+// checkPolicy checks severity overrides and ignore entries, ids included,
+// so that a typo is reported in the first pass, with its line.
+func checkPolicy(severity map[string]string, ignores []catalogue.Ignore) []issue {
+	var is issues
+	for _, id := range slices.Sorted(maps.Keys(severity)) {
+		for _, err := range checkSeverity(id, severity[id]) {
+			is.add("severity."+id, "%v", err)
 		}
 	}
-	for i, ig := range t.Ignore {
+	for i, ig := range ignores {
 		is = append(is, checkIgnore(fmt.Sprintf("ignore[%d]", i), ig)...)
 	}
 	return is
+}
+
+// CheckSeverity returns what is wrong with a severity override of rule or
+// BRK-* grade id to level: the level, the id, or both.
+func CheckSeverity(id, level string) []error {
+	return checkSeverity(id, level)
+}
+
+func checkSeverity(id, level string) []error {
+	var errs []error
+	if _, ok := catalogue.ParseSeverity(level); !ok {
+		errs = append(errs, fmt.Errorf("%q is not ERROR, WARN, INFO or OFF", level))
+	}
+	_, isRule := catalogue.Lookup(id)
+	_, isGrade := catalogue.LookupGrade(id)
+	if !isRule && !isGrade {
+		errs = append(errs, fmt.Errorf("%q is not a rule or BRK-* grade id (see driftd rules)%s", id, didYouMean(closest(id, severityIDs))))
+	}
+	return errs
+}
+
+// CheckTargetURL says what is wrong with raw as a target's URL, if
+// anything: it must be an absolute http(s) URL without credentials. The
+// error quotes the URL redacted.
+func CheckTargetURL(raw string) error {
+	if bare, ok := schemeless(raw); ok {
+		return errors.New(noScheme(bare))
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q must be an absolute http:// or https:// URL", RedactedURL(raw))
+	}
+	if u.User != nil {
+		// Never echo the URL here: it carries the credentials.
+		return errors.New("must not carry credentials; use http_client")
+	}
+	return nil
+}
+
+// schemeless returns raw, redacted, when it is a host (and path) written
+// without a scheme. Go's URL parser takes "localhost:8080/mcp" for scheme
+// "localhost" and no host, so the usual message would be about a scheme
+// nobody wrote.
+func schemeless(raw string) (string, bool) {
+	if raw == "" || strings.Contains(raw, "://") {
+		return "", false
+	}
+	u, err := url.Parse("http://" + raw)
+	if err != nil || u.Host == "" || u.Hostname() == "http" || u.Hostname() == "https" {
+		return "", false
+	}
+	return strings.TrimPrefix(RedactedURL(u.String()), "http://"), true
+}
+
+func noScheme(bare string) string {
+	return fmt.Sprintf("%q has no scheme; write http://%s or https://%s", bare, bare, bare)
 }
 
 func checkLabel(name string) string {
@@ -132,7 +186,7 @@ func checkIgnore(at string, ig catalogue.Ignore) []issue {
 	}
 	if r := ig.Rule; r != "" && !strings.HasSuffix(r, "*") {
 		if _, ok := catalogue.Lookup(r); !ok {
-			is.add(at+".rule", "%q is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*)", r)
+			is.add(at+".rule", "%q is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*)%s", r, didYouMean(closest(r, ruleIDs)))
 		}
 	}
 	if _, err := path.Match(ig.Tool, ""); err != nil {
@@ -192,8 +246,10 @@ func (g *Global) check() []issue {
 		is.add("state_dir", "required")
 	}
 	if e := g.OTLPEndpoint; e != "" {
-		if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			is.add("otlp_endpoint", "%q must be an http:// or https:// URL (OTLP over HTTP), or empty", e)
+		if bare, ok := schemeless(e); ok {
+			is.add("otlp_endpoint", "%s", noScheme(bare))
+		} else if u, err := url.Parse(e); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			is.add("otlp_endpoint", "%q must be an http:// or https:// URL (OTLP over HTTP), or empty", RedactedURL(e))
 		}
 	}
 	for i, r := range g.Classification {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"time"
 
@@ -26,6 +27,19 @@ type Config struct {
 	Path string `yaml:"-"`
 	// Checksum is the SHA-256 of the file's bytes, in hex, for reload logs.
 	Checksum string `yaml:"-"`
+
+	file string     // Path, or <config>, as errors name it
+	pos  *positions // where each field is written, for Problem
+}
+
+// Problem is an error about field (e.g. targets[1].manifest) found after
+// Parse, such as a manifest that does not load, placed like Parse's own.
+func (c *Config) Problem(field string, err error) *Error {
+	line := 0
+	if c.pos != nil {
+		line = c.pos.line(field)
+	}
+	return &Error{File: c.file, Line: line, Field: field, Msg: err.Error()}
 }
 
 // Global holds the settings for the whole daemon, and the defaults a
@@ -83,38 +97,50 @@ func Parse(b []byte, path string) (*Config, error) {
 	if file == "" {
 		file = "<config>"
 	}
-	col := &collector{file: file, pos: &positions{}}
+	c.file = file
+	col, err := decode(b, file, "a config file", c, reflect.TypeFor[Config]())
+	if err != nil {
+		return nil, err
+	}
+	c.pos = col.pos
+	c.finish(col, dirOf(path))
+	if err := col.err(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
 
+// decode decodes b, the file named file, strictly into v, whose file shape
+// is root. A syntax error or a second document is the one error returned:
+// the file means nothing. What yaml could not decode is in the collector,
+// with positions for the checks that follow.
+func decode(b []byte, file, kind string, v any, root reflect.Type) (*collector, error) {
+	col := &collector{file: file, pos: &positions{}}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	// A *yaml.TypeError still decoded the rest; anything else is a file
 	// that is not YAML. io.EOF is an empty file.
 	var te *yaml.TypeError
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) && !errors.As(err, &te) {
+	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) && !errors.As(err, &te) {
 		return nil, syntaxError(file, b, err)
 	}
 	var extra yaml.Node
 	switch more := dec.Decode(&extra); {
 	case more == nil:
-		return nil, &Error{File: file, Line: extra.Line, Msg: "a config file holds one YAML document; found another"}
+		return nil, &Error{File: file, Line: extra.Line, Msg: kind + " holds one YAML document; found another"}
 	case !errors.Is(more, io.EOF):
 		return nil, syntaxError(file, b, more)
 	}
-
-	var root yaml.Node
-	if yaml.Unmarshal(b, &root) == nil {
-		col.pos = indexPositions(&root)
+	var doc yaml.Node
+	if yaml.Unmarshal(b, &doc) == nil {
+		col.pos = indexPositions(&doc, root)
 	}
 	if te != nil {
 		for _, s := range te.Errors {
 			col.decodeError(s)
 		}
 	}
-	c.finish(col, dirOf(path))
-	if err := col.err(); err != nil {
-		return c, err
-	}
-	return c, nil
+	return col, nil
 }
 
 func dirOf(path string) string {

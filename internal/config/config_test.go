@@ -24,6 +24,16 @@ func TestLoadBadConfigs(t *testing.T) {
 			":6: targets[0].http_client.authorization.credential_file: unknown field",
 			":8: targets[0].http_client.tls_config.ca_fil: unknown field",
 		}},
+		// yaml.v3 hands each element's errors out in one reused array.
+		{"bad-unknown-two-targets.yml", []string{
+			":5: targets[0].retries: unknown field\n",
+			":9: targets[1].backoff: unknown field",
+		}},
+		// The typo of a required key is one error, not a second "required".
+		{"bad-misspelt-required.yml", []string{
+			":2: targets[0].nmae: unknown field; did you mean name?\n",
+			":7: targets[1].manifests: unknown field; did you mean manifest?",
+		}},
 		{"bad-invoke.yml", []string{`:6: targets[0].invoke.tools[1]: empty: name a declared tool exactly`, ":11: targets[1].invoke.execute: true with no tools named"}},
 		{"bad-schedule.yml", []string{
 			`:2: global.schedule: "*/61 * * * *": step /61 is wider than the minute field (0-59)`,
@@ -32,7 +42,22 @@ func TestLoadBadConfigs(t *testing.T) {
 		{"bad-every-500ms.yml", []string{`:5: targets[0].schedule: "@every 500ms": interval 500ms is under 1s`}},
 		{"bad-duplicate-name.yml", []string{`:8: targets[2].name: "orders" is already used at line 2`}},
 		{"bad-name.yml", []string{`:2: targets[0].name: "Orders" must match ^[a-z0-9][a-z0-9_.-]{0,62}$`}},
-		{"bad-url.yml", []string{`:3: targets[0].url: "orders.internal/mcp" must be an absolute http:// or https:// URL`}},
+		// Go's URL parser takes localhost:8080 for a scheme: one error, naming the fix.
+		{"bad-url.yml", []string{
+			`:3: targets[0].url: "localhost:8080/mcp" has no scheme; write http://localhost:8080/mcp or https://localhost:8080/mcp` + "\n",
+			`:6: targets[1].url: "ftp://search.internal/mcp" must be an absolute http:// or https:// URL` + "\n",
+			`:9: targets[2].url: "billing.internal/mcp?token=<redacted>" has no scheme; write http://billing.internal/mcp?token=<redacted> or https://billing.internal/mcp?token=<redacted>`,
+		}},
+		{"bad-typos.yml", []string{
+			":2: global.schedual: unknown field; did you mean schedule?\n",
+			":7: targets[0].timout: unknown field; did you mean timeout?\n",
+			`:8: targets[0].severity.BRK-NOPE: "BRK-NOPE" is not a rule or BRK-* grade id (see driftd rules)` + "\n",
+			`:8: targets[0].severity.MCP-DRIFT-TOOL-MISING: "MCP-DRIFT-TOOL-MISING" is not a rule or BRK-* grade id (see driftd rules); did you mean MCP-DRIFT-TOOL-MISSING?` + "\n",
+			`:8: targets[0].severity.mcp-drift-title: "mcp-drift-title" is not a rule or BRK-* grade id (see driftd rules); did you mean MCP-DRIFT-TITLE?` + "\n",
+			`:10: targets[0].ignore[0].rule: "MCP-DRIFT-ANOTATION" is not in the catalogue (a family prefix ends in *, e.g. MCP-CONF-*); did you mean MCP-DRIFT-ANNOTATION?` + "\n",
+			":13: targets[0].http_client.tls_config.ca_fil: unknown field; did you mean ca_file?\n",
+			":14: targets[0].invokes: unknown field; did you mean invoke?",
+		}},
 		{"bad-environment.yml", []string{`:5: targets[0].environment: "prod" must be one of [local dev staging production unknown]`}},
 		{"bad-classification.yml", []string{
 			":3: global.classification[0].match: \"([a-z\": error parsing regexp: missing closing ]: `[a-z`",
@@ -59,7 +84,7 @@ func TestLoadBadConfigs(t *testing.T) {
 		{"bad-global-values.yml", []string{
 			":2: global.timeout: -1s must be positive",
 			":3: global.concurrency: 0 must be at least 1",
-			`:4: global.otlp_endpoint: "otel-collector:4318" must be an http:// or https:// URL`,
+			`:4: global.otlp_endpoint: "otel-collector:4318" has no scheme; write http://otel-collector:4318 or https://otel-collector:4318`,
 		}},
 		{"bad-missing.yml", []string{":2: targets[0].manifest: required"}},
 		{"bad-duplicate-key.yml", []string{":5: targets[0].url: duplicate key: already set at line 3"}},

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -41,12 +42,13 @@ type positions struct {
 	keyLine map[string]int    // path → line of its key (of the item, in a sequence)
 	byValue map[[2]int]string // line, column of a value node → its path
 	byLine  map[int][]located // what starts on each line
+	root    reflect.Type      // the document's Go type, for the keys valid at a path
 }
 
 type located struct{ path, key, value string }
 
-func indexPositions(root *yaml.Node) *positions {
-	p := &positions{keyLine: map[string]int{}, byValue: map[[2]int]string{}, byLine: map[int][]located{}}
+func indexPositions(root *yaml.Node, typ reflect.Type) *positions {
+	p := &positions{keyLine: map[string]int{}, byValue: map[[2]int]string{}, byLine: map[int][]located{}, root: typ}
 	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
 		p.walk(root.Content[0], "")
 	}
@@ -144,6 +146,9 @@ type collector struct {
 	pos  *positions
 	errs []*Error
 	bad  []string // fields yaml could not decode: checks of what is under them are noise
+	// misspelt are fields missing because an unknown key is their typo:
+	// a check of the field itself is noise.
+	misspelt []string
 }
 
 // decodeError adds one of yaml's "line N: …" type errors, finding the
@@ -163,7 +168,13 @@ func (c *collector) decodeError(s string) {
 			e.Line = l
 		}
 	} else {
-		e.Field, e.Msg = c.pos.guess(e.Line, m[3])
+		var meant string
+		e.Field, e.Msg, meant = c.pos.guess(e.Line, m[3])
+		if _, written := c.pos.keyLine[meant]; meant != "" && !written {
+			// "name: required" besides "nmae: unknown field; did you mean
+			// name?" would be the same mistake twice.
+			c.misspelt = append(c.misspelt, meant)
+		}
 	}
 	switch {
 	case strings.HasPrefix(e.Msg, "duplicate key"):
@@ -176,8 +187,9 @@ func (c *collector) decodeError(s string) {
 }
 
 // guess picks the field on line a yaml error names, by the key or value
-// the message quotes, and rewords the messages that name Go types.
-func (p *positions) guess(line int, msg string) (field, newMsg string) {
+// the message quotes, and rewords the messages that name Go types. For an
+// unknown key close to one valid key, meant is that key's path.
+func (p *positions) guess(line int, msg string) (field, newMsg, meant string) {
 	on := p.byLine[line]
 	pick := func(match func(located) bool) string {
 		for _, l := range on {
@@ -191,23 +203,35 @@ func (p *positions) guess(line int, msg string) (field, newMsg string) {
 		return ""
 	}
 	if m := unknownKey.FindStringSubmatch(msg); m != nil {
-		return pick(func(l located) bool { return l.key == m[1] }), "unknown field"
+		field := pick(func(l located) bool { return l.key == m[1] })
+		at := parent(field)
+		if field != at+"."+m[1] && (at != "" || field != m[1]) {
+			return field, "unknown field", ""
+		}
+		near := closest(m[1], keysAt(p.root, at))
+		if len(near) == 1 {
+			meant = near[0]
+			if at != "" {
+				meant = at + "." + near[0]
+			}
+		}
+		return field, "unknown field" + didYouMean(near), meant
 	}
 	if m := dupKey.FindStringSubmatch(msg); m != nil {
 		key, _ := strconv.Unquote(m[1])
-		return pick(func(l located) bool { return l.key == key }), "duplicate key: already set at line " + m[2]
+		return pick(func(l located) bool { return l.key == key }), "duplicate key: already set at line " + m[2], ""
 	}
 	if m := dupField.FindStringSubmatch(msg); m != nil {
-		return pick(func(l located) bool { return l.key == m[1] }), "duplicate key"
+		return pick(func(l located) bool { return l.key == m[1] }), "duplicate key", ""
 	}
 	if m := badValue.FindStringSubmatch(msg); m != nil {
 		got := m[1]
 		if m[2] != "" {
 			got += " `" + m[2] + "`"
 		}
-		return pick(func(l located) bool { return m[2] != "" && l.value == m[2] }), fmt.Sprintf("want %s, got %s", describe(m[3]), got)
+		return pick(func(l located) bool { return m[2] != "" && l.value == m[2] }), fmt.Sprintf("want %s, got %s", describe(m[3]), got), ""
 	}
-	return pick(func(located) bool { return false }), msg
+	return pick(func(located) bool { return false }), msg, ""
 }
 
 // add adds the problems found checking the value at path.
@@ -217,7 +241,7 @@ func (c *collector) add(at string, is []issue) {
 		if at != "" {
 			field = at + "." + i.field
 		}
-		if !c.underBad(field) {
+		if !c.underBad(field) && !slices.Contains(c.misspelt, field) {
 			c.errs = append(c.errs, &Error{File: c.file, Line: c.pos.line(field), Field: field, Msg: i.msg})
 		}
 	}

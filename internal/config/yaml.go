@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
@@ -42,7 +43,9 @@ type item[T any] struct {
 func (it *item[T]) UnmarshalYAML(unmarshal func(any) error) error {
 	err := unmarshal(&it.v)
 	if te, ok := err.(*yaml.TypeError); ok {
-		it.errs = te.Errors
+		// A copy: te.Errors shares the decoder's backing array, which the
+		// next element's errors overwrite.
+		it.errs = slices.Clone(te.Errors)
 		return nil
 	}
 	return err
@@ -54,7 +57,7 @@ func (l *list[T]) UnmarshalYAML(unmarshal func(any) error) error {
 	err := unmarshal(&items)
 	var msgs []string
 	if te, ok := err.(*yaml.TypeError); ok {
-		msgs = te.Errors
+		msgs = slices.Clone(te.Errors)
 	} else if err != nil {
 		return err
 	}

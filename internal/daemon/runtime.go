@@ -1,9 +1,14 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
@@ -26,8 +31,10 @@ type targetConfig struct {
 	policy *catalogue.Policy
 }
 
-// buildRuntime validates what the config package cannot (rule ids in
-// severity and ignore entries) and keeps this shard's targets.
+// buildRuntime compiles each target's policy and keeps this shard's
+// targets. The config package has already checked the severity and ignore
+// entries, with their lines; an error here is a disagreement between the
+// two checks.
 func buildRuntime(cfg *config.Config, opts Options) (*runtimeConfig, error) {
 	rc := &runtimeConfig{cfg: cfg, byName: map[string]*targetConfig{}}
 	var errs []error
@@ -107,7 +114,8 @@ func (d *Daemon) forget(name string) {
 
 // CheckConfig is `driftd config check`: it loads and validates the file,
 // compiles every target's policy, loads every manifest, and returns the
-// effective configuration with secrets redacted.
+// effective configuration with secrets redacted. Every problem is reported
+// in one pass, each at its line in the config file.
 func CheckConfig(path string) ([]byte, error) {
 	cfg, err := config.Load(path)
 	if cfg == nil {
@@ -118,21 +126,62 @@ func CheckConfig(path string) ([]byte, error) {
 		_, err = buildRuntime(cfg, Options{})
 		errs = append(errs, err)
 	}
-	for _, t := range cfg.Targets {
+	for i, t := range cfg.Targets {
 		if t.Manifest == "" {
 			continue // reported by config as required
 		}
 		m, err := manifest.Load(t.Manifest)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("target %q: manifest: %w", t.Name, err))
+			if me, ok := err.(*manifest.Error); ok {
+				me.Path = besideConfig(cfg.Path, me.Path)
+			}
+			errs = append(errs, cfg.Problem(fmt.Sprintf("targets[%d].manifest", i), err))
 			continue
 		}
 		if p := probe.Prepare(t, m); p.Refused != nil {
-			errs = append(errs, fmt.Errorf("target %q: invoke: %w", t.Name, p.Refused))
+			errs = append(errs, cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
+	if err := sortedByLine(errs); err != nil {
 		return nil, err
 	}
 	return cfg.Redacted()
+}
+
+// besideConfig names path, a file the config at configPath refers to, as
+// the config was named: "deploy/manifests/a.json" for "deploy/driftd.yml"
+// and the absolute path it was resolved to; an absolute path when it is
+// not under the config's directory.
+func besideConfig(configPath, path string) string {
+	dir := filepath.Dir(configPath)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(abs, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return filepath.Join(dir, rel)
+}
+
+// sortedByLine joins errs, flattening joined ones, config file errors in
+// line order first.
+func sortedByLine(errs []error) error {
+	var flat []error
+	for _, err := range errs {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+		} else if err != nil {
+			flat = append(flat, err)
+		}
+	}
+	line := func(err error) int {
+		if ce, ok := err.(*config.Error); ok {
+			return ce.Line
+		}
+		return math.MaxInt
+	}
+	slices.SortStableFunc(flat, func(a, b error) int { return cmp.Compare(line(a), line(b)) })
+	return errors.Join(flat...)
 }

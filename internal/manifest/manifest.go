@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/yamlsyntax"
 )
 
 // Manifest is a declared tool set.
@@ -48,9 +49,10 @@ func Load(path string) (*Manifest, error) {
 // FromBytes parses b as the manifest file at path, for callers that have
 // read (and hashed) the file themselves.
 func FromBytes(path string, b []byte) (*Manifest, error) {
-	m, err := Parse(b, filepath.Ext(path))
+	m, err := parse(b, filepath.Ext(path))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		err.Path = path
+		return nil, err
 	}
 	m.Path = path
 	return m, nil
@@ -58,7 +60,16 @@ func FromBytes(path string, b []byte) (*Manifest, error) {
 
 // Parse reads manifest bytes. ext (".json", ".yaml", ".yml" or "") picks the
 // syntax; without one, text that does not start with { or [ is YAML.
+// Every error is an *Error, with the line and column of a syntax error.
 func Parse(b []byte, ext string) (*Manifest, error) {
+	m, err := parse(b, ext)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func parse(b []byte, ext string) (*Manifest, *Error) {
 	trimmed := bytes.TrimSpace(b)
 	isYAML := ext == ".yaml" || ext == ".yml" ||
 		(ext != ".json" && len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[')
@@ -73,9 +84,13 @@ func Parse(b []byte, ext string) (*Manifest, error) {
 	}
 	raws, err := toolArray(b)
 	if err != nil {
-		return nil, err
+		return nil, &Error{Msg: err.Error()}
 	}
-	return fromRaw(raws)
+	m, err := fromRaw(raws)
+	if err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	return m, nil
 }
 
 // toolArray finds the tools in a tools/list result, a bare array, or a
@@ -157,56 +172,52 @@ func Canonical(tools []mcp.Tool) ([]byte, error) {
 }
 
 // syntaxCheck reports a JSON syntax error with its line and column.
-func syntaxCheck(b []byte) error {
+func syntaxCheck(b []byte) *Error {
 	var v any
 	err := json.Unmarshal(b, &v)
 	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		// Offset counts the bytes read including the offending one.
-		line, col := position(b, se.Offset-1)
-		return fmt.Errorf("line %d, column %d: %v", line, col, se)
-	}
-	if err != nil {
-		return err
+	switch {
+	case errors.As(err, &se):
+		return jsonError(b, se)
+	case err != nil:
+		return &Error{Msg: "not valid JSON: " + err.Error()}
 	}
 	return nil
 }
 
-func position(b []byte, offset int64) (line, col int) {
-	line, col = 1, 1
-	for _, c := range b[:max(0, min(int(offset), len(b)))] {
-		if c == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}
-
-// yamlToJSON converts a YAML document to JSON, keeping yaml.v3's line
-// numbers in errors. Mapping keys must be strings, as in JSON.
-func yamlToJSON(b []byte) ([]byte, error) {
+// yamlToJSON converts a YAML document to JSON, its errors placed in the
+// file. Mapping keys must be strings, as in JSON.
+func yamlToJSON(b []byte) ([]byte, *Error) {
 	var node yaml.Node
 	if err := yaml.Unmarshal(b, &node); err != nil {
-		return nil, err
+		line, msg := yamlsyntax.Locate(b, err)
+		return nil, &Error{Line: line, Msg: "not valid YAML: " + msg}
 	}
 	v, err := nodeValue(&node)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	j, jerr := json.Marshal(v)
+	if jerr != nil {
+		return nil, &Error{Msg: jerr.Error()}
+	}
+	return j, nil
 }
 
-func nodeValue(n *yaml.Node) (any, error) {
+// nodeError is a problem at n.
+func nodeError(n *yaml.Node, format string, args ...any) *Error {
+	return &Error{Line: n.Line, Column: n.Column, Msg: fmt.Sprintf(format, args...)}
+}
+
+func nodeValue(n *yaml.Node) (any, *Error) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
-			return nil, errors.New("empty YAML document")
+			return nil, &Error{Msg: "empty YAML document"}
 		}
 		return nodeValue(n.Content[0])
 	case yaml.AliasNode:
-		return nil, fmt.Errorf("line %d: YAML aliases are not allowed in manifests", n.Line)
+		return nil, nodeError(n, "YAML aliases are not allowed in manifests")
 	case yaml.SequenceNode:
 		out := make([]any, len(n.Content))
 		for i, c := range n.Content {
@@ -222,10 +233,10 @@ func nodeValue(n *yaml.Node) (any, error) {
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, vn := n.Content[i], n.Content[i+1]
 			if k.Kind != yaml.ScalarNode || (k.Tag != "!!str" && k.Tag != "!!int" && k.Tag != "!!bool") {
-				return nil, fmt.Errorf("line %d: mapping keys must be strings", k.Line)
+				return nil, nodeError(k, "mapping keys must be strings")
 			}
 			if _, dup := out[k.Value]; dup {
-				return nil, fmt.Errorf("line %d: key %q repeated", k.Line, k.Value)
+				return nil, nodeError(k, "key %q repeated", k.Value)
 			}
 			v, err := nodeValue(vn)
 			if err != nil {
@@ -237,10 +248,10 @@ func nodeValue(n *yaml.Node) (any, error) {
 	}
 	var v any
 	if err := n.Decode(&v); err != nil {
-		return nil, fmt.Errorf("line %d: %w", n.Line, err)
+		return nil, nodeError(n, "%v", err)
 	}
 	if f, ok := v.(float64); ok && (f != f || f > 1.7e308 || f < -1.7e308) {
-		return nil, fmt.Errorf("line %d: %v is not a JSON number", n.Line, f)
+		return nil, nodeError(n, "%v is not a JSON number", f)
 	}
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -62,31 +63,58 @@ func TestCanonicalKeepsNumbersExact(t *testing.T) {
 	}
 }
 
+// TestParseErrorsSayWhere pairs each bad manifest with its exact error:
+// line and column when the problem has a place, and what was expected.
 func TestParseErrorsSayWhere(t *testing.T) {
 	for _, tc := range []struct{ in, ext, want string }{
-		{"{\n  \"tools\": [\n    {\"name\": \"a\",}\n  ]\n}", ".json", "line 3, column 18"},
-		{"tools:\n  - name: a\n    bad: [1,\n  - name: b\n", ".yaml", "line 3"},
-		{`{"tools": [{"name": 5}]}`, ".json", `tools[0]: tool has no "name" string`},
-		{`{"tools": [{"name": "a"}, {"name": "a"}]}`, ".json", `tools[1]: tool "a" is already declared at tools[0]`},
-		{`{"result": {"nope": []}, "jsonrpc": "2.0"}`, ".json", `"result" has no "tools" array`},
-		{`{"other": 1}`, ".json", `no "tools" array`},
-		{"a: &x 1\nb: *x\n", ".yaml", "aliases are not allowed"},
-		{"tools: []\ntools: []\n", ".yaml", "line 2"},
+		{"{\n  \"tools\": [\n    {\"name\": \"a\",}\n  ]\n}", ".json", `:3:18: not valid JSON: expected a "key" in double quotes, found '}': a trailing comma is not allowed`},
+		{`{"tools": [{"name": "a"},]}`, ".json", `:1:26: not valid JSON: expected a value, found ']': a trailing comma is not allowed`},
+		{`{"tools": [{"name": thing}]}`, ".json", `:1:21: not valid JSON: expected a value, found thing: a string needs "double quotes"`},
+		{`{"tools": [{"name": tru}]}`, ".json", `:1:21: not valid JSON: expected a value, found tru: a string needs "double quotes"`},
+		{`{"tools": [{"name" "a"}]}`, ".json", `:1:20: not valid JSON: expected ':' after the key, found '"'`},
+		{`{"tools": [{"name": "a" "b": 1}]}`, ".json", `:1:25: not valid JSON: expected ',' or '}', found '"'`},
+		{`{"tools": [{"name": "a"} {"name": "b"}]}`, ".json", `:1:26: not valid JSON: expected ',' or ']', found '{'`},
+		{`{"tools": []} {}`, ".json", `:1:15: not valid JSON: expected the end of the file after the value, found '{'`},
+		{"{\"tools\": [{\"name\": \"é\", \"x\": é}]}", ".json", `:1:31: not valid JSON: expected a value, found 'é'`},
+		{`{"tools": [{"name": "a\q"}]}`, ".json", `:1:24: not valid JSON: expected an escape: \" \\ \/ \b \f \n \r \t or \uXXXX, found 'q'`},
+		{`{"tools": [{"n": -x}]}`, ".json", `:1:19: not valid JSON: expected a digit, found 'x'`},
+		{"{\"tools\": [\n  {\"name\": \"a\"},\n", ".json", `:3:1: not valid JSON: the file ends before the '[' at 1:11 is closed; expected a value or ']'`},
+		{`{"tools": [{"name": "a`, ".json", `:1:23: not valid JSON: the file ends inside the string begun at 1:21; expected its closing '"'`},
+		{"  \n", ".json", `: not valid JSON: the file is empty`},
+		{"tools:\n  - name: a\n    bad: [1,\n  - name: b\n", ".yaml", ":3: not valid YAML: did not find expected node content"},
+		{"tools:\n  - name: a\n    description: x\n   title: y\n", ".yaml", ":4: not valid YAML: did not find expected '-' indicator"},
+		{"a: &x 1\nb: *x\n", ".yaml", ":2:4: YAML aliases are not allowed in manifests"},
+		{"tools: []\ntools: []\n", ".yaml", `:2:1: key "tools" repeated`},
+		{`{"tools": [{"name": 5}]}`, ".json", `: tools[0]: tool has no "name" string`},
+		{`{"tools": [{"name": "a"}, {"name": "a"}]}`, ".json", `: tools[1]: tool "a" is already declared at tools[0]`},
+		{`{"result": {"nope": []}, "jsonrpc": "2.0"}`, ".json", `: JSON-RPC response: "result" has no "tools" array`},
+		{`{"other": 1}`, ".json", `: no "tools" array: expected a tools/list result, a bare array of tools, or a JSON-RPC response`},
 	} {
 		_, err := Parse([]byte(tc.in), tc.ext)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("Parse(%q) error = %v, want it to contain %q", tc.in, err, tc.want)
+		var me *Error
+		if !errors.As(err, &me) || err.Error() != "<manifest>"+tc.want {
+			t.Errorf("Parse(%q) error = %v (%T)\nwant <manifest>%s", tc.in, err, err, tc.want)
 		}
 	}
 }
 
+// TestLoadNamesTheFile: every surface prints FILE:LINE:COLUMN: first, as
+// editors and CI annotations read it.
 func TestLoadNamesTheFile(t *testing.T) {
+	for _, tc := range []struct{ path, want string }{
+		{"testdata/bad-syntax.json", `testdata/bad-syntax.json:3:14: not valid JSON: expected a value, found hello: a string needs "double quotes"`},
+		{"testdata/bad-syntax.yaml", `testdata/bad-syntax.yaml:3: not valid YAML: did not find expected ',' or '}'`},
+	} {
+		if _, err := Load(tc.path); err == nil || err.Error() != tc.want {
+			t.Errorf("Load(%s) = %v\nwant %s", tc.path, err, tc.want)
+		}
+	}
 	p := t.TempDir() + "/bad.json"
 	if err := os.WriteFile(p, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), p) {
-		t.Fatalf("Load error %v does not name %s", err, p)
+	if _, err := Load(p); err == nil || !strings.HasPrefix(err.Error(), p+":1:2: ") {
+		t.Fatalf("Load error %v does not begin with %s:1:2", err, p)
 	}
 }
 
@@ -102,6 +130,9 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Parse(b, "")
 		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("%T %v: want an *Error", err, err)
+			}
 			return
 		}
 		c, err := Canonical(m.Tools)
