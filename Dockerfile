@@ -33,4 +33,4 @@ COPY --from=build --chown=65532:65532 /out/state /var/lib/driftd
 USER 65532:65532
 EXPOSE 9820
 ENTRYPOINT ["/usr/local/bin/driftd"]
-CMD ["run", "--config", "/etc/driftd/driftd.yml"]
+CMD ["run", "--config.file", "/etc/driftd/driftd.yml"]

@@ -247,7 +247,7 @@ func checkContainer(t *testing.T, o *objects, w workload, c *corev1.Container) {
 	if len(c.Command) != 0 {
 		t.Errorf("%s: command %q overrides the image's ENTRYPOINT", where, c.Command)
 	}
-	wantArgs := []string{"run", "--config=" + configFile, fmt.Sprintf("--web.listen-address=:%d", driftdPort)}
+	wantArgs := []string{"run", "--config.file=" + configFile, fmt.Sprintf("--web.listen-address=:%d", driftdPort)}
 	if len(c.Args) < len(wantArgs) || !slices.Equal(c.Args[:len(wantArgs)], wantArgs) {
 		t.Errorf("%s: args %q, want them to start with %q", where, c.Args, wantArgs)
 	}

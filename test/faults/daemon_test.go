@@ -91,7 +91,7 @@ func daemonSuite(t *testing.T, span time.Duration) {
 
 	addr := freeAddr(t)
 	log := newCapped(64 << 20)
-	cmd := exec.Command(binPath, "run", "--config", config, "--web.listen-address="+addr, "--log.format=json", "--log.level=debug")
+	cmd := exec.Command(binPath, "run", "--config.file", config, "--web.listen-address="+addr, "--log.format=json", "--log.level=debug")
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
