@@ -126,7 +126,7 @@ func TestDockerfile(t *testing.T) {
 	if err := json.Unmarshal([]byte(last["ENTRYPOINT"]), &entry); err != nil || len(entry) != 1 || filepath.Base(entry[0]) != "driftd" {
 		t.Errorf("ENTRYPOINT %q: want the exec form [\".../driftd\"] (%v)", last["ENTRYPOINT"], err)
 	}
-	if err := json.Unmarshal([]byte(last["CMD"]), &cmd); err != nil || !slices.Equal(cmd, []string{"run", "--config", configFile}) {
+	if err := json.Unmarshal([]byte(last["CMD"]), &cmd); err != nil || !slices.Equal(cmd, []string{"run", "--config.file", configFile}) {
 		t.Errorf("CMD %q: want [\"run\", \"--config\", %q] (%v)", last["CMD"], configFile, err)
 	}
 
