@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -85,13 +86,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	case errors.As(err, &ee):
 		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "driftd %s: %v\n", chosen, ee.err)
+			printErr(stderr, chosen, ee.err)
 		}
 		return ee.code
 	default:
-		fmt.Fprintf(stderr, "driftd %s: %v\n", chosen, err)
+		printErr(stderr, chosen, err)
 		return exitUsage
 	}
+}
+
+// printErr prints a command's error. Several problems (a configuration's,
+// each FILE:LINE: …) go one a line under the command's name, so that every
+// line starts with its position, as editors and CI annotations read them.
+func printErr(w io.Writer, cmd string, err error) {
+	if msg := err.Error(); strings.Contains(msg, "\n") {
+		fmt.Fprintf(w, "driftd %s:\n%s\n", cmd, msg)
+		return
+	}
+	fmt.Fprintf(w, "driftd %s: %v\n", cmd, err)
 }
 
 // terminate is what kingpin's Terminate hook panics with.

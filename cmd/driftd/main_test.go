@@ -262,7 +262,7 @@ func TestManifestSyntaxErrors(t *testing.T) {
 		{[]string{"check", badJSON, "--base-url", "http://127.0.0.1:1/mcp"}, "driftd check: manifest: " + jsonErr + "\n"},
 		{[]string{"check", badYAML, "--base-url", "http://127.0.0.1:1/mcp"}, "driftd check: manifest: " + yamlErr + "\n"},
 		{[]string{"diff", badJSON, good}, "driftd diff: old manifest: " + jsonErr + "\n"},
-		{[]string{"diff", badJSON, badYAML}, "driftd diff: old manifest: " + jsonErr + "\nnew manifest: " + yamlErr + "\n"},
+		{[]string{"diff", badJSON, badYAML}, "driftd diff:\nold manifest: " + jsonErr + "\nnew manifest: " + yamlErr + "\n"},
 		{[]string{"config", "check", filepath.Join(dir, "driftd.yml")}, filepath.Join(dir, "driftd.yml") + ":4: targets[0].manifest: " + jsonErr + "\n" +
 			filepath.Join(dir, "driftd.yml") + ":7: targets[1].manifest: " + yamlErr + "\n"},
 	} {
