@@ -16,7 +16,7 @@ import (
 // its CPU is read from /proc apart from the client's.
 type benchServer struct {
 	*proc
-	url   string        // http://127.0.0.1:PORT
+	url   string         // http://127.0.0.1:PORT
 	stdin io.WriteCloser // held open: the server exits at EOF
 }
 

@@ -9,7 +9,6 @@ type number interface {
 	~int | ~int64 | ~float64
 }
 
-
 // median is the middle of xs (the mean of the two middles for an even
 // count); 0 for none.
 func median[T number](xs []T) float64 {
