@@ -54,6 +54,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
+	raiseNoFile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, *driftd, flag.Arg(0), flag.Args()[1:])
 	stop()
