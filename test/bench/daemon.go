@@ -20,6 +20,7 @@ type daemon struct {
 	url        string // http://127.0.0.1:PORT
 	configPath string
 	dir        string
+	runs       *runLog
 }
 
 // fleet is a daemon configuration: n targets on the bench server, target
@@ -56,7 +57,7 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 	if err != nil {
 		return nil, err
 	}
-	d := &daemon{proc: p, configPath: cfg, dir: dir}
+	d := &daemon{proc: p, configPath: cfg, dir: dir, runs: newRunLog(p.log)}
 	deadline := time.Now().Add(60 * time.Second)
 	for d.url == "" {
 		if err := p.alive(); err != nil {
