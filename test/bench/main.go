@@ -17,9 +17,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -84,6 +87,7 @@ func run(ctx context.Context, driftd, cmd string, args []string) (err error) {
 	}
 	h := &harness{out: os.Stdout, root: root, driftd: driftd, tmp: tmp}
 	defer h.cleanup()
+	h.header(ctx)
 	switch cmd {
 	case "bench":
 		if len(args) == 0 {
@@ -111,6 +115,27 @@ func run(ctx context.Context, driftd, cmd string, args []string) (err error) {
 		return nil
 	}
 	return fmt.Errorf("unknown command %q (want bench or scale)", cmd)
+}
+
+// header names what was measured and on what: the machine is shared, so
+// its load at the start is part of the result.
+func (h *harness) header(ctx context.Context) {
+	v, err := exec.CommandContext(ctx, h.driftd, "version").Output()
+	version := strings.TrimSpace(strings.SplitN(string(v), "\n", 2)[0])
+	if err != nil {
+		version = "version unknown: " + err.Error()
+	}
+	b, _ := os.ReadFile("/proc/loadavg")
+	load := strings.Fields(string(b))
+	if len(load) > 3 {
+		load = load[:3]
+	}
+	bin := h.driftd
+	if rel, err := filepath.Rel(h.root, bin); err == nil {
+		bin = rel
+	}
+	fmt.Fprintf(h.out, "bench: %s (%s); %s, %d CPUs, load average %s at start\n", bin, version, runtime.Version(), runtime.NumCPU(),
+		strings.Join(load, " "))
 }
 
 // cleanup stops every child, newest first, and removes the temp dir.

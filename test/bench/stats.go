@@ -23,3 +23,15 @@ func median[T number](xs []T) float64 {
 	}
 	return (float64(s[m-1]) + float64(s[m])) / 2
 }
+
+// mean is the average of xs; 0 for none.
+func mean[T number](xs []T) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	t := 0.0
+	for _, x := range xs {
+		t += float64(x)
+	}
+	return t / float64(len(xs))
+}
