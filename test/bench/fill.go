@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -65,29 +66,29 @@ func (h *harness) fillRings(ctx context.Context, ds []*daemon, ks []int, deadlin
 }
 
 // runAll triggers a run of each of the daemon's k targets and waits until
-// the daemon has logged as many finished runs as it accepted. A target
+// every target that accepted has logged a finished run since. A target
 // already running is left to finish its run. It returns the runs accepted.
 func runAll(ctx context.Context, d *daemon, k int) (int, error) {
 	if err := d.runs.update(); err != nil {
 		return 0, err
 	}
-	before := d.runs.total
+	before := maps.Clone(d.runs.finished)
 	var (
 		mu       sync.Mutex
-		accepted int
+		accepted []string
 		firstErr error
 		wg       sync.WaitGroup
 	)
-	next := make(chan int)
+	next := make(chan string)
 	for range fillWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range next {
-				ok, err := trigger(ctx, d, fmt.Sprintf("t%05d", i))
+			for name := range next {
+				ok, err := trigger(ctx, d, name)
 				mu.Lock()
 				if ok {
-					accepted++
+					accepted = append(accepted, name)
 				}
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -97,26 +98,28 @@ func runAll(ctx context.Context, d *daemon, k int) (int, error) {
 		}()
 	}
 	for i := range k {
-		next <- i
+		next <- fmt.Sprintf("t%05d", i)
 	}
 	close(next)
 	wg.Wait()
 	if firstErr != nil {
 		return 0, firstErr
 	}
+	n := len(accepted)
 	deadline := time.Now().Add(15 * time.Minute)
 	for {
 		if err := d.runs.update(); err != nil {
 			return 0, err
 		}
-		if d.runs.total >= before+accepted {
-			return accepted, nil
+		accepted = slices.DeleteFunc(accepted, func(t string) bool { return d.runs.finished[t] > before[t] })
+		if len(accepted) == 0 {
+			return n, nil
 		}
 		if err := d.alive(); err != nil {
 			return 0, err
 		}
 		if time.Now().After(deadline) {
-			return 0, fmt.Errorf("%s: %d triggered runs not finished in 15 minutes", d.name, accepted)
+			return 0, fmt.Errorf("%s: %d triggered runs not finished in 15 minutes", d.name, len(accepted))
 		}
 		if err := sleep(ctx, 250*time.Millisecond); err != nil {
 			return 0, err

@@ -37,7 +37,7 @@ func (h *harness) scale(ctx context.Context) error {
 		}
 	}
 	base := min(100, n/10)
-	fillFor := 5 * time.Minute
+	fillFor := 20 * time.Minute
 	if v := os.Getenv("DRIFTD_BENCH_FILL"); v != "" {
 		var err error
 		if fillFor, err = time.ParseDuration(v); err != nil {
@@ -87,7 +87,6 @@ func (h *harness) scale(ctx context.Context) error {
 		return err
 	}
 	fillTook := time.Since(start)
-	h.stopProc(fillSrv.proc)
 	for _, d := range []struct {
 		d *daemon
 		k int
@@ -102,6 +101,8 @@ func (h *harness) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	h.stopProc(fillSrv.proc) // runs that started before the reload are over
+
 	w, err := measureWindow(ctx, big, srv, scaleWindow)
 	if err != nil {
 		return err
