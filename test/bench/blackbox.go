@@ -123,7 +123,7 @@ func (h *harness) startBlackbox(ctx context.Context, bin string) (*proc, string,
 	}
 	base := "http://" + addr
 	for deadline := time.Now().Add(20 * time.Second); ; {
-		if resp, err := http.Get(base + "/-/healthy"); err == nil {
+		if resp, err := control.Get(base + "/-/healthy"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return p, base, nil

@@ -72,7 +72,7 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 		d.url = listenAddress(p.log)
 	}
 	for {
-		resp, err := http.Get(d.url + "/-/ready")
+		resp, err := control.Get(d.url + "/-/ready")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -127,7 +127,7 @@ func (d *daemon) reload(srv *benchServer, f fleet) error {
 	if err := os.WriteFile(d.configPath, f.config(srv, filepath.Join(d.dir, "state")), 0o644); err != nil {
 		return err
 	}
-	resp, err := http.Post(d.url+"/-/reload", "", nil)
+	resp, err := control.Post(d.url+"/-/reload", "", nil)
 	if err != nil {
 		return err
 	}

@@ -134,7 +134,7 @@ func trigger(ctx context.Context, d *daemon, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := control.Do(req)
 	if err != nil {
 		return false, err
 	}
@@ -156,7 +156,7 @@ func ringLines(ctx context.Context, d *daemon, name string) (int, string, error)
 	if err != nil {
 		return 0, "", err
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := control.Do(req)
 	if err != nil {
 		return 0, "", err
 	}

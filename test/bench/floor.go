@@ -51,7 +51,7 @@ func (h *harness) floor(ctx context.Context) error {
 		}
 		return nil
 	}
-	floor := func() error { return floorRun(url, plan) }
+	floor := func() error { return floorRun(ctx, url, plan) }
 	sides := []func() error{engine, floor}
 	for _, f := range sides { // warm up connections' code paths and caches
 		for range 10 {
@@ -151,7 +151,7 @@ func recordPlan(ctx context.Context, declared *manifest.Manifest) ([]step, error
 		plan = append(plan, step{conn: r.Conn, rpc: r.Method, header: hd, body: r.Body, close: closing, status: r.Status})
 	}
 	srv.Reset()
-	if err := floorRun(srv.URL, plan); err != nil {
+	if err := floorRun(ctx, srv.URL, plan); err != nil {
 		return nil, err
 	}
 	floorLog := srv.Requests()
@@ -182,8 +182,11 @@ func sameHeader(a, b http.Header) bool {
 
 // floorRun is the floor: the plan's requests sent with plain net/http, a
 // new connection wherever the probe opened one (as the probe does, every
-// run), each response decoded fully with encoding/json.
-func floorRun(url string, plan []step) error {
+// run), each response decoded fully with encoding/json; one deadline for
+// the run, as the probe has.
+func floorRun(ctx context.Context, url string, plan []step) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
 	clients := map[int]*http.Client{}
 	defer func() {
 		for _, c := range clients {
@@ -196,7 +199,7 @@ func floorRun(url string, plan []step) error {
 			c = &http.Client{Transport: &http.Transport{DisableKeepAlives: s.close, DisableCompression: true}}
 			clients[s.conn] = c
 		}
-		req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(s.body))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(s.body))
 		if err != nil {
 			return err
 		}

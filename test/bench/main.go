@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -36,6 +37,10 @@ type harness struct {
 	procs  []*proc
 	server string // the built benchserver
 }
+
+// control is the client of the harness's own requests to the daemons and
+// the exporter: bounded, so a hung process cannot hang the harness.
+var control = &http.Client{Timeout: 2 * time.Minute}
 
 // steps are the benchmarks of `bench`, in the order they run.
 var steps = map[string]func(*harness, context.Context) error{
@@ -90,6 +95,8 @@ func run(ctx context.Context, driftd, cmd string, args []string) (err error) {
 	h.header(ctx)
 	switch cmd {
 	case "bench":
+		ctx, cancel := context.WithTimeout(ctx, 20*time.Minute)
+		defer cancel()
 		if len(args) == 0 {
 			args = stepOrder
 		}

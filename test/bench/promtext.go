@@ -30,7 +30,7 @@ func getMetrics(ctx context.Context, url string) (*scrape, error) {
 	}
 	req.Header.Set("Accept", "text/plain;version=0.0.4")
 	start := time.Now()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := control.Do(req)
 	if err != nil {
 		return nil, err
 	}
