@@ -84,7 +84,7 @@ bench: build bench-deps
 	$(GO) run ./test/bench -driftd bin/driftd bench
 
 # 10,000 targets on one machine (DESIGN §14 "Scale"): minutes, not in CI.
-# DRIFTD_BENCH_TARGETS=1000 for a quick run; DRIFTD_BENCH_FILL (default 20m)
+# DRIFTD_BENCH_TARGETS=1000 for a quick run; DRIFTD_BENCH_FILL (default 30m)
 # bounds the log-ring fill before the steady period.
 bench-scale: build
 	$(GO) run ./test/bench -driftd bin/driftd scale

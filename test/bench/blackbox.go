@@ -40,7 +40,7 @@ func (h *harness) blackbox(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s is not installed (apt-get install -y prometheus-blackbox-exporter; make bench does it as root)", blackboxBin)
 	}
-	srv, err := h.startServer(ctx, "50", false)
+	srv, err := h.startServer(ctx, "50", false, 1)
 	if err != nil {
 		return err
 	}

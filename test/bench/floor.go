@@ -38,7 +38,7 @@ func (h *harness) floor(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv, err := h.startServer(ctx, fmt.Sprint(floorTools), false)
+	srv, err := h.startServer(ctx, fmt.Sprint(floorTools), false, 1)
 	if err != nil {
 		return err
 	}

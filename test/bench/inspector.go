@@ -31,7 +31,7 @@ func (h *harness) inspector(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv, err := h.startServer(ctx, fmt.Sprint(inspectorTools), true)
+	srv, err := h.startServer(ctx, fmt.Sprint(inspectorTools), true, 1)
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ const (
 	scalePeriod   = 60 * time.Second
 	scaleWindow   = 60 * time.Second // the steady window: one whole period
 	latenessName  = "driftd_scheduler_start_lateness_seconds"
+	scalePorts    = 16 // the bench servers' listeners, targets spread over them
 )
 
 // scaleSets are the shared manifests' sizes: distinct tools in each.
@@ -28,7 +29,7 @@ var scaleSets = []int{20, 25, 30, 40, 50}
 // scale runs driftd with 10,000 targets (DRIFTD_BENCH_TARGETS overrides)
 // and a small baseline daemon, both with full log rings, and prints the
 // scale budgets of DESIGN §14 measured over one steady period.
-func (h *harness) scale(ctx context.Context) error {
+func (h *harness) scale(ctx context.Context) (err error) {
 	n := scaleTargets
 	if v := os.Getenv("DRIFTD_BENCH_TARGETS"); v != "" {
 		var err error
@@ -37,7 +38,7 @@ func (h *harness) scale(ctx context.Context) error {
 		}
 	}
 	base := min(100, n/10)
-	fillFor := 20 * time.Minute
+	fillFor := 30 * time.Minute
 	if v := os.Getenv("DRIFTD_BENCH_FILL"); v != "" {
 		var err error
 		if fillFor, err = time.ParseDuration(v); err != nil {
@@ -59,14 +60,19 @@ func (h *harness) scale(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv, err := h.startServer(ctx, strings.Join(sets, ","), false)
+	srv, err := h.startServer(ctx, strings.Join(sets, ","), false, scalePorts)
 	if err != nil {
 		return err
 	}
-	fillSrv, err := h.startServer(ctx, "1", false)
+	fillSrv, err := h.startServer(ctx, "1", false, scalePorts)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err != nil { // the servers' own words, if they had any
+			err = fmt.Errorf("%w%s%s", err, srv.tail(), fillSrv.tail())
+		}
+	}()
 	fill := func(k int) fleet { return fleet{n: k, schedule: scaleSchedule, manifests: []string{fillMF}} }
 	steady := func(k int) fleet { return fleet{n: k, schedule: scaleSchedule, manifests: real} }
 	big, err := h.startDaemon(ctx, "driftd-scale", fillSrv, fill(n))

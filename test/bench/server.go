@@ -16,19 +16,23 @@ import (
 // its CPU is read from /proc apart from the client's.
 type benchServer struct {
 	*proc
-	url   string         // http://127.0.0.1:PORT
+	url   string         // http://127.0.0.1:PORT, the first listener
+	urls  []string       // every listener
 	stdin io.WriteCloser // held open: the server exits at EOF
 }
 
-// target is the MCP endpoint of target i (tool set i mod the sets).
-func (s *benchServer) target(i int) string { return fmt.Sprintf("%s/t/%d/mcp", s.url, i) }
+// target is the MCP endpoint of target i (tool set i mod the sets), the
+// targets spread over the listeners.
+func (s *benchServer) target(i int) string {
+	return fmt.Sprintf("%s/t/%d/mcp", s.urls[i%len(s.urls)], i)
+}
 
 // cpu is the server's CPU time so far.
 func (s *benchServer) cpu() (time.Duration, error) { return procCPU(s.pid()) }
 
 // startServer builds the bench server once per harness and starts it with
-// the given tool sets (e.g. "50" or "20,25,30,40,50").
-func (h *harness) startServer(ctx context.Context, sets string, legacy bool) (*benchServer, error) {
+// the given tool sets (e.g. "50" or "20,25,30,40,50") on ports listeners.
+func (h *harness) startServer(ctx context.Context, sets string, legacy bool, ports int) (*benchServer, error) {
 	if h.server == "" {
 		bin := filepath.Join(h.tmp, "benchserver")
 		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./test/bench/benchserver")
@@ -38,7 +42,7 @@ func (h *harness) startServer(ctx context.Context, sets string, legacy bool) (*b
 		}
 		h.server = bin
 	}
-	args := []string{"-sets", sets}
+	args := []string{"-sets", sets, "-ports", fmt.Sprint(ports)}
 	if legacy {
 		args = append(args, "-legacy")
 	}
@@ -68,11 +72,12 @@ func (h *harness) startServer(ctx context.Context, sets string, legacy bool) (*b
 		_, _ = io.Copy(io.Discard, r)
 	}()
 	select {
-	case url := <-first:
-		if !strings.HasPrefix(url, "http://127.0.0.1:") {
-			return nil, fmt.Errorf("bench server did not start (first line %q)%s", url, p.tail())
+	case line := <-first:
+		urls := strings.Fields(line)
+		if len(urls) != ports || !strings.HasPrefix(urls[0], "http://127.0.0.1:") {
+			return nil, fmt.Errorf("bench server did not start (first line %q)%s", line, p.tail())
 		}
-		return &benchServer{proc: p, url: url, stdin: stdin}, nil
+		return &benchServer{proc: p, url: urls[0], urls: urls, stdin: stdin}, nil
 	case <-time.After(10 * time.Second):
 		return nil, fmt.Errorf("bench server printed no address in 10s%s", p.tail())
 	case <-ctx.Done():

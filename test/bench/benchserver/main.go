@@ -1,7 +1,7 @@
 // Command benchserver is the benchmarks' MCP server, run in its own
 // process so that its CPU is never counted as the client's. It serves
-// strict mcptest handlers on 127.0.0.1 and prints its base URL on the
-// first line of stdout:
+// strict mcptest handlers on 127.0.0.1 and prints its base URLs (one per
+// -ports listener, space-separated) on the first line of stdout:
 //
 //	/t/<i>/mcp   target i: tool set i mod len(-sets)
 //	/mcp         tool set 0
@@ -32,14 +32,15 @@ import (
 func main() {
 	sets := flag.String("sets", "50", "tools per set, comma-separated; set s serves toolset.Tools(s, n)")
 	legacy := flag.Bool("legacy", false, "serve initialize-based (2025-11-25) only")
+	ports := flag.Int("ports", 1, "listeners, each on its own loopback port, all serving the same")
 	flag.Parse()
-	if err := run(*sets, *legacy); err != nil {
+	if err := run(*sets, *legacy, *ports); err != nil {
 		fmt.Fprintln(os.Stderr, "benchserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sets string, legacy bool) error {
+func run(sets string, legacy bool, ports int) error {
 	raiseNoFile()
 	var handlers []http.Handler
 	for s, f := range strings.Split(sets, ",") {
@@ -61,12 +62,21 @@ func run(sets string, legacy bool) error {
 	})
 	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
+	// Several ports spread a fleet's connections over more address pairs,
+	// as distinct servers would: thousands of short connections a second
+	// to one port recycle the kernel's TIME_WAIT pairs within seconds.
+	var lns []net.Listener
+	var urls []string
+	for range max(ports, 1) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		lns = append(lns, ln)
+		urls = append(urls, "http://"+ln.Addr().String())
 	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Printf("http://%s\n", ln.Addr())
+	fmt.Println(strings.Join(urls, " "))
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -74,8 +84,10 @@ func run(sets string, legacy bool) error {
 		_, _ = io.Copy(io.Discard, os.Stdin) // EOF: the harness is gone
 		stop()
 	}()
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	errc := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() { errc <- srv.Serve(ln) }()
+	}
 	select {
 	case err := <-errc:
 		return err
