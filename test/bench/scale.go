@@ -30,35 +30,18 @@ var scaleSets = []int{20, 25, 30, 40, 50}
 // and a small baseline daemon, both with full log rings, and prints the
 // scale budgets of DESIGN §14 measured over one steady period.
 func (h *harness) scale(ctx context.Context) (err error) {
-	n := scaleTargets
-	if v := os.Getenv("DRIFTD_BENCH_TARGETS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 20 {
-			return fmt.Errorf("DRIFTD_BENCH_TARGETS=%q: want a number ≥ 20", v)
-		}
-	}
-	base := min(100, n/10)
-	fillFor := 30 * time.Minute
-	if v := os.Getenv("DRIFTD_BENCH_FILL"); v != "" {
-		var err error
-		if fillFor, err = time.ParseDuration(v); err != nil {
-			return fmt.Errorf("DRIFTD_BENCH_FILL=%q: %w", v, err)
-		}
-	}
-	start := time.Now()
-	sets := make([]string, len(scaleSets))
-	var real []string
-	for s, k := range scaleSets {
-		sets[s] = strconv.Itoa(k)
-		mf, err := h.writeFile(fmt.Sprintf("scale/manifest-%d.json", s), toolset.Manifest(s, k))
-		if err != nil {
-			return err
-		}
-		real = append(real, mf)
-	}
-	fillMF, err := h.writeFile("scale/manifest-fill.json", toolset.Manifest(0, 1))
+	n, base, fillFor, err := scaleEnv()
 	if err != nil {
 		return err
+	}
+	start := time.Now()
+	real, fillMF, err := h.scaleManifests()
+	if err != nil {
+		return err
+	}
+	sets := make([]string, len(scaleSets))
+	for s, k := range scaleSets {
+		sets[s] = strconv.Itoa(k)
 	}
 	srv, err := h.startServer(ctx, strings.Join(sets, ","), false, scalePorts)
 	if err != nil {
@@ -74,7 +57,6 @@ func (h *harness) scale(ctx context.Context) (err error) {
 		}
 	}()
 	fill := func(k int) fleet { return fleet{n: k, schedule: scaleSchedule, manifests: []string{fillMF}} }
-	steady := func(k int) fleet { return fleet{n: k, schedule: scaleSchedule, manifests: real} }
 	big, err := h.startDaemon(ctx, "driftd-scale", fillSrv, fill(n))
 	if err != nil {
 		return err
@@ -88,53 +70,87 @@ func (h *harness) scale(ctx context.Context) (err error) {
 	// one-tool server until its log ring stops growing (or the fill time
 	// is up: the RSS line then says so and is not met), then both daemons
 	// are reloaded onto the real manifests and server.
-	ring, rounds, full, err := h.fillRings(ctx, []*daemon{big, small}, []int{n, base}, start.Add(fillFor))
-	if err != nil {
+	r := scaleReport{n: n, base: base}
+	if r.ring, r.rounds, r.full, err = h.fillRings(ctx, []*daemon{big, small}, []int{n, base}, start.Add(fillFor)); err != nil {
 		return err
 	}
-	fillTook := time.Since(start)
+	r.fillTook = time.Since(start)
 	for _, d := range []struct {
 		d *daemon
 		k int
 	}{{big, n}, {small, base}} {
-		if err := d.d.reload(srv, steady(d.k)); err != nil {
+		if err := d.d.reload(srv, fleet{n: d.k, schedule: scaleSchedule, manifests: real}); err != nil {
 			return err
 		}
 	}
 	// One period for every target's first run on the real server (a new
 	// schedule restarts each target's timing), a little more for stragglers.
-	settled, unsettled, err := waitEveryTargetRan(ctx, big, n, scalePeriod+5*time.Second, 3*scalePeriod)
-	if err != nil {
+	if r.settled, r.unsettled, err = waitEveryTargetRan(ctx, big, n, scalePeriod+5*time.Second, 3*scalePeriod); err != nil {
 		return err
 	}
 	h.stopProc(fillSrv.proc) // runs that started before the reload are over
+	if err := measureSteady(ctx, &r, big, small, srv); err != nil {
+		return err
+	}
+	r.took = time.Since(start)
+	h.printScale(r)
+	return nil
+}
 
-	w, err := measureWindow(ctx, big, srv, scaleWindow)
-	if err != nil {
+// scaleEnv reads DRIFTD_BENCH_TARGETS and DRIFTD_BENCH_FILL.
+func scaleEnv() (n, base int, fillFor time.Duration, err error) {
+	n, fillFor = scaleTargets, 30*time.Minute
+	if v := os.Getenv("DRIFTD_BENCH_TARGETS"); v != "" {
+		if n, err = strconv.Atoi(v); err != nil || n < 20 {
+			return 0, 0, 0, fmt.Errorf("DRIFTD_BENCH_TARGETS=%q: want a number ≥ 20", v)
+		}
+	}
+	if v := os.Getenv("DRIFTD_BENCH_FILL"); v != "" {
+		if fillFor, err = time.ParseDuration(v); err != nil {
+			return 0, 0, 0, fmt.Errorf("DRIFTD_BENCH_FILL=%q: %w", v, err)
+		}
+	}
+	return n, min(100, n/10), fillFor, nil
+}
+
+// scaleManifests writes the shared manifests, and the one-tool manifest of
+// the ring fill.
+func (h *harness) scaleManifests() (real []string, fill string, err error) {
+	for s, k := range scaleSets {
+		mf, err := h.writeFile(fmt.Sprintf("scale/manifest-%d.json", s), toolset.Manifest(s, k))
+		if err != nil {
+			return nil, "", err
+		}
+		real = append(real, mf)
+	}
+	fill, err = h.writeFile("scale/manifest-fill.json", toolset.Manifest(0, 1))
+	return real, fill, err
+}
+
+// measureSteady measures one steady period of the big daemon, then its
+// scrapes, its ring and both daemons' memory, into r.
+func measureSteady(ctx context.Context, r *scaleReport, big, small *daemon, srv *benchServer) error {
+	var err error
+	if r.w, err = measureWindow(ctx, big, srv, scaleWindow); err != nil {
 		return err
 	}
-	scrapes, err := timeScrapes(ctx, big, 5)
-	if err != nil {
+	if r.scrapes, err = timeScrapes(ctx, big, 5); err != nil {
 		return err
 	}
-	last := scrapes[len(scrapes)-1]
-	if err := checkServed(last, n); err != nil {
+	r.total = r.scrapes[len(r.scrapes)-1]
+	if err := checkServed(r.total, r.n); err != nil {
 		return err
 	}
-	ringEnd, _, err := ringLines(ctx, big, "t00000")
-	if err != nil {
+	if r.ringEnd, _, err = ringLines(ctx, big, "t00000"); err != nil {
 		return err
 	}
-	rssBig, err := procRSS(big.pid())
-	if err != nil {
+	if r.rssBig, err = procRSS(big.pid()); err != nil {
 		return err
 	}
-	rssSmall, err := procRSS(small.pid())
-	if err != nil {
+	if r.rssSmall, err = procRSS(small.pid()); err != nil {
 		return err
 	}
-	smallScrape, err := small.metrics(ctx)
-	if err != nil {
+	if r.baseline, err = small.metrics(ctx); err != nil {
 		return err
 	}
 	for _, p := range []*proc{big.proc, small.proc, srv.proc} {
@@ -142,9 +158,6 @@ func (h *harness) scale(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	h.printScale(scaleReport{n: n, base: base, ring: ring, ringEnd: ringEnd, full: full, rounds: rounds, fillTook: fillTook,
-		settled: settled, unsettled: unsettled,
-		w: w, scrapes: scrapes, rssBig: rssBig, rssSmall: rssSmall, total: last, baseline: smallScrape, took: time.Since(start)})
 	return nil
 }
 
