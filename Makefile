@@ -5,7 +5,7 @@ REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
 FUZZTIME ?= 5s
 
-.PHONY: build test fuzz lint bench run clean deploy-check e2e conformance faults soak browser
+.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -78,13 +78,31 @@ lint:
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 
-# The performance budgets of DESIGN §14, each printed as a ratio measured
-# side by side in one run. Nothing here fails on timing.
-bench:
-	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^(TestDiffScaling|TestDriftHundredThousand|TestProbeVsFloor)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
+# The performance budgets of DESIGN §14 (docs/benchmarks.md), each printed
+# as a `budget | goal | measured | met?` line measured side by side in one
+# run. Nothing fails on timing; a harness failure (a server that did not
+# start, a probe that failed, a tool not installed) fails the target.
+# test/bench needs node and npm (it installs the Inspector CLI into
+# .cache/bench-inspector) and Debian's prometheus-blackbox-exporter, which
+# bench-deps installs when missing and running as root.
+bench bench-scale: SHELL := /bin/bash
+bench bench-scale: .SHELLFLAGS := -o pipefail -ec
+bench: build bench-deps
+	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^(TestDiffScaling|TestDriftHundredThousand)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	DRIFTD_BENCH=1 $(GO) test ./internal/scheduler/ -run '^TestScaleLateness$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	DRIFTD_BENCH=1 $(GO) test ./internal/daemon/ -run '^TestReloadScale$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
-	$(GO) test ./internal/probe/ -run '^$$' -bench . -benchmem -count=1
+	$(GO) run ./test/bench -driftd bin/driftd bench
+
+# 10,000 targets on one machine (DESIGN §14 "Scale"): minutes, not in CI.
+# DRIFTD_BENCH_TARGETS=1000 for a quick run; DRIFTD_BENCH_FILL (default 30m)
+# bounds the log-ring fill before the steady period.
+bench-scale: build
+	$(GO) run ./test/bench -driftd bin/driftd scale
+
+bench-deps:
+	@command -v prometheus-blackbox-exporter >/dev/null 2>&1 || [ "$$(id -u)" != 0 ] || \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus-blackbox-exporter || \
+		{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y prometheus-blackbox-exporter; }
 
 # The demo: a mock MCP server with deliberate drift, probed by driftd, on
 # loopback. ARGS go to driftd demo:

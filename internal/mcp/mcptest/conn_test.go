@@ -62,3 +62,15 @@ func TestHandlerStandalone(t *testing.T) {
 	}
 	wantNoViolations(t, h)
 }
+
+func TestNoLog(t *testing.T) {
+	s := startServer(t, Options{Tools: []json.RawMessage{tool("a")}, NoLog: true})
+	for _, c := range []*http.Client{newClient(t), newClient(t)} {
+		if got := toolNames(t, post(t, c, s, modernHeader("tools/list"), modernMsg(1, "tools/list", nil))); got != "a" {
+			t.Fatalf("tools: %s", got)
+		}
+	}
+	if n := len(s.Requests()); n != 0 {
+		t.Fatalf("%d requests logged, want none", n)
+	}
+}

@@ -84,8 +84,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Header: r.Header.Clone(), Body: body,
 	}
 	h.mu.Lock()
-	entry.Conn = h.connLocked(r.RemoteAddr)
-	h.log = append(h.log, entry)
+	if h.opts.NoLog {
+		entry.Conn = 1
+	} else {
+		entry.Conn = h.connLocked(r.RemoteAddr)
+		h.log = append(h.log, entry)
+	}
 	c := &call{h: h, r: r, opts: cloneOptions(h.opts), body: body, tooBig: tooBig, conn: entry.Conn}
 	h.inflight++
 	h.mu.Unlock()

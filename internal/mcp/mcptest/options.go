@@ -76,6 +76,11 @@ type Options struct {
 	// and "0.0.0".
 	ServerName, ServerVersion string
 
+	// NoLog keeps no request log and numbers no connections (every request
+	// counts as connection 1): a long-running benchmark server's memory
+	// then stays flat. Requests, Violations and Count see nothing.
+	NoLog bool
+
 	// Fault is a hostile behaviour. It replaces the answer to a parsed
 	// JSON-RPC request that broke no rule and passed auth, so it never masks
 	// a violation.

@@ -1,0 +1,112 @@
+// Command benchserver is the benchmarks' MCP server, run in its own
+// process so that its CPU is never counted as the client's. It serves
+// strict mcptest handlers on 127.0.0.1 and prints its base URLs (one per
+// -ports listener, space-separated) on the first line of stdout:
+//
+//	/t/<i>/mcp   target i: tool set i mod len(-sets)
+//	/mcp         tool set 0
+//	/ok          200 "ok" (a trivial endpoint for blackbox_exporter)
+//
+// It exits on SIGTERM, SIGINT or when its stdin closes (the harness died).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/test/bench/toolset"
+)
+
+func main() {
+	sets := flag.String("sets", "50", "tools per set, comma-separated; set s serves toolset.Tools(s, n)")
+	legacy := flag.Bool("legacy", false, "serve initialize-based (2025-11-25) only")
+	ports := flag.Int("ports", 1, "listeners, each on its own loopback port, all serving the same")
+	flag.Parse()
+	if err := run(*sets, *legacy, *ports); err != nil {
+		fmt.Fprintln(os.Stderr, "benchserver:", err)
+		os.Exit(1)
+	}
+}
+
+func run(sets string, legacy bool, ports int) error {
+	raiseNoFile()
+	var handlers []http.Handler
+	for s, f := range strings.Split(sets, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 999 {
+			return fmt.Errorf("-sets: %q is not a tool count in 1..999", f)
+		}
+		handlers = append(handlers, mcptest.NewHandler(mcptest.Options{Tools: toolset.Tools(s, n), Legacy: legacy, NoLog: true}))
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handlers[0])
+	mux.HandleFunc("/t/{i}/mcp", func(w http.ResponseWriter, r *http.Request) {
+		i, err := strconv.Atoi(r.PathValue("i"))
+		if err != nil || i < 0 {
+			http.NotFound(w, r)
+			return
+		}
+		handlers[i%len(handlers)].ServeHTTP(w, r)
+	})
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
+
+	// Several ports spread a fleet's connections over more address pairs,
+	// as distinct servers would: thousands of short connections a second
+	// to one port recycle the kernel's TIME_WAIT pairs within seconds.
+	var lns []net.Listener
+	var urls []string
+	for range max(ports, 1) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		lns = append(lns, ln)
+		urls = append(urls, "http://"+ln.Addr().String())
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Println(strings.Join(urls, " "))
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin) // EOF: the harness is gone
+		stop()
+	}()
+	errc := make(chan error, len(lns))
+	for _, ln := range lns {
+		go func() { errc <- srv.Serve(ln) }()
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}
+
+// raiseNoFile lifts the soft open-file limit to the hard one: 10,000
+// targets keep many connections open at once.
+func raiseNoFile() {
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
+		l.Cur = l.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	}
+}

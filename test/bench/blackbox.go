@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/driftd/driftd/internal/benchgen"
+	"github.com/driftd/driftd/test/bench/toolset"
+)
+
+const (
+	blackboxBin      = "prometheus-blackbox-exporter" // Debian's package and binary
+	blackboxProbes   = 1000                           // per round
+	perProbeRounds   = 3
+	perProbeTargets  = 50
+	perProbeSchedule = "@every 2s"
+	perProbeWindow   = 10 * time.Second
+)
+
+const blackboxConfig = `modules:
+  http_2xx:
+    prober: http
+    timeout: 5s
+`
+
+// blackbox measures driftd's daemon CPU per MCP probe against
+// blackbox_exporter's CPU per HTTP probe, both read from /proc, in
+// interleaved rounds of one run (budget: driftd ≤ blackbox).
+func (h *harness) blackbox(ctx context.Context) error {
+	bin, err := exec.LookPath(blackboxBin)
+	if err != nil {
+		return fmt.Errorf("%s is not installed (apt-get install -y prometheus-blackbox-exporter; make bench does it as root)", blackboxBin)
+	}
+	srv, err := h.startServer(ctx, "50", false, 1)
+	if err != nil {
+		return err
+	}
+	defer h.stopProc(srv.proc)
+	bb, bbURL, err := h.startBlackbox(ctx, bin)
+	if err != nil {
+		return err
+	}
+	defer h.stopProc(bb)
+	mf, err := h.writeFile("perprobe/manifest.json", toolset.Manifest(0, 50))
+	if err != nil {
+		return err
+	}
+	d, err := h.startDaemon(ctx, "driftd-perprobe", srv, fleet{n: perProbeTargets, schedule: perProbeSchedule, manifests: []string{mf}})
+	if err != nil {
+		return err
+	}
+	defer h.stopProc(d.proc)
+	if err := waitProbes(ctx, d, perProbeTargets, 30*time.Second); err != nil {
+		return err
+	}
+	probeURL := bbURL + "/probe?module=http_2xx&target=" + url.QueryEscape(srv.url+"/ok")
+	client := &http.Client{Timeout: 10 * time.Second}
+	var bbCPU, dCPU, bbSrv, dSrv []time.Duration
+	var dProbes int
+	for range perProbeRounds {
+		cpu, srvCPU, err := blackboxRound(ctx, client, probeURL, bb.pid(), srv)
+		if err != nil {
+			return err
+		}
+		bbCPU, bbSrv = append(bbCPU, cpu), append(bbSrv, srvCPU)
+		cpu, srvCPU, n, err := daemonWindow(ctx, d, srv, perProbeWindow)
+		if err != nil {
+			return err
+		}
+		dCPU, dSrv, dProbes = append(dCPU, cpu), append(dSrv, srvCPU), dProbes+n
+	}
+	for _, p := range []*proc{bb, d.proc, srv.proc} {
+		if err := p.alive(); err != nil {
+			return err
+		}
+	}
+	ratio := median(dCPU) / median(bbCPU)
+	fmt.Fprintf(h.out, "\ndriftd daemon CPU per MCP probe vs blackbox_exporter %s CPU per HTTP probe: both from /proc, %d interleaved rounds, same run\n",
+		blackboxVersion(bin), perProbeRounds)
+	benchgen.Budget(h.out, "driftd CPU per MCP probe / blackbox_exporter's per HTTP probe", "≤ 1", fmt.Sprintf("%.1f", ratio), ratio <= 1)
+	h.printf("driftd run: %d targets × 50 distinct tools, %s, %d windows of %v: %d probes, all successful; CPU per probe (median) %v",
+		perProbeTargets, perProbeSchedule, perProbeRounds, perProbeWindow, dProbes, dur(median(dCPU)))
+	h.printf("blackbox_exporter: %d × %d sequential /probe?module=http_2xx of the bench server's /ok, all probe_success 1; CPU per probe (median) %v",
+		perProbeRounds, blackboxProbes, dur(median(bbCPU)))
+	h.printf("server CPU per probe (information): MCP %v, HTTP %v", dur(median(dSrv)), dur(median(bbSrv)))
+	return nil
+}
+
+// blackboxVersion is the exporter's version, from its --version line
+// "blackbox_exporter, version 0.23.0 (branch: …)".
+func blackboxVersion(bin string) string {
+	out, _ := exec.Command(bin, "--version").CombinedOutput()
+	_, v, ok := strings.Cut(string(out), "version ")
+	if !ok {
+		return "(version unknown)"
+	}
+	return strings.Fields(v)[0]
+}
+
+// startBlackbox runs blackbox_exporter on a free loopback port with the
+// http_2xx module and waits until it answers.
+func (h *harness) startBlackbox(ctx context.Context, bin string) (*proc, string, error) {
+	cfg, err := h.writeFile("blackbox/blackbox.yml", []byte(blackboxConfig))
+	if err != nil {
+		return nil, "", err
+	}
+	addr, err := freePort()
+	if err != nil {
+		return nil, "", err
+	}
+	p, err := h.start("blackbox_exporter", exec.Command(bin, "--config.file="+cfg, "--web.listen-address="+addr))
+	if err != nil {
+		return nil, "", err
+	}
+	base := "http://" + addr
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		if resp, err := control.Get(base + "/-/healthy"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return p, base, nil
+			}
+		}
+		if err := p.alive(); err != nil {
+			return nil, "", err
+		}
+		if time.Now().After(deadline) {
+			return nil, "", fmt.Errorf("blackbox_exporter not healthy in 20s%s", p.tail())
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, "", err
+		}
+	}
+}
+
+// freePort returns a loopback address no one listens on now.
+func freePort() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// blackboxRound drives blackboxProbes probes one after the other, as a
+// scraper would, and returns the exporter's and the server's CPU per probe.
+func blackboxRound(ctx context.Context, c *http.Client, probeURL string, pid int, srv *benchServer) (cpu, srvCPU time.Duration, err error) {
+	c0, err := procCPU(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	s0, err := srv.cpu()
+	if err != nil {
+		return 0, 0, err
+	}
+	for i := range blackboxProbes {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, probeURL, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			return 0, 0, fmt.Errorf("blackbox probe %d: %w", i, err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return 0, 0, err
+		}
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(b, []byte("\nprobe_success 1\n")) {
+			return 0, 0, fmt.Errorf("blackbox probe %d failed: HTTP %d\n%.1000s", i, resp.StatusCode, b)
+		}
+	}
+	c1, err := procCPU(pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	s1, err := srv.cpu()
+	if err != nil {
+		return 0, 0, err
+	}
+	return (c1 - c0) / blackboxProbes, (s1 - s0) / blackboxProbes, nil
+}
+
+// daemonWindow reads the daemon's CPU and its probes over a window and
+// returns its and the server's CPU per probe. A failed probe in the window
+// is a harness failure.
+func daemonWindow(ctx context.Context, d *daemon, srv *benchServer, window time.Duration) (cpu, srvCPU time.Duration, probes int, err error) {
+	m0, err := d.metrics(ctx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	c0, err := procCPU(d.pid())
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	s0, err := srv.cpu()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if err := sleep(ctx, window); err != nil {
+		return 0, 0, 0, err
+	}
+	c1, err := procCPU(d.pid())
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	s1, err := srv.cpu()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	m1, err := d.metrics(ctx)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if err := checkNoFailures(m0, m1); err != nil {
+		return 0, 0, 0, err
+	}
+	n := int(m1.sum("driftd_probes_total", nil) - m0.sum("driftd_probes_total", nil))
+	if n <= 0 {
+		return 0, 0, 0, errors.New("driftd completed no probe in the window")
+	}
+	return (c1 - c0) / time.Duration(n), (s1 - s0) / time.Duration(n), n, nil
+}
+
+// checkNoFailures fails when a probe failed between two scrapes, naming
+// the reasons: every probe of the bench server must succeed.
+func checkNoFailures(before, after *scrape) error {
+	b := before.byLabel("driftd_probe_failures_total", "reason", nil)
+	var bad []string
+	for reason, v := range after.byLabel("driftd_probe_failures_total", "reason", nil) {
+		if v > b[reason] {
+			bad = append(bad, fmt.Sprintf("%s ×%.0f", reason, v-b[reason]))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("driftd probes failed: %s", strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// waitProbes waits until the daemon has completed at least n probes.
+func waitProbes(ctx context.Context, d *daemon, n int, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for {
+		m, err := d.metrics(ctx)
+		if err != nil {
+			return err
+		}
+		if err := checkNoFailures(&scrape{}, m); err != nil {
+			return err
+		}
+		got := m.sum("driftd_probes_total", nil)
+		if got >= float64(n) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s completed %.0f probes in %v, want %d", d.name, got, limit, n)
+		}
+		if err := sleep(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// daemon is a running `driftd run`.
+type daemon struct {
+	*proc
+	url        string // http://127.0.0.1:PORT
+	configPath string
+	dir        string
+	runs       *runLog
+}
+
+// fleet is a daemon configuration: n targets on the bench server, target
+// i declared by manifests[i mod len(manifests)], which is what the server
+// serves at /t/i/mcp when its sets match the manifests.
+type fleet struct {
+	n         int
+	schedule  string
+	manifests []string
+}
+
+// config renders the fleet as driftd's YAML configuration.
+func (f fleet) config(srv *benchServer, stateDir string) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "global:\n  schedule: %q\n  timeout: 30s\n  state_dir: %q\ntargets:\n", f.schedule, stateDir)
+	for i := range f.n {
+		fmt.Fprintf(&b, "  - name: t%05d\n    url: %q\n    manifest: %q\n", i, srv.target(i), f.manifests[i%len(f.manifests)])
+	}
+	return []byte(b.String())
+}
+
+// startDaemon writes the fleet's configuration under name and starts
+// `driftd run` on a loopback port it chooses, reading the address back
+// from driftd's JSON log, then waits until /-/ready.
+func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer, f fleet) (*daemon, error) {
+	dir := filepath.Join(h.tmp, name)
+	cfg, err := h.writeFile(filepath.Join(name, "driftd.yml"), f.config(srv, filepath.Join(dir, "state")))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(h.driftd, "run", "--config", cfg, "--web.listen-address=127.0.0.1:0",
+		"--web.enable-lifecycle", "--log.format=json")
+	p, err := h.start(name, cmd)
+	if err != nil {
+		return nil, err
+	}
+	d := &daemon{proc: p, configPath: cfg, dir: dir, runs: newRunLog(p.log)}
+	deadline := time.Now().Add(60 * time.Second)
+	for d.url == "" {
+		if err := p.alive(); err != nil {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s logged no listen address in 60s%s", name, p.tail())
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
+		}
+		d.url = listenAddress(p.log)
+	}
+	for {
+		resp, err := control.Get(d.url + "/-/ready")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return d, nil
+			}
+		}
+		if err := p.alive(); err != nil {
+			return nil, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s not ready in 60s%s", name, p.tail())
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// listenAddress finds driftd's "listening" log line.
+func listenAddress(logPath string) string {
+	f, err := os.Open(logPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		var rec struct{ Msg, Address string }
+		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec.Msg == "listening" && strings.HasPrefix(rec.Address, "127.0.0.1:") {
+			return "http://" + rec.Address
+		}
+	}
+	return ""
+}
+
+// metrics scrapes the daemon.
+func (d *daemon) metrics(ctx context.Context) (*scrape, error) {
+	s, err := getMetrics(ctx, d.url+"/metrics")
+	if err != nil {
+		if aerr := d.alive(); aerr != nil {
+			return nil, aerr
+		}
+		return nil, fmt.Errorf("%s: %w", d.name, err)
+	}
+	return s, nil
+}
+
+// reload rewrites the configuration and reloads it through POST /-/reload,
+// which answers with the outcome.
+func (d *daemon) reload(srv *benchServer, f fleet) error {
+	if err := os.WriteFile(d.configPath, f.config(srv, filepath.Join(d.dir, "state")), 0o644); err != nil {
+		return err
+	}
+	resp, err := control.Post(d.url+"/-/reload", "", nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("%s: reload answered HTTP %d%s", d.name, resp.StatusCode, d.tail())
+	}
+	return nil
+}
+
+// raiseNoFile lifts the soft open-file limit to the hard one; children
+// inherit it (10,000 targets hold many sockets).
+func raiseNoFile() {
+	var l syscall.Rlimit
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
+		l.Cur = l.Max
+		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
+	}
+}
