@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/yamlsyntax"
 )
@@ -24,8 +25,6 @@ import (
 type Manifest struct {
 	Path  string
 	Tools []mcp.Tool
-	// Hash is the SHA-256 of the canonical form: equal hashes, equal manifests.
-	Hash string
 }
 
 // Names returns the declared tool names in manifest order.
@@ -97,6 +96,9 @@ func parse(b []byte, ext string) (*Manifest, *Error) {
 // JSON-RPC response carrying a result.
 func toolArray(b []byte) ([]json.RawMessage, error) {
 	b = bytes.TrimSpace(b)
+	if raws, ok := fastToolArray(b); ok {
+		return raws, nil
+	}
 	if len(b) > 0 && b[0] == '[' {
 		var raws []json.RawMessage
 		err := json.Unmarshal(b, &raws)
@@ -125,6 +127,33 @@ func toolArray(b []byte) ([]json.RawMessage, error) {
 	return nil, errors.New(`no "tools" array: expected a tools/list result, a bare array of tools, or a JSON-RPC response`)
 }
 
+// fastToolArray finds the tools of a valid {"tools": [...]} document by
+// scanning, as sub-slices of b. It declines (ok false) whatever
+// encoding/json might read differently — a key that matches "tools",
+// "result" or "jsonrpc" only case-insensitively — and toolArray then
+// decodes as before.
+func fastToolArray(b []byte) ([]json.RawMessage, bool) {
+	if len(b) == 0 || b[0] != '{' {
+		return nil, false
+	}
+	members, ok := jsonscan.Members(b)
+	if !ok {
+		return nil, false
+	}
+	for k := range members {
+		for _, f := range []string{"tools", "result", "jsonrpc"} {
+			if k != f && strings.EqualFold(k, f) {
+				return nil, false
+			}
+		}
+	}
+	v, ok := members["tools"]
+	if !ok || string(v) == "null" {
+		return nil, false
+	}
+	return jsonscan.Elements(v)
+}
+
 func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 	m := &Manifest{Tools: make([]mcp.Tool, 0, len(raws))}
 	seen := map[string]int{}
@@ -139,13 +168,19 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 		seen[t.Name] = i
 		m.Tools = append(m.Tools, t)
 	}
+	return m, nil
+}
+
+// Hash is the SHA-256 of the canonical form: equal hashes, equal
+// manifests. It is computed on demand: rendering the canonical form costs
+// more than the rest of a load, and a check needs none of it.
+func (m *Manifest) Hash() (string, error) {
 	canon, err := Canonical(m.Tools)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	sum := sha256.Sum256(canon)
-	m.Hash = hex.EncodeToString(sum[:])
-	return m, nil
+	return hex.EncodeToString(sum[:]), nil
 }
 
 // Canonical renders tools as a tools/list result sorted by name, with keys
@@ -173,6 +208,9 @@ func Canonical(tools []mcp.Tool) ([]byte, error) {
 
 // syntaxCheck reports a JSON syntax error with its line and column.
 func syntaxCheck(b []byte) *Error {
+	if jsonscan.Valid(b) { // one pass; only an error needs its position
+		return nil
+	}
 	var v any
 	err := json.Unmarshal(b, &v)
 	var se *json.SyntaxError
