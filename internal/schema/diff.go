@@ -18,8 +18,15 @@ import (
 // Both schemas are indexed (jsonscan.Index), the served one copying what
 // it shares with the declared one, and walked together from the top;
 // subtrees with equal bytes and no $ref are equal and skipped with one
-// comparison, so the cost is the indexing and the changed paths.
+// comparison, so the cost is the indexing and the changed paths. Results
+// are cached under a digest of both schemas (pairKey): a pair seen before,
+// as on every run of a target that has not changed since, costs a hash.
 func Diff(declared, served []byte) []Change {
+	key := pairKey(declared, served)
+	return slices.Clone(memo(cache, kindDiff, key[:], func() []Change { return diff(declared, served) }, changesWeight))
+}
+
+func diff(declared, served []byte) []Change {
 	dt, err1 := newTree(declared, nil)
 	if dt != nil {
 		defer dt.release()
