@@ -74,6 +74,7 @@ const (
 	kindParse kind = iota
 	kindCheck
 	kindDiff
+	kindPattern
 )
 
 // cached returns compute(raw), memoised in c under kind k. Concurrent
