@@ -233,26 +233,37 @@ func (s *indexer) literal(word string) error {
 func (s *indexer) copyLike(pair int32) {
 	like, top := s.like, s.like.Nodes[pair]
 	delta, moved := int32(s.i)-top.Start, int32(len(s.nodes))-pair
-	for k := pair; k < top.Next; k++ {
-		n := like.Nodes[k]
+	for k, n := range like.Nodes[pair:top.Next] {
 		n.Start, n.End, n.Next = n.Start+delta, n.End+delta, n.Next+moved
-		switch {
-		case k == pair:
+		if k == 0 { // the caller's key, not like's
 			n.KeyStart, n.KeyEnd, n.Flags = 0, 0, n.Flags&^KeyDecoded
-		case n.Flags&KeyDecoded != 0:
-			n.KeyStart, n.KeyEnd = appendText(s, like.Text[n.KeyStart:n.KeyEnd])
+		}
+		switch {
+		case n.Flags&(KeyDecoded|TextDecoded) != 0:
+			s.decodedLike(&n, delta)
 		case n.KeyEnd != 0: // a member; its key is in the source
 			n.KeyStart, n.KeyEnd = n.KeyStart+delta, n.KeyEnd+delta
-		}
-		if n.Flags&TextDecoded != 0 {
-			sp := like.Spans[n.Len]
-			start, end := appendText(s, like.Text[sp[0]:sp[1]])
-			n.Len = int32(len(s.ix.Spans))
-			s.ix.Spans = append(s.ix.Spans, [2]int32{start, end})
 		}
 		s.nodes = append(s.nodes, n)
 	}
 	s.i += int(top.End - top.Start)
+}
+
+// decodedLike appends the decoded key and text of a node copied from
+// like to Text, in the order a scan appends them.
+func (s *indexer) decodedLike(n *Node, delta int32) {
+	switch {
+	case n.Flags&KeyDecoded != 0:
+		n.KeyStart, n.KeyEnd = appendText(s, s.like.Text[n.KeyStart:n.KeyEnd])
+	case n.KeyEnd != 0:
+		n.KeyStart, n.KeyEnd = n.KeyStart+delta, n.KeyEnd+delta
+	}
+	if n.Flags&TextDecoded != 0 {
+		sp := s.like.Spans[n.Len]
+		start, end := appendText(s, s.like.Text[sp[0]:sp[1]])
+		n.Len = int32(len(s.ix.Spans))
+		s.ix.Spans = append(s.ix.Spans, [2]int32{start, end})
+	}
 }
 
 // lookAhead is how many of a counterpart object's members are tried for
