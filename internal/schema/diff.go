@@ -144,12 +144,13 @@ func (d *differ) walk(dn, sn node, depth int) {
 		d.add(ChgTypeWidened, sn.loc, "false (no value)", "any value")
 		return
 	}
-	d.types(dm, sm, sn.loc)
-	d.enums(dm, sm, sn.loc)
-	d.bounds(dm, sm, sn.loc)
-	d.strings(dm, sm, sn.loc)
-	d.object(dm, sm, dn, sn, depth)
-	d.array(dm, sm, dn, sn, depth)
+	do, so := newObj(dm), newObj(sm)
+	d.types(&do, &so, sn.loc)
+	d.enums(&do, &so, sn.loc)
+	d.bounds(&do, &so, sn.loc)
+	d.strings(&do, &so, sn.loc)
+	d.object(&do, &so, dn, sn, depth)
+	d.array(&do, &so, dn, sn, depth)
 	d.others(dm, sm, sn.loc)
 }
 

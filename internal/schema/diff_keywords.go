@@ -14,7 +14,7 @@ import (
 
 // types compares "type", treating null on its own and integer as a subset
 // of number. An absent type allows every type.
-func (d *differ) types(dm, sm val, loc string) {
+func (d *differ) types(dm, sm *schemaObj, loc string) {
 	dtv, dHas := dm.get("type")
 	stv, sHas := sm.get("type")
 	if !dHas && !sHas {
@@ -88,7 +88,7 @@ func typeText(ts []string) string {
 }
 
 // enums compares enum and const as sets of allowed values.
-func (d *differ) enums(dm, sm val, loc string) {
+func (d *differ) enums(dm, sm *schemaObj, loc string) {
 	dc, dConst := dm.get("const")
 	sc, sConst := sm.get("const")
 	dEnum, sEnum := dm.has("enum"), sm.has("enum")
@@ -121,7 +121,7 @@ func (d *differ) enums(dm, sm val, loc string) {
 	}
 }
 
-func enumKey(m val) string {
+func enumKey(m *schemaObj) string {
 	if m.has("enum") {
 		return "enum"
 	}
@@ -129,7 +129,7 @@ func enumKey(m val) string {
 }
 
 // allowedValues returns the canonical values enum (or const) allows.
-func allowedValues(m val) (map[string]bool, bool) {
+func allowedValues(m *schemaObj) (map[string]bool, bool) {
 	if arr, _ := m.get("enum"); arr.isArray() {
 		out := make(map[string]bool, arr.len())
 		for j, end := arr.span(); j < end; j = m.t.next(j) {
@@ -167,30 +167,20 @@ func listText(vs []string) string {
 }
 
 // The bound keywords, with +1 for lower bounds (a larger served value
-// tightens) and -1 for upper bounds, and an index for a quick presence scan.
+// tightens) and -1 for upper bounds.
 var (
 	boundKeys = [...]string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
 		"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains", "multipleOf", "uniqueItems"}
-	boundSign  = [...]int{+1, +1, +1, +1, +1, +1, -1, -1, -1, -1, -1, -1, 0, 0}
-	boundIndex = func() map[string]int {
-		m := map[string]int{}
-		for i, k := range boundKeys {
-			m[k] = i
-		}
-		return m
-	}()
+	boundSign = [...]int{+1, +1, +1, +1, +1, +1, -1, -1, -1, -1, -1, -1, 0, 0}
 )
 
 // bounds compares numeric bounds, multipleOf and uniqueItems.
-func (d *differ) bounds(dm, sm val, loc string) {
+func (d *differ) bounds(dm, sm *schemaObj, loc string) {
 	var present [len(boundSign)]bool
 	found := false
-	for _, m := range [...]val{dm, sm} {
-		for _, j := range m.members() {
-			if i, ok := boundIndex[string(m.t.key(j))]; ok {
-				present[i], found = true, true
-			}
-		}
+	for i, k := range boundKeys {
+		present[i] = dm.has(k) || sm.has(k)
+		found = found || present[i]
 	}
 	if !found {
 		return
@@ -213,7 +203,7 @@ func (d *differ) bounds(dm, sm val, loc string) {
 
 // bound compares keyword k; sign +1 for lower bounds (a larger served
 // value tightens), -1 for upper bounds.
-func (d *differ) bound(k string, dm, sm val, loc string, sign int) {
+func (d *differ) bound(k string, dm, sm *schemaObj, loc string, sign int) {
 	dv, dPresent := dm.get(k)
 	sv, sPresent := sm.get(k)
 	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
@@ -286,7 +276,7 @@ func (b bound) String() string {
 	return b.r.RatString()
 }
 
-func (d *differ) multipleOf(dm, sm val, loc string) {
+func (d *differ) multipleOf(dm, sm *schemaObj, loc string) {
 	dv, _ := dm.get("multipleOf")
 	sv, _ := sm.get("multipleOf")
 	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
@@ -320,7 +310,7 @@ func numberOf(v val) (*big.Rat, bool) {
 }
 
 // strings compares pattern and format.
-func (d *differ) strings(dm, sm val, loc string) {
+func (d *differ) strings(dm, sm *schemaObj, loc string) {
 	for _, kw := range [...]struct{ key, added, changed, removed string }{
 		{"pattern", ChgPatternAdded, ChgPatternChanged, ChgPatternRemoved},
 		{"format", ChgFormatAdded, ChgFormatChanged, ChgFormatRemoved},

@@ -9,7 +9,7 @@ import (
 )
 
 // object compares properties, required and additionalProperties.
-func (d *differ) object(dm, sm val, dn, sn node, depth int) {
+func (d *differ) object(dm, sm *schemaObj, dn, sn node, depth int) {
 	dp, _ := dm.get("properties")
 	sp, _ := sm.get("properties")
 	sa, sHas := sm.get("additionalProperties")
@@ -82,7 +82,7 @@ func onlyIn(a, b val, as, bs []int32, f func(int32)) {
 }
 
 // array compares items and prefixItems (and draft-07 tuple items).
-func (d *differ) array(dm, sm val, dn, sn node, depth int) {
+func (d *differ) array(dm, sm *schemaObj, dn, sn node, depth int) {
 	di, dHas := dm.get("items")
 	si, sHas := sm.get("items")
 	if (dHas || sHas) && !di.isArray() && !si.isArray() {

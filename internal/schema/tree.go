@@ -143,7 +143,7 @@ func (v val) get(k string) (val, bool) {
 	}
 	found := absent
 	for j := v.i + 1; j < n.Next; j = t.ix.Nodes[j].Next {
-		if string(t.key(j)) == k {
+		if m := &t.ix.Nodes[j]; int(m.KeyEnd-m.KeyStart) == len(k) && string(t.key(j)) == k {
 			found = j
 		}
 	}
@@ -151,6 +151,98 @@ func (v val) get(k string) (val, bool) {
 }
 
 func (v val) has(k string) bool { _, ok := v.get(k); return ok }
+
+// schemaObj is a schema object with the keywords the diff compares structurally
+// located in one pass over its members (the last of duplicates), so each
+// is found without another scan.
+type schemaObj struct {
+	val
+	at [len(objKeywords)]int32
+}
+
+var objKeywords = [...]string{"type", "enum", "const", "pattern", "format", "properties", "required",
+	"additionalProperties", "items", "prefixItems", "uniqueItems", "multipleOf",
+	"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
+	"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"}
+
+// keywordAt returns k's place in objKeywords, or -1.
+func keywordAt[T string | []byte](k T) int {
+	switch string(k) {
+	case "type":
+		return 0
+	case "enum":
+		return 1
+	case "const":
+		return 2
+	case "pattern":
+		return 3
+	case "format":
+		return 4
+	case "properties":
+		return 5
+	case "required":
+		return 6
+	case "additionalProperties":
+		return 7
+	case "items":
+		return 8
+	case "prefixItems":
+		return 9
+	case "uniqueItems":
+		return 10
+	case "multipleOf":
+		return 11
+	case "minimum":
+		return 12
+	case "exclusiveMinimum":
+		return 13
+	case "minLength":
+		return 14
+	case "minItems":
+		return 15
+	case "minProperties":
+		return 16
+	case "minContains":
+		return 17
+	case "maximum":
+		return 18
+	case "exclusiveMaximum":
+		return 19
+	case "maxLength":
+		return 20
+	case "maxItems":
+		return 21
+	case "maxProperties":
+		return 22
+	case "maxContains":
+		return 23
+	}
+	return -1
+}
+
+func newObj(v val) schemaObj {
+	o := schemaObj{val: v}
+	for i := range o.at {
+		o.at[i] = absent
+	}
+	for j, end := v.span(); j < end; j = v.t.next(j) {
+		if i := keywordAt(v.t.key(j)); i >= 0 {
+			o.at[i] = j
+		}
+	}
+	return o
+}
+
+// get is val.get for the keywords of objKeywords.
+func (o *schemaObj) get(k string) (val, bool) {
+	i := keywordAt(k)
+	if i < 0 {
+		return o.val.get(k)
+	}
+	return val{o.t, o.at[i]}, o.at[i] != absent
+}
+
+func (o *schemaObj) has(k string) bool { _, ok := o.get(k); return ok }
 
 func (t *tree) index(i int32) map[string]int32 {
 	if m, ok := t.byKey[i]; ok {
