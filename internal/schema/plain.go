@@ -2,7 +2,7 @@ package schema
 
 import (
 	"bytes"
-	"regexp"
+	"regexp/syntax"
 	"unicode/utf8"
 
 	"github.com/driftd/driftd/internal/jsonscan"
@@ -246,10 +246,12 @@ func distinctStrings(m val) bool {
 }
 
 // compiles reports whether the compiler's regular expression engine
-// accepts pattern; answers are cached, patterns recur across tools.
+// (regexp.Compile) accepts pattern: whether it parses, the one step of
+// regexp.Compile that can fail. Answers are cached; patterns recur across
+// tools.
 func compiles(pattern []byte) bool {
 	return cached(cache, kindPattern, pattern, patternWeight, func(b []byte) bool {
-		_, err := regexp.Compile(string(b))
+		_, err := syntax.Parse(string(b), syntax.Perl)
 		return err == nil
 	})
 }
