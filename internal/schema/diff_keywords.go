@@ -15,8 +15,8 @@ import (
 // types compares "type", treating null on its own and integer as a subset
 // of number. An absent type allows every type.
 func (d *differ) types(dm, sm *schemaObj, loc string) {
-	dtv, dHas := dm.get("type")
-	stv, sHas := sm.get("type")
+	dtv, dHas := dm.get(kwType)
+	stv, sHas := sm.get(kwType)
 	if !dHas && !sHas {
 		return
 	}
@@ -89,9 +89,9 @@ func typeText(ts []string) string {
 
 // enums compares enum and const as sets of allowed values.
 func (d *differ) enums(dm, sm *schemaObj, loc string) {
-	dc, dConst := dm.get("const")
-	sc, sConst := sm.get("const")
-	dEnum, sEnum := dm.has("enum"), sm.has("enum")
+	dc, dConst := dm.get(kwConst)
+	sc, sConst := sm.get(kwConst)
+	dEnum, sEnum := dm.has(kwEnum), sm.has(kwEnum)
 	if dConst && sConst && !dEnum && !sEnum {
 		if !sameValue(dc, sc) {
 			d.add(ChgConstChanged, ptr(loc, "const"), "const "+canon(dc), "const "+canon(sc))
@@ -122,7 +122,7 @@ func (d *differ) enums(dm, sm *schemaObj, loc string) {
 }
 
 func enumKey(m *schemaObj) string {
-	if m.has("enum") {
+	if m.has(kwEnum) {
 		return "enum"
 	}
 	return "const"
@@ -130,18 +130,18 @@ func enumKey(m *schemaObj) string {
 
 // allowedValues returns the canonical values enum (or const) allows.
 func allowedValues(m *schemaObj) (map[string]bool, bool) {
-	if arr, _ := m.get("enum"); arr.isArray() {
+	if arr, _ := m.get(kwEnum); arr.isArray() {
 		out := make(map[string]bool, arr.len())
 		for j, end := arr.span(); j < end; j = m.t.next(j) {
 			out[canon(val{m.t, j})] = true
 		}
-		if c, ok := m.get("const"); ok {
+		if c, ok := m.get(kwConst); ok {
 			cv := canon(c)
 			return map[string]bool{cv: out[cv]}, true
 		}
 		return out, true
 	}
-	if c, ok := m.get("const"); ok {
+	if c, ok := m.get(kwConst); ok {
 		return map[string]bool{canon(c): true}, true
 	}
 	return nil, false
@@ -178,8 +178,8 @@ var (
 func (d *differ) bounds(dm, sm *schemaObj, loc string) {
 	var present [len(boundSign)]bool
 	found := false
-	for i, k := range boundKeys {
-		present[i] = dm.has(k) || sm.has(k)
+	for i := range boundKeys {
+		present[i] = dm.has(kwBounds+keyword(i)) || sm.has(kwBounds+keyword(i))
 		found = found || present[i]
 	}
 	if !found {
@@ -187,12 +187,12 @@ func (d *differ) bounds(dm, sm *schemaObj, loc string) {
 	}
 	for i, k := range boundKeys[:12] {
 		if present[i] {
-			d.bound(k, dm, sm, loc, boundSign[i])
+			d.bound(k, kwBounds+keyword(i), dm, sm, loc, boundSign[i])
 		}
 	}
 	d.multipleOf(dm, sm, loc)
-	du, _ := dm.get("uniqueItems")
-	su, _ := sm.get("uniqueItems")
+	du, _ := dm.get(kwUniqueItems)
+	su, _ := sm.get(kwUniqueItems)
 	switch {
 	case su.boolean() && !du.boolean():
 		d.add(ChgBoundTightened, ptr(loc, "uniqueItems"), "uniqueItems false", "uniqueItems true")
@@ -203,9 +203,9 @@ func (d *differ) bounds(dm, sm *schemaObj, loc string) {
 
 // bound compares keyword k; sign +1 for lower bounds (a larger served
 // value tightens), -1 for upper bounds.
-func (d *differ) bound(k string, dm, sm *schemaObj, loc string, sign int) {
-	dv, dPresent := dm.get(k)
-	sv, sPresent := sm.get(k)
+func (d *differ) bound(k string, kw keyword, dm, sm *schemaObj, loc string, sign int) {
+	dv, dPresent := dm.get(kw)
+	sv, sPresent := sm.get(kw)
 	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
 		return
 	}
@@ -277,8 +277,8 @@ func (b bound) String() string {
 }
 
 func (d *differ) multipleOf(dm, sm *schemaObj, loc string) {
-	dv, _ := dm.get("multipleOf")
-	sv, _ := sm.get("multipleOf")
+	dv, _ := dm.get(kwMultipleOf)
+	sv, _ := sm.get(kwMultipleOf)
 	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
 		return // the same spelling: the same number
 	}
@@ -311,12 +311,15 @@ func numberOf(v val) (*big.Rat, bool) {
 
 // strings compares pattern and format.
 func (d *differ) strings(dm, sm *schemaObj, loc string) {
-	for _, kw := range [...]struct{ key, added, changed, removed string }{
-		{"pattern", ChgPatternAdded, ChgPatternChanged, ChgPatternRemoved},
-		{"format", ChgFormatAdded, ChgFormatChanged, ChgFormatRemoved},
+	for _, kw := range [...]struct {
+		at                           keyword
+		key, added, changed, removed string
+	}{
+		{kwPattern, "pattern", ChgPatternAdded, ChgPatternChanged, ChgPatternRemoved},
+		{kwFormat, "format", ChgFormatAdded, ChgFormatChanged, ChgFormatRemoved},
 	} {
-		dv, _ := dm.get(kw.key)
-		sv, _ := sm.get(kw.key)
+		dv, _ := dm.get(kw.at)
+		sv, _ := sm.get(kw.at)
 		dHas, sHas := dv.kind() == jsonscan.String, sv.kind() == jsonscan.String
 		switch {
 		case !dHas && !sHas:

@@ -10,9 +10,9 @@ import (
 
 // object compares properties, required and additionalProperties.
 func (d *differ) object(dm, sm *schemaObj, dn, sn node, depth int) {
-	dp, _ := dm.get("properties")
-	sp, _ := sm.get("properties")
-	sa, sHas := sm.get("additionalProperties")
+	dp, _ := dm.get(kwProperties)
+	sp, _ := sm.get(kwProperties)
+	sa, sHas := sm.get(kwAdditionalProperties)
 	sClosed := sa.isFalse()
 	dps, sps := dp.members(), sp.members()
 	onlyIn(dp, sp, dps, sps, func(m int32) {
@@ -35,8 +35,8 @@ func (d *differ) object(dm, sm *schemaObj, dn, sn node, depth int) {
 		}
 		d.walk(child(dn, "properties", dps[j]), child(sn, "properties", m), depth+1)
 	}
-	dr, _ := dm.get("required")
-	sr, _ := sm.get("required")
+	dr, _ := dm.get(kwRequired)
+	sr, _ := sm.get(kwRequired)
 	if !bytes.Equal(dr.raw(), sr.raw()) {
 		var dBuf, sBuf [16][]byte
 		dReq, sReq := stringsOf(dr, dBuf[:0]), stringsOf(sr, sBuf[:0])
@@ -53,7 +53,7 @@ func (d *differ) object(dm, sm *schemaObj, dn, sn node, depth int) {
 			}
 		}
 	}
-	da, dHas := dm.get("additionalProperties")
+	da, dHas := dm.get(kwAdditionalProperties)
 	dClosed := da.isFalse()
 	switch {
 	case sClosed && !dClosed:
@@ -83,26 +83,29 @@ func onlyIn(a, b val, as, bs []int32, f func(int32)) {
 
 // array compares items and prefixItems (and draft-07 tuple items).
 func (d *differ) array(dm, sm *schemaObj, dn, sn node, depth int) {
-	di, dHas := dm.get("items")
-	si, sHas := sm.get("items")
+	di, dHas := dm.get(kwItems)
+	si, sHas := sm.get(kwItems)
 	if (dHas || sHas) && !di.isArray() && !si.isArray() {
 		d.walk(node{orTrue(di, dHas), ptr(dn.loc, "items")}, node{orTrue(si, sHas), ptr(sn.loc, "items")}, depth+1)
 	}
-	for _, kw := range [...]string{"prefixItems", "items"} {
-		dv, _ := dm.get(kw)
-		sv, _ := sm.get(kw)
+	for _, kw := range [...]struct {
+		at  keyword
+		key string
+	}{{kwPrefixItems, "prefixItems"}, {kwItems, "items"}} {
+		dv, _ := dm.get(kw.at)
+		sv, _ := sm.get(kw.at)
 		if !dv.isArray() && !sv.isArray() {
 			continue
 		}
 		if dv.len() != sv.len() {
-			d.add(ChgKeywordChanged, ptr(sn.loc, kw), kw+" of "+strconv.Itoa(dv.len()), kw+" of "+strconv.Itoa(sv.len()))
+			d.add(ChgKeywordChanged, ptr(sn.loc, kw.key), kw.key+" of "+strconv.Itoa(dv.len()), kw.key+" of "+strconv.Itoa(sv.len()))
 			continue
 		}
 		i, end := dv.span()
 		j, _ := sv.span()
 		for n := 0; i < end; i, j, n = dv.t.next(i), sv.t.next(j), n+1 {
 			idx := strconv.Itoa(n)
-			d.walk(node{val{dv.t, i}, ptr(dn.loc, kw, idx)}, node{val{sv.t, j}, ptr(sn.loc, kw, idx)}, depth+1)
+			d.walk(node{val{dv.t, i}, ptr(dn.loc, kw.key, idx)}, node{val{sv.t, j}, ptr(sn.loc, kw.key, idx)}, depth+1)
 		}
 	}
 }

@@ -152,70 +152,90 @@ func (v val) get(k string) (val, bool) {
 
 func (v val) has(k string) bool { _, ok := v.get(k); return ok }
 
-// schemaObj is a schema object with the keywords the diff compares structurally
-// located in one pass over its members (the last of duplicates), so each
-// is found without another scan.
+// schemaObj is a schema object with the keywords the diff compares
+// structurally located in one pass over its members (the last of
+// duplicates), so each is found without another scan.
 type schemaObj struct {
 	val
 	at [len(objKeywords)]int32
 }
 
-var objKeywords = [...]string{"type", "enum", "const", "pattern", "format", "properties", "required",
-	"additionalProperties", "items", "prefixItems", "uniqueItems", "multipleOf",
-	"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
-	"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains"}
+// keyword numbers objKeywords.
+type keyword int
 
-// keywordAt returns k's place in objKeywords, or -1.
-func keywordAt[T string | []byte](k T) int {
+const (
+	kwType keyword = iota
+	kwEnum
+	kwConst
+	kwPattern
+	kwFormat
+	kwProperties
+	kwRequired
+	kwAdditionalProperties
+	kwItems
+	kwPrefixItems
+	kwBounds      // boundKeys follow in their order
+	kwMultipleOf  = kwBounds + 12
+	kwUniqueItems = kwBounds + 13
+)
+
+var objKeywords = [...]string{"type", "enum", "const", "pattern", "format", "properties", "required",
+	"additionalProperties", "items", "prefixItems",
+	"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
+	"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains", "multipleOf", "uniqueItems"}
+
+// keywordOf returns k's keyword, or -1; a switch, not a map, since it runs
+// for every member of every object the diff walks.
+func keywordOf(k []byte) keyword {
 	switch string(k) {
 	case "type":
-		return 0
+		return kwType
 	case "enum":
-		return 1
+		return kwEnum
 	case "const":
-		return 2
+		return kwConst
 	case "pattern":
-		return 3
+		return kwPattern
 	case "format":
-		return 4
+		return kwFormat
 	case "properties":
-		return 5
+		return kwProperties
 	case "required":
-		return 6
+		return kwRequired
 	case "additionalProperties":
-		return 7
+		return kwAdditionalProperties
 	case "items":
-		return 8
+		return kwItems
 	case "prefixItems":
-		return 9
-	case "uniqueItems":
-		return 10
-	case "multipleOf":
-		return 11
+		return kwPrefixItems
 	case "minimum":
-		return 12
+		return kwBounds
 	case "exclusiveMinimum":
-		return 13
+		return kwBounds + 1
 	case "minLength":
-		return 14
+		return kwBounds + 2
 	case "minItems":
-		return 15
+		return kwBounds + 3
 	case "minProperties":
-		return 16
+		return kwBounds + 4
 	case "minContains":
-		return 17
+		return kwBounds + 5
 	case "maximum":
-		return 18
+		return kwBounds + 6
 	case "exclusiveMaximum":
-		return 19
+		return kwBounds + 7
 	case "maxLength":
-		return 20
+		return kwBounds + 8
 	case "maxItems":
-		return 21
+		return kwBounds + 9
 	case "maxProperties":
-		return 22
+		return kwBounds + 10
 	case "maxContains":
-		return 23
+		return kwBounds + 11
+	case "multipleOf":
+		return kwMultipleOf
+	case "uniqueItems":
+		return kwUniqueItems
 	}
 	return -1
 }
@@ -226,23 +246,17 @@ func newObj(v val) schemaObj {
 		o.at[i] = absent
 	}
 	for j, end := v.span(); j < end; j = v.t.next(j) {
-		if i := keywordAt(v.t.key(j)); i >= 0 {
-			o.at[i] = j
+		if k := keywordOf(v.t.key(j)); k >= 0 {
+			o.at[k] = j
 		}
 	}
 	return o
 }
 
-// get is val.get for the keywords of objKeywords.
-func (o *schemaObj) get(k string) (val, bool) {
-	i := keywordAt(k)
-	if i < 0 {
-		return o.val.get(k)
-	}
-	return val{o.t, o.at[i]}, o.at[i] != absent
-}
+// get returns keyword k's value, as val.get does.
+func (o *schemaObj) get(k keyword) (val, bool) { return val{o.t, o.at[k]}, o.at[k] != absent }
 
-func (o *schemaObj) has(k string) bool { _, ok := o.get(k); return ok }
+func (o *schemaObj) has(k keyword) bool { return o.at[k] != absent }
 
 func (t *tree) index(i int32) map[string]int32 {
 	if m, ok := t.byKey[i]; ok {
