@@ -31,9 +31,9 @@ const (
 	// An entry weighing more than cacheBudget/maxEntryFraction is computed
 	// but not cached, so one huge schema cannot flush everything else.
 	maxEntryFraction = 16
-	// entryOverhead is the entry struct, its map slot and the key's
-	// slice header, rounded up.
-	entryOverhead = 128
+	// entryOverhead is the entry struct (with room for a key of up to 32
+	// bytes) and its map slot, rounded up.
+	entryOverhead = 160
 )
 
 // cache is the process-wide cache of parses and compile checks.
@@ -127,15 +127,20 @@ type cacheKey struct {
 
 type lruEntry struct {
 	key        cacheKey
-	raw        []byte
+	raw        []byte // the content, in small when it fits
+	small      [sha256.Size]byte
 	v          any
 	weight     int
+	used       bool // read since the eviction hand last passed
 	prev, next *lruEntry
 }
 
-// lru is a byte-weighted least-recently-used cache, safe for concurrent
-// use. Keys are a seeded hash of the content; the content itself is kept
-// and compared, so a collision is a miss, never a wrong answer.
+// lru is a byte-weighted cache, safe for concurrent use, that evicts the
+// least recently used entries by the second-chance (CLOCK) rule: a hit
+// only marks its entry, and the eviction hand gives a marked entry another
+// round at the front instead of dropping it, so a hit touches nothing but
+// the entry. Keys are a seeded hash of the content; the content itself is
+// kept and compared, so a collision is a miss, never a wrong answer.
 type lru struct {
 	mu     sync.Mutex
 	seed   maphash.Seed
@@ -159,8 +164,7 @@ func (c *lru) get(k kind, raw []byte) (any, bool) {
 	if !ok || !bytes.Equal(e.raw, raw) {
 		return nil, false
 	}
-	c.unlink(e)
-	c.pushFront(e)
+	e.used = true
 	return e.v, true
 }
 
@@ -168,14 +172,25 @@ func (c *lru) put(k kind, raw []byte, v any, weight int) {
 	if weight > c.budget/maxEntryFraction {
 		return
 	}
-	e := &lruEntry{key: cacheKey{k, maphash.Bytes(c.seed, raw)}, raw: bytes.Clone(raw), v: v, weight: weight}
+	e := &lruEntry{key: cacheKey{k, maphash.Bytes(c.seed, raw)}, v: v, weight: weight}
+	if len(raw) <= len(e.small) {
+		e.raw = e.small[:copy(e.small[:], raw)]
+	} else {
+		e.raw = bytes.Clone(raw)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[e.key]; ok {
 		c.remove(old)
 	}
 	for c.used+weight > c.budget {
-		c.remove(c.ring.prev)
+		if last := c.ring.prev; last.used {
+			last.used = false
+			c.unlink(last)
+			c.pushFront(last)
+		} else {
+			c.remove(last)
+		}
 	}
 	c.m[e.key] = e
 	c.used += weight

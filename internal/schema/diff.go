@@ -23,7 +23,35 @@ import (
 // as on every run of a target that has not changed since, costs a hash.
 func Diff(declared, served []byte) []Change {
 	key := pairKey(declared, served)
-	return slices.Clone(memo(cache, kindDiff, key[:], func() []Change { return diff(declared, served) }, changesWeight))
+	return slices.Clone(memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight))
+}
+
+// packed copies changes into one allocation for their texts and one for
+// the slice, so a cached diff read again is two blocks of memory, not a
+// string scattered over the heap for every field.
+func packed(cs []Change) []Change {
+	if len(cs) == 0 {
+		return cs
+	}
+	n := 0
+	for _, c := range cs {
+		n += len(c.Pointer) + len(c.Declared) + len(c.Served)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, c := range cs {
+		b.WriteString(c.Pointer)
+		b.WriteString(c.Declared)
+		b.WriteString(c.Served)
+	}
+	texts, at := b.String(), 0
+	take := func(n int) string { s := texts[at : at+n]; at += n; return s }
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		out[i] = c
+		out[i].Pointer, out[i].Declared, out[i].Served = take(len(c.Pointer)), take(len(c.Declared)), take(len(c.Served))
+	}
+	return out
 }
 
 func diff(declared, served []byte) []Change {
