@@ -16,10 +16,11 @@ import (
 // effective annotation hints, description and title. The same comparison
 // serves the probe, driftd diff and the run-to-run diff.
 func CompareTool(d, s mcp.Tool) []Finding {
-	var out []Finding
-	out = append(out, compareSchema(s.Name, Input, d.InputSchema, s.InputSchema)...)
+	out := compareSchema(s.Name, Input, d.InputSchema, s.InputSchema)
 	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema)...)
-	out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
+	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
+		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
+	}
 	out = append(out, compareTexts(d, s)...)
 	return out
 }
@@ -49,7 +50,7 @@ func compareSchema(tool string, dir Direction, declared, served json.RawMessage)
 		if g.Breaking {
 			rule = DriftSchema
 		}
-		f := New(rule, tool, fmt.Sprintf("%sSchema: %s → %s", dir, c.Declared, c.Served))
+		f := New(rule, tool, string(dir)+"Schema: "+c.Declared+" → "+c.Served)
 		f.Severity, f.Direction, f.Pointer, f.Change, f.Grade = g.Severity, string(dir), c.Pointer, c.ID, g.ID
 		out = append(out, f)
 	}
@@ -91,8 +92,10 @@ func compareAnnotations(tool string, declared, served json.RawMessage) []Finding
 // description and the title.
 func compareTexts(d, s mcp.Tool) []Finding {
 	var out []Finding
-	if dt, st := annotationTitle(d.Annotations), annotationTitle(s.Annotations); dt != st {
-		out = append(out, textChanged(DriftTitle, s.Name, "/annotations/title", "annotations.title", dt, st))
+	if !bytes.Equal(d.Annotations, s.Annotations) {
+		if dt, st := annotationTitle(d.Annotations), annotationTitle(s.Annotations); dt != st {
+			out = append(out, textChanged(DriftTitle, s.Name, "/annotations/title", "annotations.title", dt, st))
+		}
 	}
 	if d.Description != s.Description {
 		out = append(out, textChanged(DriftDescription, s.Name, "/description", "description", d.Description, s.Description))

@@ -1,9 +1,10 @@
 // Package jsonscan is driftd's one byte-level JSON scanner: skipping a
-// value, the members of an object, the nesting depth, and a full parse into
-// the values encoding/json produces. It exists because tool definitions and
+// value, the members of an object, the nesting depth, a full parse into
+// the values encoding/json produces, and an Index that locates every value
+// in one pass without decoding it. It exists because tool definitions and
 // schemas are read on every run of every target, where encoding/json's
 // reflection costs most of a probe's CPU; everything here is checked
-// against encoding/json by fuzzing.
+// against encoding/json (the Index against Parse) by fuzzing.
 package jsonscan
 
 import "encoding/json"

@@ -2,6 +2,8 @@ package schema
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"hash/maphash"
 	"sync"
 
@@ -9,11 +11,18 @@ import (
 )
 
 // The daemon sees the same schemas on every run — declared ones from the
-// manifest, served ones that did not change — so parsing and compiling them
-// once saves most of a run's CPU. The caches are shared by every target and
+// manifest, served ones that did not change — so computing on them once
+// saves most of a run's CPU. The caches are shared by every target and
 // keyed by content, and they are bounded by bytes, not entries: a server
 // serving 64 changing 256 KiB schemas a run once grew an entry-counted cache
 // to 7 GB.
+//
+// What is cached is small next to its input. A diff is cached whole under
+// a digest of both schemas (pairKey), about a kilobyte a pair however large
+// the schemas; when the diff cached decoded declared schemas instead (some
+// seven times their size), the diffs of 10,000 tools needed several times
+// the budget, and a least-recently-used cache walked in the same order
+// every run missed on every tool.
 const (
 	// cacheBudget is what all of the engine's caches together may hold,
 	// in accounted bytes: each entry's key bytes, an estimate of its value
@@ -22,9 +31,9 @@ const (
 	// An entry weighing more than cacheBudget/maxEntryFraction is computed
 	// but not cached, so one huge schema cannot flush everything else.
 	maxEntryFraction = 16
-	// entryOverhead is the entry struct, its map slot and the key's
-	// slice header, rounded up.
-	entryOverhead = 128
+	// entryOverhead is the entry struct (with room for a key of up to 32
+	// bytes) and its map slot, rounded up.
+	entryOverhead = 160
 )
 
 // cache is the process-wide cache of parses and compile checks.
@@ -64,18 +73,51 @@ type kind uint8
 const (
 	kindParse kind = iota
 	kindCheck
+	kindDiff
+	kindPattern
 )
 
 // cached returns compute(raw), memoised in c under kind k. Concurrent
 // misses on the same bytes may compute twice; the values are equal.
 func cached[V any](c *lru, k kind, raw []byte, weigh func([]byte) int, compute func([]byte) V) V {
-	if v, ok := c.get(k, raw); ok {
+	return memo(c, k, raw, func() V { return compute(raw) }, func(V) int { return weigh(raw) })
+}
+
+// memo is cached for a value computed from more than its key (a digest
+// of the inputs) and weighed by what it holds.
+func memo[V any](c *lru, k kind, key []byte, compute func() V, weigh func(V) int) V {
+	if v, ok := c.get(k, key); ok {
 		r, _ := v.(V) // a nil error is stored as a nil any
 		return r
 	}
-	v := compute(raw)
-	c.put(k, raw, v, weigh(raw)+entryOverhead)
+	v := compute()
+	c.put(k, key, v, weigh(v)+entryOverhead)
 	return v
+}
+
+// pairKey identifies a pair of schemas by a SHA-256 digest of both, so a
+// cached diff holds 32 bytes of key rather than copies of both schemas,
+// and two different pairs never share an entry.
+func pairKey(declared, served []byte) [sha256.Size]byte {
+	h := sha256.New()
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(declared)))
+	h.Write(n[:])
+	h.Write(declared)
+	h.Write(served)
+	var key [sha256.Size]byte
+	h.Sum(key[:0])
+	return key
+}
+
+// changesWeight is a cached diff: its key, the changes and their texts.
+func changesWeight(cs []Change) int {
+	const changeSize = 72 // a Change: four string headers and a bool
+	w := sha256.Size + cap(cs)*changeSize
+	for _, c := range cs {
+		w += len(c.ID) + len(c.Pointer) + len(c.Declared) + len(c.Served)
+	}
+	return w
 }
 
 type cacheKey struct {
@@ -85,15 +127,20 @@ type cacheKey struct {
 
 type lruEntry struct {
 	key        cacheKey
-	raw        []byte
+	raw        []byte // the content, in small when it fits
+	small      [sha256.Size]byte
 	v          any
 	weight     int
+	used       bool // read since the eviction hand last passed
 	prev, next *lruEntry
 }
 
-// lru is a byte-weighted least-recently-used cache, safe for concurrent
-// use. Keys are a seeded hash of the content; the content itself is kept
-// and compared, so a collision is a miss, never a wrong answer.
+// lru is a byte-weighted cache, safe for concurrent use, that evicts the
+// least recently used entries by the second-chance (CLOCK) rule: a hit
+// only marks its entry, and the eviction hand gives a marked entry another
+// round at the front instead of dropping it, so a hit touches nothing but
+// the entry. Keys are a seeded hash of the content; the content itself is
+// kept and compared, so a collision is a miss, never a wrong answer.
 type lru struct {
 	mu     sync.Mutex
 	seed   maphash.Seed
@@ -117,8 +164,7 @@ func (c *lru) get(k kind, raw []byte) (any, bool) {
 	if !ok || !bytes.Equal(e.raw, raw) {
 		return nil, false
 	}
-	c.unlink(e)
-	c.pushFront(e)
+	e.used = true
 	return e.v, true
 }
 
@@ -126,14 +172,25 @@ func (c *lru) put(k kind, raw []byte, v any, weight int) {
 	if weight > c.budget/maxEntryFraction {
 		return
 	}
-	e := &lruEntry{key: cacheKey{k, maphash.Bytes(c.seed, raw)}, raw: bytes.Clone(raw), v: v, weight: weight}
+	e := &lruEntry{key: cacheKey{k, maphash.Bytes(c.seed, raw)}, v: v, weight: weight}
+	if len(raw) <= len(e.small) {
+		e.raw = e.small[:copy(e.small[:], raw)]
+	} else {
+		e.raw = bytes.Clone(raw)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if old, ok := c.m[e.key]; ok {
 		c.remove(old)
 	}
 	for c.used+weight > c.budget {
-		c.remove(c.ring.prev)
+		if last := c.ring.prev; last.used {
+			last.used = false
+			c.unlink(last)
+			c.pushFront(last)
+		} else {
+			c.remove(last)
+		}
 	}
 	c.m[e.key] = e
 	c.used += weight
@@ -154,4 +211,17 @@ func (c *lru) pushFront(e *lruEntry) {
 	e.prev, e.next = &c.ring, c.ring.next
 	c.ring.next.prev = e
 	c.ring.next = e
+}
+
+// ResetCaches empties the engine's caches, so a benchmark can measure the
+// cold path: a process that has never seen the schemas it compares. For
+// tests and benchmarks only; the daemon never calls it.
+func ResetCaches() { cache.reset() }
+
+func (c *lru) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.used = 0
+	c.ring.next, c.ring.prev = &c.ring, &c.ring
 }

@@ -1,11 +1,14 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // Bounds of the schema diff: how deep it walks and how many $refs it
@@ -16,14 +19,15 @@ const (
 	maxCanonicalBytes = 4 << 20
 )
 
-// doc is one schema document being compared, for resolving its local $refs.
+// doc is one decoded schema document, for resolving its local $refs while
+// generating and validating.
 type doc struct {
 	root any
 }
 
 // node is a schema value and its location in its document (RFC 6901).
 type node struct {
-	v   any
+	v   val
 	loc string
 }
 
@@ -97,46 +101,45 @@ func escapeToken(s string) string {
 // equal schemas (key order, required/enum/type order, $ref versus inline,
 // true versus {}) are byte-equal.
 type canonicalizer struct {
-	d       *doc
+	d       *tree
 	budget  *int // shared $ref expansion budget
 	failed  bool // a bound was hit or a $ref could not be resolved
 	refPath map[string]bool
 }
 
-func (c *canonicalizer) schema(v any, depth int, b *strings.Builder) {
+func (c *canonicalizer) schema(v val, depth int, b *bytes.Buffer) {
 	if depth > maxDiffDepth || b.Len() > maxCanonicalBytes {
 		c.failed = true
 		b.WriteString(`"…"`)
 		return
 	}
-	switch s := v.(type) {
-	case bool:
-		if s {
-			b.WriteString("{}")
-		} else {
-			b.WriteString(`{"not":{}}`)
-		}
+	switch v.kind() {
+	case jsonscan.True:
+		b.WriteString("{}")
 		return
-	case map[string]any:
-		if ref, ok := s["$ref"].(string); ok && onlyAnnotationsBeside(s) {
-			c.ref(ref, depth, b)
+	case jsonscan.False:
+		b.WriteString(`{"not":{}}`)
+		return
+	case jsonscan.Object:
+		if ref, ok := v.get("$ref"); ok && ref.kind() == jsonscan.String && onlyAnnotationsBeside(v) {
+			r, _ := ref.str()
+			c.ref(r, depth, b)
 			return
 		}
-		keys := make([]string, 0, len(s))
-		for k := range s {
-			if !ignoredKeywords[k] {
-				keys = append(keys, k)
-			}
-		}
-		slices.Sort(keys)
 		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
+		first := true
+		for _, j := range v.members() {
+			k := v.t.key(j)
+			if ignoredKeywords[string(k)] {
+				continue
+			}
+			if !first {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.Quote(k))
+			first = false
+			b.Write(strconv.AppendQuote(b.AvailableBuffer(), string(k)))
 			b.WriteByte(':')
-			c.keyword(k, s[k], depth, b)
+			c.keyword(string(k), val{v.t, j}, depth, b)
 		}
 		b.WriteByte('}')
 		return
@@ -144,53 +147,55 @@ func (c *canonicalizer) schema(v any, depth int, b *strings.Builder) {
 	c.value(v, b)
 }
 
-func (c *canonicalizer) keyword(k string, v any, depth int, b *strings.Builder) {
+func (c *canonicalizer) keyword(k string, v val, depth int, b *bytes.Buffer) {
 	switch {
 	case k == "$ref":
-		ref, _ := v.(string)
+		ref, _ := v.str()
 		c.ref(ref, depth, b)
 	case schemaKeywords[k]:
 		c.schema(v, depth+1, b)
 	case arrayKeywords[k]:
-		arr, ok := v.([]any)
-		if !ok {
+		if !v.isArray() {
 			c.value(v, b)
 			return
 		}
-		parts := render(arr, func(e any) string {
-			var eb strings.Builder
-			c.schema(e, depth+1, &eb)
-			return eb.String()
-		})
+		parts := make([]string, 0, v.len())
+		for j, end := v.span(); j < end; j = v.t.next(j) {
+			var eb bytes.Buffer
+			c.schema(val{v.t, j}, depth+1, &eb)
+			parts = append(parts, eb.String())
+		}
 		if unorderedKeywords[k] {
 			slices.Sort(parts)
 		}
 		b.WriteString("[" + strings.Join(parts, ",") + "]")
 	case mapKeywords[k]:
-		m, ok := v.(map[string]any)
-		if !ok {
+		if !v.isObject() {
 			c.value(v, b)
 			return
 		}
-		keys := sortedKeys(m)
 		b.WriteByte('{')
-		for i, name := range keys {
+		for i, j := range v.members() {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(strconv.Quote(name) + ":")
-			c.schema(m[name], depth+1, b)
+			b.Write(strconv.AppendQuote(b.AvailableBuffer(), string(v.t.key(j))))
+			b.WriteByte(':')
+			c.schema(val{v.t, j}, depth+1, b)
 		}
 		b.WriteByte('}')
 	case k == "type":
-		b.WriteString(strings.Join(quoteAll(typeList(v)), ","))
+		var buf [8]string
+		b.WriteString(strings.Join(quoteAll(typeOf(v, buf[:0])), ","))
 	case k == "required" || k == "enum":
-		arr, ok := v.([]any)
-		if !ok {
+		if !v.isArray() {
 			c.value(v, b)
 			return
 		}
-		parts := render(arr, canonValue)
+		parts := make([]string, 0, v.len())
+		for j, end := v.span(); j < end; j = v.t.next(j) {
+			parts = append(parts, canon(val{v.t, j}))
+		}
 		slices.Sort(parts)
 		b.WriteString("[" + strings.Join(slices.Compact(parts), ",") + "]")
 	default:
@@ -198,18 +203,9 @@ func (c *canonicalizer) keyword(k string, v any, depth int, b *strings.Builder) 
 	}
 }
 
-// render renders each element of arr.
-func render(arr []any, one func(any) string) []string {
-	parts := make([]string, len(arr))
-	for i, e := range arr {
-		parts[i] = one(e)
-	}
-	return parts
-}
-
 // ref renders the target of a local $ref in place; a cycle renders as a
 // marker of the target's location, a remote or broken $ref fails.
-func (c *canonicalizer) ref(ref string, depth int, b *strings.Builder) {
+func (c *canonicalizer) ref(ref string, depth int, b *bytes.Buffer) {
 	*c.budget--
 	if *c.budget < 0 || !strings.HasPrefix(ref, "#") {
 		c.failed = true
@@ -223,6 +219,9 @@ func (c *canonicalizer) ref(ref string, depth int, b *strings.Builder) {
 		b.WriteString(`{"$ref":` + strconv.Quote(ref) + `}`)
 		return
 	}
+	if c.refPath == nil {
+		c.refPath = map[string]bool{}
+	}
 	if c.refPath[loc] {
 		b.WriteString(`{"$cycle":` + strconv.Quote(loc) + `}`)
 		return
@@ -232,7 +231,51 @@ func (c *canonicalizer) ref(ref string, depth int, b *strings.Builder) {
 	delete(c.refPath, loc)
 }
 
-func (c *canonicalizer) value(v any, b *strings.Builder) { b.WriteString(canonValue(v)) }
+func (c *canonicalizer) value(v val, b *bytes.Buffer) { b.Write(appendCanon(b.AvailableBuffer(), v)) }
+
+// canon renders a value as canonValue renders the same value decoded.
+func canon(v val) string { return string(appendCanon(nil, v)) }
+
+// sameValue reports whether a and b render the same canonical text; equal
+// bytes need no rendering.
+func sameValue(a, b val) bool { return bytes.Equal(a.raw(), b.raw()) || canon(a) == canon(b) }
+
+func appendCanon(dst []byte, v val) []byte {
+	switch v.kind() {
+	case jsonscan.Number:
+		if r, ok := new(big.Rat).SetString(string(v.raw())); ok {
+			return append(dst, r.RatString()...)
+		}
+		return append(dst, v.raw()...)
+	case jsonscan.Object:
+		dst = append(dst, '{')
+		for i, j := range v.members() {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = strconv.AppendQuote(dst, string(v.t.key(j)))
+			dst = append(dst, ':')
+			dst = appendCanon(dst, val{v.t, j})
+		}
+		return append(dst, '}')
+	case jsonscan.Array:
+		dst = append(dst, '[')
+		for j, end := v.span(); j < end; j = v.t.next(j) {
+			if j > v.i+1 {
+				dst = append(dst, ',')
+			}
+			dst = appendCanon(dst, val{v.t, j})
+		}
+		return append(dst, ']')
+	case jsonscan.String:
+		return strconv.AppendQuote(dst, string(v.text()))
+	case jsonscan.True:
+		return append(dst, "true"...)
+	case jsonscan.False:
+		return append(dst, "false"...)
+	}
+	return append(dst, "null"...)
+}
 
 // canonValue renders a JSON value with sorted keys and normalised numbers.
 func canonValue(v any) string {
@@ -266,9 +309,10 @@ func canonValue(v any) string {
 
 // onlyAnnotationsBeside reports whether a $ref object has nothing beside
 // $ref that constrains instances, so it can stand for its target.
-func onlyAnnotationsBeside(m map[string]any) bool {
-	for k := range m {
-		if k != "$ref" && !ignoredKeywords[k] {
+func onlyAnnotationsBeside(m val) bool {
+	t, n := m.t, &m.t.ix.Nodes[m.i]
+	for j := m.i + 1; j < n.Next; j = t.ix.Nodes[j].Next {
+		if k := t.key(j); string(k) != "$ref" && !ignoredKeywords[string(k)] {
 			return false
 		}
 	}
@@ -300,6 +344,44 @@ func typeList(v any) []string {
 		return slices.Compact(out)
 	}
 	return nil
+}
+
+// typeOf is typeList for a tree value, built in buf (empty, not nil): nil
+// means any type, a list (if empty) what the schema lists.
+func typeOf(v val, buf []string) []string {
+	switch v.kind() {
+	case jsonscan.String:
+		return append(buf, typeName(v.text()))
+	case jsonscan.Array:
+		out := buf
+		for j, end := v.span(); j < end; j = v.t.next(j) {
+			if e := (val{v.t, j}); e.kind() == jsonscan.String {
+				out = append(out, typeName(e.text()))
+			}
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	return nil
+}
+
+// typeName returns a type's name, without a copy for the usual ones.
+func typeName(b []byte) string {
+	for _, t := range [...]string{"string", "object", "integer", "number", "boolean", "array", "null"} {
+		if string(b) == t {
+			return t
+		}
+	}
+	return string(b)
+}
+
+// number returns a decoded number as a rational.
+func number(v any) (*big.Rat, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil, false
+	}
+	return new(big.Rat).SetString(string(n))
 }
 
 func quoteAll(ss []string) []string {

@@ -1,7 +1,7 @@
 package schema
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -14,9 +14,55 @@ import (
 // present (callers report a schema added or removed as a whole). Local
 // $refs are followed, cycle-safe and bounded; a remote $ref is never
 // fetched. The result is sorted by pointer, then change id.
+//
+// Both schemas are indexed (jsonscan.Index), the served one copying what
+// it shares with the declared one, and walked together from the top;
+// subtrees with equal bytes and no $ref are equal and skipped with one
+// comparison, so the cost is the indexing and the changed paths. Results
+// are cached under a digest of both schemas (pairKey): a pair seen before,
+// as on every run of a target that has not changed since, costs a hash.
 func Diff(declared, served []byte) []Change {
-	dv, err1 := parseCached(declared)
-	sv, err2 := parse(served)
+	key := pairKey(declared, served)
+	return slices.Clone(memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight))
+}
+
+// packed copies changes into one allocation for their texts and one for
+// the slice, so a cached diff read again is two blocks of memory, not a
+// string scattered over the heap for every field.
+func packed(cs []Change) []Change {
+	if len(cs) == 0 {
+		return cs
+	}
+	n := 0
+	for _, c := range cs {
+		n += len(c.Pointer) + len(c.Declared) + len(c.Served)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, c := range cs {
+		b.WriteString(c.Pointer)
+		b.WriteString(c.Declared)
+		b.WriteString(c.Served)
+	}
+	texts, at := b.String(), 0
+	take := func(n int) string { s := texts[at : at+n]; at += n; return s }
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		out[i] = c
+		out[i].Pointer, out[i].Declared, out[i].Served = take(len(c.Pointer)), take(len(c.Declared)), take(len(c.Served))
+	}
+	return out
+}
+
+func diff(declared, served []byte) []Change {
+	dt, err1 := newTree(declared, nil)
+	if dt != nil {
+		defer dt.release()
+	}
+	st, err2 := newTree(served, dt)
+	if st != nil {
+		defer st.release()
+	}
 	if err1 != nil || err2 != nil {
 		why := "not valid JSON"
 		if errors.Is(err1, jsonscan.ErrTooDeep) || errors.Is(err2, jsonscan.ErrTooDeep) {
@@ -24,14 +70,8 @@ func Diff(declared, served []byte) []Change {
 		}
 		return []Change{{ID: ChgUncomparable, Declared: "schema", Served: why}}
 	}
-	budget := maxRefExpansions
-	d := &differ{
-		decl:    &doc{root: dv},
-		serv:    &doc{root: sv},
-		budget:  &budget,
-		visited: map[string]bool{},
-	}
-	d.walk(node{dv, ""}, node{sv, ""}, 0)
+	d := &differ{decl: dt, serv: st, budget: maxRefExpansions}
+	d.walk(node{dt.root(), ""}, node{st.root(), ""}, 0)
 	slices.SortStableFunc(d.changes, func(a, b Change) int {
 		if c := strings.Compare(a.Pointer, b.Pointer); c != 0 {
 			return c
@@ -42,8 +82,8 @@ func Diff(declared, served []byte) []Change {
 }
 
 type differ struct {
-	decl, serv   *doc
-	budget       *int
+	decl, serv   *tree
+	budget       int // $ref expansions left, shared with canonicalizers
 	visited      map[string]bool
 	changes      []Change
 	uncomparable bool
@@ -62,18 +102,18 @@ func (d *differ) giveUp(ptr, why string) {
 
 // resolve follows local $refs that stand alone; it reports false when a
 // $ref cannot be followed.
-func (d *differ) resolve(side *doc, n node) (node, bool) {
+func (d *differ) resolve(side *tree, n node) (node, bool) {
 	for range maxDiffDepth {
-		m, ok := n.v.(map[string]any)
-		if !ok {
+		if !n.v.isObject() {
 			return n, true
 		}
-		ref, ok := m["$ref"].(string)
-		if !ok || !onlyAnnotationsBeside(m) {
+		r, _ := n.v.get("$ref")
+		ref, ok := r.str()
+		if !ok || !onlyAnnotationsBeside(n.v) {
 			return n, true
 		}
-		*d.budget--
-		if *d.budget < 0 || !strings.HasPrefix(ref, "#") {
+		d.budget--
+		if d.budget < 0 || !strings.HasPrefix(ref, "#") {
 			return n, false
 		}
 		target, ok := side.lookup(ref[1:])
@@ -94,7 +134,7 @@ func (d *differ) walk(dn, sn node, depth int) {
 	var ok1, ok2 bool
 	dn, ok1 = d.resolve(d.decl, dn)
 	sn, ok2 = d.resolve(d.serv, sn)
-	if !ok1 && !ok2 && canonValue(dn.v) == canonValue(sn.v) {
+	if !ok1 && !ok2 && sameValue(dn.v, sn.v) {
 		return // the same unresolvable $ref on both sides
 	}
 	if !ok1 || !ok2 {
@@ -108,13 +148,16 @@ func (d *differ) walk(dn, sn node, depth int) {
 		if d.visited[key] {
 			return
 		}
+		if d.visited == nil {
+			d.visited = map[string]bool{}
+		}
 		d.visited[key] = true
 	}
-	if depth > maxDiffDepth || *d.budget < 0 {
+	if depth > maxDiffDepth || d.budget < 0 {
 		d.giveUp(sn.loc, "beyond driftd's depth or $ref bound")
 		return
 	}
-	if refFreeEqual(dn.v, sn.v, 0) {
+	if refFreeEqual(dn.v, sn.v) {
 		return // identical, and no $ref inside that could lead elsewhere
 	}
 	dm, dFalse := asSchema(dn.v)
@@ -129,95 +172,48 @@ func (d *differ) walk(dn, sn node, depth int) {
 		d.add(ChgTypeWidened, sn.loc, "false (no value)", "any value")
 		return
 	}
-	d.types(dm, sm, sn.loc)
-	d.enums(dm, sm, sn.loc)
-	d.bounds(dm, sm, sn.loc)
-	d.strings(dm, sm, sn.loc)
-	d.object(dm, sm, dn, sn, depth)
-	d.array(dm, sm, dn, sn, depth)
+	do, so := newObj(dm), newObj(sm)
+	d.types(&do, &so, sn.loc)
+	d.enums(&do, &so, sn.loc)
+	d.bounds(&do, &so, sn.loc)
+	d.strings(&do, &so, sn.loc)
+	d.object(&do, &so, dn, sn, depth)
+	d.array(&do, &so, dn, sn, depth)
 	d.others(dm, sm, sn.loc)
 }
 
-// asSchema returns a schema object; true is {}, and false reports false.
-func asSchema(v any) (map[string]any, bool) {
-	switch s := v.(type) {
-	case map[string]any:
-		return s, false
-	case bool:
-		if !s {
-			return nil, true
-		}
+// asSchema returns a schema object; true (and any other non-object) is
+// {}, which reads as absent, and false reports false.
+func asSchema(v val) (val, bool) {
+	switch v.kind() {
+	case jsonscan.Object:
+		return v, false
+	case jsonscan.False:
+		return v, true
 	}
-	return map[string]any{}, false
+	return val{v.t, absent}, false
 }
 
-func (d *differ) child(n node, parts ...string) node {
-	loc := n.loc
-	v := n.v
-	for _, p := range parts {
-		loc += "/" + escapeToken(p)
-		switch c := v.(type) {
-		case map[string]any:
-			v = c[p]
-		default:
-			v = nil
-		}
+// child returns member m of n's object under key (properties), with its
+// location.
+func child(n node, key string, m int32) node {
+	name := n.v.t.key(m)
+	if bytes.ContainsAny(name, "~/") {
+		return node{val{n.v.t, m}, ptr(n.loc, key, string(name))}
 	}
-	return node{v, loc}
+	return node{val{n.v.t, m}, n.loc + "/" + key + "/" + string(name)}
 }
 
-func ptr(loc string, parts ...string) string {
-	for _, p := range parts {
-		loc += "/" + escapeToken(p)
+// ptr extends the pointer loc by tokens, escaped.
+func ptr(loc string, tokens ...string) string {
+	switch len(tokens) {
+	case 1:
+		return loc + "/" + escapeToken(tokens[0])
+	case 2:
+		return loc + "/" + escapeToken(tokens[0]) + "/" + escapeToken(tokens[1])
+	}
+	for _, t := range tokens {
+		loc += "/" + escapeToken(t)
 	}
 	return loc
-}
-
-// refFreeEqual reports whether a and b are the same JSON value and contain
-// no $ref, cheaply and without allocating. A $ref makes it answer false:
-// identical references can still point at definitions that differ.
-func refFreeEqual(a, b any, depth int) bool {
-	if depth > maxDiffDepth {
-		return false
-	}
-	switch x := a.(type) {
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		if _, ref := x["$ref"]; ref {
-			return false
-		}
-		for k, xv := range x {
-			yv, ok := y[k]
-			if !ok || !refFreeEqual(xv, yv, depth+1) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !refFreeEqual(x[i], y[i], depth+1) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		y, ok := b.(json.Number)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	return false
 }

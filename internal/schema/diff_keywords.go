@@ -1,39 +1,45 @@
 package schema
 
 import (
-	"encoding/json"
+	"bytes"
+	"cmp"
 	"fmt"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // types compares "type", treating null on its own and integer as a subset
 // of number. An absent type allows every type.
-func (d *differ) types(dm, sm map[string]any, loc string) {
-	dt, st := typeList(dm["type"]), typeList(sm["type"])
-	_, dHas := dm["type"]
-	_, sHas := sm["type"]
+func (d *differ) types(dm, sm *schemaObj, loc string) {
+	dtv, dHas := dm.get(kwType)
+	stv, sHas := sm.get(kwType)
 	if !dHas && !sHas {
 		return
 	}
-	ptr := ptr(loc, "type")
-	if !sHas {
-		ptr = loc
+	var dBuf, sBuf [8]string
+	dt, st := typeOf(dtv, dBuf[:0]), typeOf(stv, sBuf[:0])
+	at := func() string {
+		if !sHas {
+			return loc
+		}
+		return ptr(loc, "type")
 	}
 	if dHas && sHas {
 		dNull, sNull := slices.Contains(dt, "null"), slices.Contains(st, "null")
 		switch {
 		case sNull && !dNull:
-			d.add(ChgNullAdded, ptr, typeText(dt), typeText(st))
+			d.add(ChgNullAdded, at(), typeText(dt), typeText(st))
 		case dNull && !sNull:
-			d.add(ChgNullRemoved, ptr, typeText(dt), typeText(st))
+			d.add(ChgNullRemoved, at(), typeText(dt), typeText(st))
 		}
 		dt, st = without(dt, "null"), without(st, "null")
 		if len(dt) == 0 || len(st) == 0 {
 			if len(dt) != len(st) {
-				d.add(ChgTypeChanged, ptr, typeText(dt), typeText(st))
+				d.add(ChgTypeChanged, at(), typeText(dt), typeText(st))
 			}
 			return
 		}
@@ -43,11 +49,11 @@ func (d *differ) types(dm, sm map[string]any, loc string) {
 	switch {
 	case sub && sup:
 	case sub:
-		d.add(ChgTypeNarrowed, ptr, typeText(dt), typeText(st))
+		d.add(ChgTypeNarrowed, at(), typeText(dt), typeText(st))
 	case sup:
-		d.add(ChgTypeWidened, ptr, typeText(dt), typeText(st))
+		d.add(ChgTypeWidened, at(), typeText(dt), typeText(st))
 	default:
-		d.add(ChgTypeChanged, ptr, typeText(dt), typeText(st))
+		d.add(ChgTypeChanged, at(), typeText(dt), typeText(st))
 	}
 }
 
@@ -68,8 +74,10 @@ func typeSubset(a, b []string, aHas, bHas bool) bool {
 	return true
 }
 
+// without removes drop from ts in place; nil stays nil (any type), and a
+// list stays a list, if empty.
 func without(ts []string, drop string) []string {
-	return slices.DeleteFunc(slices.Clone(ts), func(t string) bool { return t == drop })
+	return slices.DeleteFunc(ts, func(t string) bool { return t == drop })
 }
 
 func typeText(ts []string) string {
@@ -80,15 +88,17 @@ func typeText(ts []string) string {
 }
 
 // enums compares enum and const as sets of allowed values.
-func (d *differ) enums(dm, sm map[string]any, loc string) {
-	dc, dConst := dm["const"]
-	sc, sConst := sm["const"]
-	_, dEnum := dm["enum"]
-	_, sEnum := sm["enum"]
+func (d *differ) enums(dm, sm *schemaObj, loc string) {
+	dc, dConst := dm.get(kwConst)
+	sc, sConst := sm.get(kwConst)
+	dEnum, sEnum := dm.has(kwEnum), sm.has(kwEnum)
 	if dConst && sConst && !dEnum && !sEnum {
-		if canonValue(dc) != canonValue(sc) {
-			d.add(ChgConstChanged, ptr(loc, "const"), "const "+canonValue(dc), "const "+canonValue(sc))
+		if !sameValue(dc, sc) {
+			d.add(ChgConstChanged, ptr(loc, "const"), "const "+canon(dc), "const "+canon(sc))
 		}
+		return
+	}
+	if !dConst && !sConst && !dEnum && !sEnum {
 		return
 	}
 	dv, dHas := allowedValues(dm)
@@ -96,9 +106,9 @@ func (d *differ) enums(dm, sm map[string]any, loc string) {
 	switch {
 	case !dHas && !sHas:
 	case !dHas:
-		d.add(ChgEnumAdded, ptr(loc, enumKey(sm)), "any value", fmt.Sprintf("%d allowed values", len(sv)))
+		d.add(ChgEnumAdded, ptr(loc, enumKey(sm)), "any value", strconv.Itoa(len(sv))+" allowed values")
 	case !sHas:
-		d.add(ChgEnumRemoved, loc, fmt.Sprintf("%d allowed values", len(dv)), "any value")
+		d.add(ChgEnumRemoved, loc, strconv.Itoa(len(dv))+" allowed values", "any value")
 	default:
 		removed, added := setDiff(dv, sv), setDiff(sv, dv)
 		p := ptr(loc, enumKey(sm))
@@ -111,28 +121,28 @@ func (d *differ) enums(dm, sm map[string]any, loc string) {
 	}
 }
 
-func enumKey(m map[string]any) string {
-	if _, ok := m["enum"]; ok {
+func enumKey(m *schemaObj) string {
+	if m.has(kwEnum) {
 		return "enum"
 	}
 	return "const"
 }
 
 // allowedValues returns the canonical values enum (or const) allows.
-func allowedValues(m map[string]any) (map[string]bool, bool) {
-	if arr, ok := m["enum"].([]any); ok {
-		out := make(map[string]bool, len(arr))
-		for _, v := range arr {
-			out[canonValue(v)] = true
+func allowedValues(m *schemaObj) (map[string]bool, bool) {
+	if arr, _ := m.get(kwEnum); arr.isArray() {
+		out := make(map[string]bool, arr.len())
+		for j, end := arr.span(); j < end; j = m.t.next(j) {
+			out[canon(val{m.t, j})] = true
 		}
-		if c, ok := m["const"]; ok {
-			cv := canonValue(c)
+		if c, ok := m.get(kwConst); ok {
+			cv := canon(c)
 			return map[string]bool{cv: out[cv]}, true
 		}
 		return out, true
 	}
-	if c, ok := m["const"]; ok {
-		return map[string]bool{canonValue(c): true}, true
+	if c, ok := m.get(kwConst); ok {
+		return map[string]bool{canon(c): true}, true
 	}
 	return nil, false
 }
@@ -157,125 +167,168 @@ func listText(vs []string) string {
 }
 
 // The bound keywords, with +1 for lower bounds (a larger served value
-// tightens) and -1 for upper bounds, and an index for a quick presence scan.
+// tightens) and -1 for upper bounds.
 var (
 	boundKeys = [...]string{"minimum", "exclusiveMinimum", "minLength", "minItems", "minProperties", "minContains",
 		"maximum", "exclusiveMaximum", "maxLength", "maxItems", "maxProperties", "maxContains", "multipleOf", "uniqueItems"}
-	boundSign  = [...]int{+1, +1, +1, +1, +1, +1, -1, -1, -1, -1, -1, -1, 0, 0}
-	boundIndex = func() map[string]int {
-		m := map[string]int{}
-		for i, k := range boundKeys {
-			m[k] = i
-		}
-		return m
-	}()
+	boundSign = [...]int{+1, +1, +1, +1, +1, +1, -1, -1, -1, -1, -1, -1, 0, 0}
 )
 
 // bounds compares numeric bounds, multipleOf and uniqueItems.
-func (d *differ) bounds(dm, sm map[string]any, loc string) {
+func (d *differ) bounds(dm, sm *schemaObj, loc string) {
 	var present [len(boundSign)]bool
 	found := false
-	for _, m := range []map[string]any{dm, sm} {
-		for k := range m {
-			if i, ok := boundIndex[k]; ok {
-				present[i], found = true, true
-			}
-		}
+	for i := range boundKeys {
+		present[i] = dm.has(kwBounds+keyword(i)) || sm.has(kwBounds+keyword(i))
+		found = found || present[i]
 	}
 	if !found {
 		return
 	}
 	for i, k := range boundKeys[:12] {
 		if present[i] {
-			d.bound(k, dm, sm, loc, boundSign[i])
+			d.bound(k, kwBounds+keyword(i), dm, sm, loc, boundSign[i])
 		}
 	}
 	d.multipleOf(dm, sm, loc)
-	du, _ := dm["uniqueItems"].(bool)
-	su, _ := sm["uniqueItems"].(bool)
+	du, _ := dm.get(kwUniqueItems)
+	su, _ := sm.get(kwUniqueItems)
 	switch {
-	case su && !du:
+	case su.boolean() && !du.boolean():
 		d.add(ChgBoundTightened, ptr(loc, "uniqueItems"), "uniqueItems false", "uniqueItems true")
-	case du && !su:
+	case du.boolean() && !su.boolean():
 		d.add(ChgBoundLoosened, loc, "uniqueItems true", "uniqueItems false")
 	}
 }
 
 // bound compares keyword k; sign +1 for lower bounds (a larger served
 // value tightens), -1 for upper bounds.
-func (d *differ) bound(k string, dm, sm map[string]any, loc string, sign int) {
-	if dn, ok := dm[k].(json.Number); ok {
-		if sn, ok := sm[k].(json.Number); ok && dn == sn {
-			return
-		}
+func (d *differ) bound(k string, kw keyword, dm, sm *schemaObj, loc string, sign int) {
+	dv, dPresent := dm.get(kw)
+	sv, sPresent := sm.get(kw)
+	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
+		return
 	}
-	dr, dHas := number(dm[k])
-	sr, sHas := number(sm[k])
-	_, dPresent := dm[k]
-	_, sPresent := sm[k]
+	dr, dHas := boundOf(dv)
+	sr, sHas := boundOf(sv)
 	if (dPresent && !dHas) || (sPresent && !sHas) {
 		return // draft-04 boolean exclusive*: compared by others()
 	}
 	switch {
 	case !dHas && !sHas:
 	case !dHas:
-		d.add(ChgBoundTightened, ptr(loc, k), k+" absent", k+" "+sr.RatString())
+		d.add(ChgBoundTightened, ptr(loc, k), k+" absent", k+" "+sr.String())
 	case !sHas:
-		d.add(ChgBoundLoosened, loc, k+" "+dr.RatString(), k+" absent")
+		d.add(ChgBoundLoosened, loc, k+" "+dr.String(), k+" absent")
 	default:
-		switch c := sr.Cmp(dr) * sign; {
+		switch c := sr.cmp(dr) * sign; {
 		case c > 0:
-			d.add(ChgBoundTightened, ptr(loc, k), k+" "+dr.RatString(), k+" "+sr.RatString())
+			d.add(ChgBoundTightened, ptr(loc, k), k+" "+dr.String(), k+" "+sr.String())
 		case c < 0:
-			d.add(ChgBoundLoosened, ptr(loc, k), k+" "+dr.RatString(), k+" "+sr.RatString())
+			d.add(ChgBoundLoosened, ptr(loc, k), k+" "+dr.String(), k+" "+sr.String())
 		}
 	}
 }
 
-func (d *differ) multipleOf(dm, sm map[string]any, loc string) {
-	dr, dHas := number(dm["multipleOf"])
-	sr, sHas := number(sm["multipleOf"])
-	p := ptr(loc, "multipleOf")
+// bound is a bound's number: an integer of up to 18 digits (nearly every
+// bound) as an int64, anything else as a big.Rat, compared and printed as
+// the big.Rat of either would be.
+type bound struct {
+	n int64
+	r *big.Rat // nil for an int64
+}
+
+func boundOf(v val) (bound, bool) {
+	if v.kind() != jsonscan.Number {
+		return bound{}, false
+	}
+	raw := v.raw()
+	digits := raw
+	if raw[0] == '-' {
+		digits = raw[1:]
+	}
+	if len(digits) <= 18 && bytes.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }) < 0 {
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		return bound{n: n}, err == nil
+	}
+	r, ok := numberOf(v)
+	return bound{r: r}, ok
+}
+
+func (b bound) rat() *big.Rat {
+	if b.r == nil {
+		return new(big.Rat).SetInt64(b.n)
+	}
+	return b.r
+}
+
+func (b bound) cmp(o bound) int {
+	if b.r == nil && o.r == nil {
+		return cmp.Compare(b.n, o.n)
+	}
+	return b.rat().Cmp(o.rat())
+}
+
+func (b bound) String() string {
+	if b.r == nil {
+		return strconv.FormatInt(b.n, 10)
+	}
+	return b.r.RatString()
+}
+
+func (d *differ) multipleOf(dm, sm *schemaObj, loc string) {
+	dv, _ := dm.get(kwMultipleOf)
+	sv, _ := sm.get(kwMultipleOf)
+	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
+		return // the same spelling: the same number
+	}
+	dr, dHas := numberOf(dv)
+	sr, sHas := numberOf(sv)
+	p := func() string { return ptr(loc, "multipleOf") }
 	switch {
 	case !dHas && !sHas:
 	case !dHas:
-		d.add(ChgBoundTightened, p, "multipleOf absent", "multipleOf "+sr.RatString())
+		d.add(ChgBoundTightened, p(), "multipleOf absent", "multipleOf "+sr.RatString())
 	case !sHas:
 		d.add(ChgBoundLoosened, loc, "multipleOf "+dr.RatString(), "multipleOf absent")
 	case dr.Cmp(sr) == 0:
 	case dr.Sign() != 0 && new(big.Rat).Quo(sr, dr).IsInt():
-		d.add(ChgBoundTightened, p, "multipleOf "+dr.RatString(), "multipleOf "+sr.RatString())
+		d.add(ChgBoundTightened, p(), "multipleOf "+dr.RatString(), "multipleOf "+sr.RatString())
 	case sr.Sign() != 0 && new(big.Rat).Quo(dr, sr).IsInt():
-		d.add(ChgBoundLoosened, p, "multipleOf "+dr.RatString(), "multipleOf "+sr.RatString())
+		d.add(ChgBoundLoosened, p(), "multipleOf "+dr.RatString(), "multipleOf "+sr.RatString())
 	default:
-		d.add(ChgKeywordChanged, p, "multipleOf "+dr.RatString(), "multipleOf "+sr.RatString())
+		d.add(ChgKeywordChanged, p(), "multipleOf "+dr.RatString(), "multipleOf "+sr.RatString())
 	}
 }
 
-func number(v any) (*big.Rat, bool) {
-	n, ok := v.(json.Number)
-	if !ok {
+// numberOf is number for a tree value.
+func numberOf(v val) (*big.Rat, bool) {
+	if v.kind() != jsonscan.Number {
 		return nil, false
 	}
-	return new(big.Rat).SetString(string(n))
+	return new(big.Rat).SetString(string(v.raw()))
 }
 
 // strings compares pattern and format.
-func (d *differ) strings(dm, sm map[string]any, loc string) {
-	for _, kw := range []struct{ key, added, changed, removed string }{
-		{"pattern", ChgPatternAdded, ChgPatternChanged, ChgPatternRemoved},
-		{"format", ChgFormatAdded, ChgFormatChanged, ChgFormatRemoved},
+func (d *differ) strings(dm, sm *schemaObj, loc string) {
+	for _, kw := range [...]struct {
+		at                           keyword
+		key, added, changed, removed string
+	}{
+		{kwPattern, "pattern", ChgPatternAdded, ChgPatternChanged, ChgPatternRemoved},
+		{kwFormat, "format", ChgFormatAdded, ChgFormatChanged, ChgFormatRemoved},
 	} {
-		dv, dHas := dm[kw.key].(string)
-		sv, sHas := sm[kw.key].(string)
+		dv, _ := dm.get(kw.at)
+		sv, _ := sm.get(kw.at)
+		dHas, sHas := dv.kind() == jsonscan.String, sv.kind() == jsonscan.String
 		switch {
 		case !dHas && !sHas:
 		case !dHas:
-			d.add(kw.added, ptr(loc, kw.key), kw.key+" absent", kw.key+" "+strconv.Quote(sv))
+			d.add(kw.added, ptr(loc, kw.key), kw.key+" absent", kw.key+" "+strconv.Quote(string(sv.text())))
 		case !sHas:
-			d.add(kw.removed, loc, kw.key+" "+strconv.Quote(dv), kw.key+" absent")
-		case dv != sv:
-			d.add(kw.changed, ptr(loc, kw.key), kw.key+" "+strconv.Quote(dv), kw.key+" "+strconv.Quote(sv))
+			d.add(kw.removed, loc, kw.key+" "+strconv.Quote(string(dv.text())), kw.key+" absent")
+		case !bytes.Equal(dv.text(), sv.text()):
+			d.add(kw.changed, ptr(loc, kw.key), kw.key+" "+strconv.Quote(string(dv.text())), kw.key+" "+strconv.Quote(string(sv.text())))
 		}
 	}
 }

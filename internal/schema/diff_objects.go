@@ -1,47 +1,60 @@
 package schema
 
 import (
-	"fmt"
-	"maps"
+	"bytes"
 	"slices"
-	"strings"
+	"strconv"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // object compares properties, required and additionalProperties.
-func (d *differ) object(dm, sm map[string]any, dn, sn node, depth int) {
-	dp, _ := dm["properties"].(map[string]any)
-	sp, _ := sm["properties"].(map[string]any)
-	sClosed := isFalse(sm["additionalProperties"])
-	for _, name := range sortedKeys(dp) {
-		if _, ok := sp[name]; !ok {
-			d.changes = append(d.changes, Change{ID: ChgPropertyRemoved, Pointer: ptr(sn.loc, "properties", name),
-				Declared: clipText(fmt.Sprintf("property %q", name)), Served: "absent", Open: !sClosed})
+func (d *differ) object(dm, sm *schemaObj, dn, sn node, depth int) {
+	dp, _ := dm.get(kwProperties)
+	sp, _ := sm.get(kwProperties)
+	sa, sHas := sm.get(kwAdditionalProperties)
+	sClosed := sa.isFalse()
+	dps, sps := dp.members(), sp.members()
+	onlyIn(dp, sp, dps, sps, func(m int32) {
+		name := string(dp.t.key(m))
+		d.changes = append(d.changes, Change{ID: ChgPropertyRemoved, Pointer: ptr(sn.loc, "properties", name),
+			Declared: clipText("property " + strconv.Quote(name)), Served: "absent", Open: !sClosed})
+	})
+	j := 0
+	for _, m := range sps {
+		name := sp.t.key(m)
+		for j < len(dps) && bytes.Compare(dp.t.key(dps[j]), name) < 0 {
+			j++
 		}
-	}
-	for _, name := range sortedKeys(sp) {
-		if _, ok := dp[name]; !ok {
-			d.add(ChgPropertyAdded, ptr(sn.loc, "properties", name), "absent", fmt.Sprintf("property %q", name))
+		if j == len(dps) || !bytes.Equal(dp.t.key(dps[j]), name) {
+			d.add(ChgPropertyAdded, ptr(sn.loc, "properties", string(name)), "absent", "property "+strconv.Quote(string(name)))
 			continue
 		}
-		if refFreeEqual(dp[name], sp[name], 0) {
+		if refFreeEqual(val{dp.t, dps[j]}, val{sp.t, m}) {
 			continue // skip building pointers for the common unchanged case
 		}
-		d.walk(d.child(dn, "properties", name), d.child(sn, "properties", name), depth+1)
+		d.walk(child(dn, "properties", dps[j]), child(sn, "properties", m), depth+1)
 	}
-	dr, sr := stringSet(dm["required"]), stringSet(sm["required"])
-	for _, name := range slices.Sorted(maps.Keys(sr)) {
-		if !dr[name] {
-			d.add(ChgRequiredAdded, ptr(sn.loc, "properties", name), fmt.Sprintf("%q optional", name), fmt.Sprintf("%q required", name))
+	dr, _ := dm.get(kwRequired)
+	sr, _ := sm.get(kwRequired)
+	if !bytes.Equal(dr.raw(), sr.raw()) {
+		var dBuf, sBuf [16][]byte
+		dReq, sReq := stringsOf(dr, dBuf[:0]), stringsOf(sr, sBuf[:0])
+		for _, name := range sReq {
+			if _, found := slices.BinarySearchFunc(dReq, name, bytes.Compare); !found {
+				q := strconv.Quote(string(name))
+				d.add(ChgRequiredAdded, ptr(sn.loc, "properties", string(name)), q+" optional", q+" required")
+			}
+		}
+		for _, name := range dReq {
+			if _, found := slices.BinarySearchFunc(sReq, name, bytes.Compare); !found {
+				q := strconv.Quote(string(name))
+				d.add(ChgRequiredRemoved, ptr(sn.loc, "properties", string(name)), q+" required", q+" optional")
+			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(dr)) {
-		if !sr[name] {
-			d.add(ChgRequiredRemoved, ptr(sn.loc, "properties", name), fmt.Sprintf("%q required", name), fmt.Sprintf("%q optional", name))
-		}
-	}
-	da, dHas := dm["additionalProperties"]
-	sa, sHas := sm["additionalProperties"]
-	dClosed := isFalse(da)
+	da, dHas := dm.get(kwAdditionalProperties)
+	dClosed := da.isFalse()
 	switch {
 	case sClosed && !dClosed:
 		d.add(ChgAdditionalClosed, ptr(sn.loc, "additionalProperties"), "additional properties allowed", "additionalProperties false")
@@ -53,28 +66,46 @@ func (d *differ) object(dm, sm map[string]any, dn, sn node, depth int) {
 	}
 }
 
+// onlyIn calls f, in key order, for each of a's sorted members as whose
+// key none of b's sorted members bs has.
+func onlyIn(a, b val, as, bs []int32, f func(int32)) {
+	j := 0
+	for _, m := range as {
+		k := a.t.key(m)
+		for j < len(bs) && bytes.Compare(b.t.key(bs[j]), k) < 0 {
+			j++
+		}
+		if j == len(bs) || !bytes.Equal(b.t.key(bs[j]), k) {
+			f(m)
+		}
+	}
+}
+
 // array compares items and prefixItems (and draft-07 tuple items).
-func (d *differ) array(dm, sm map[string]any, dn, sn node, depth int) {
-	di, dHas := dm["items"]
-	si, sHas := sm["items"]
-	_, dTuple := di.([]any)
-	_, sTuple := si.([]any)
-	if (dHas || sHas) && !dTuple && !sTuple {
+func (d *differ) array(dm, sm *schemaObj, dn, sn node, depth int) {
+	di, dHas := dm.get(kwItems)
+	si, sHas := sm.get(kwItems)
+	if (dHas || sHas) && !di.isArray() && !si.isArray() {
 		d.walk(node{orTrue(di, dHas), ptr(dn.loc, "items")}, node{orTrue(si, sHas), ptr(sn.loc, "items")}, depth+1)
 	}
-	for _, kw := range []string{"prefixItems", "items"} {
-		da, _ := dm[kw].([]any)
-		sa, _ := sm[kw].([]any)
-		if da == nil && sa == nil {
+	for _, kw := range [...]struct {
+		at  keyword
+		key string
+	}{{kwPrefixItems, "prefixItems"}, {kwItems, "items"}} {
+		dv, _ := dm.get(kw.at)
+		sv, _ := sm.get(kw.at)
+		if !dv.isArray() && !sv.isArray() {
 			continue
 		}
-		if len(da) != len(sa) {
-			d.add(ChgKeywordChanged, ptr(sn.loc, kw), fmt.Sprintf("%s of %d", kw, len(da)), fmt.Sprintf("%s of %d", kw, len(sa)))
+		if dv.len() != sv.len() {
+			d.add(ChgKeywordChanged, ptr(sn.loc, kw.key), kw.key+" of "+strconv.Itoa(dv.len()), kw.key+" of "+strconv.Itoa(sv.len()))
 			continue
 		}
-		for i := range da {
-			idx := fmt.Sprint(i)
-			d.walk(node{da[i], ptr(dn.loc, kw, idx)}, node{sa[i], ptr(sn.loc, kw, idx)}, depth+1)
+		i, end := dv.span()
+		j, _ := sv.span()
+		for n := 0; i < end; i, j, n = dv.t.next(i), sv.t.next(j), n+1 {
+			idx := strconv.Itoa(n)
+			d.walk(node{val{dv.t, i}, ptr(dn.loc, kw.key, idx)}, node{val{sv.t, j}, ptr(sn.loc, kw.key, idx)}, depth+1)
 		}
 	}
 }
@@ -89,51 +120,80 @@ var composition = set("allOf", "anyOf", "oneOf", "not", "if", "then", "else")
 // others compares every remaining keyword by canonical form: compositions
 // as CHG-COMPOSITION-CHANGED, the rest as CHG-KEYWORD-CHANGED, and the
 // default and description annotations.
-func (d *differ) others(dm, sm map[string]any, loc string) {
-	keys := map[string]bool{}
-	for k := range dm {
-		keys[k] = true
-	}
-	for k := range sm {
-		keys[k] = true
-	}
-	for _, k := range slices.Sorted(maps.Keys(keys)) {
-		dv, dHas := dm[k]
-		sv, sHas := sm[k]
-		p := loc
-		if sHas {
-			p = ptr(loc, k)
+func (d *differ) others(dm, sm val, loc string) {
+	dms, sms := dm.members(), sm.members()
+	i, j := 0, 0
+	for i < len(dms) || j < len(sms) {
+		var dv, sv val
+		var dHas, sHas bool
+		var k []byte
+		switch c := compareKeys(dm, sm, dms, sms, i, j); {
+		case c < 0:
+			dv, dHas, k = val{dm.t, dms[i]}, true, dm.t.key(dms[i])
+			i++
+		case c > 0:
+			sv, sHas, k = val{sm.t, sms[j]}, true, sm.t.key(sms[j])
+			j++
+		default:
+			dv, sv, dHas, sHas, k = val{dm.t, dms[i]}, val{sm.t, sms[j]}, true, true, sm.t.key(sms[j])
+			i++
+			j++
+		}
+		if !dHas {
+			dv = val{dm.t, absent}
+		}
+		if !sHas {
+			sv = val{sm.t, absent}
+		}
+		p := func() string {
+			if sHas {
+				return ptr(loc, string(k))
+			}
+			return loc
 		}
 		switch {
-		case k == "default":
-			if dHas != sHas || canonValue(dv) != canonValue(sv) {
-				d.add(ChgDefaultChanged, p, presence("default", dHas), presence("default", sHas))
+		case string(k) == "default":
+			if dHas != sHas || !sameValue(dv, sv) {
+				d.add(ChgDefaultChanged, p(), presence("default", dHas), presence("default", sHas))
 			}
-		case k == "description":
-			if dHas != sHas || canonValue(dv) != canonValue(sv) {
-				d.add(ChgDescriptionChanged, p, presence("description", dHas), presence("description", sHas))
+		case string(k) == "description":
+			if dHas != sHas || !sameValue(dv, sv) {
+				d.add(ChgDescriptionChanged, p(), presence("description", dHas), presence("description", sHas))
 			}
-		case compared[k] || ignoredKeywords[k] || (!jsonSchemaKeyword(k) && k != "x-mcp-header"):
+		case compared[string(k)] || ignoredKeywords[string(k)] || (string(k) != "x-mcp-header" && !jsonSchemaKeyword(string(k))):
 		default:
-			if d.canon(d.decl, k, dv, dHas) != d.canon(d.serv, k, sv, sHas) {
+			key := string(k)
+			if d.canon(d.decl, key, dv, dHas) != d.canon(d.serv, key, sv, sHas) {
 				id := ChgKeywordChanged
-				if composition[k] {
+				if composition[key] {
 					id = ChgCompositionChanged
 				}
-				d.add(id, p, presence(k, dHas), presence(k, sHas))
+				d.add(id, p(), presence(key, dHas), presence(key, sHas))
 			}
 		}
 	}
 }
 
+// compareKeys orders the next members of two sorted member lists; a
+// finished list sorts last.
+func compareKeys(a, b val, as, bs []int32, i, j int) int {
+	switch {
+	case i == len(as):
+		return 1
+	case j == len(bs):
+		return -1
+	}
+	return bytes.Compare(a.t.key(as[i]), b.t.key(bs[j]))
+}
+
 // canon renders one keyword's value canonically; a failure to render
 // makes the pair uncomparable.
-func (d *differ) canon(side *doc, k string, v any, has bool) string {
+func (d *differ) canon(side *tree, k string, v val, has bool) string {
 	if !has {
 		return ""
 	}
-	c := &canonicalizer{d: side, budget: d.budget, refPath: map[string]bool{}}
-	var b strings.Builder
+	c := &canonicalizer{d: side, budget: &d.budget}
+	var b bytes.Buffer
 	c.keyword(k, v, 0, &b)
 	if c.failed {
 		d.giveUp("", "a $ref that is remote, broken, or beyond driftd's bounds")
@@ -148,11 +208,9 @@ func presence(k string, has bool) string {
 	return k + " absent"
 }
 
-func isFalse(v any) bool { b, ok := v.(bool); return ok && !b }
-
-func orTrue(v any, has bool) any {
+func orTrue(v val, has bool) val {
 	if !has {
-		return true
+		return val{v.t, yes}
 	}
 	return v
 }
@@ -166,6 +224,21 @@ func stringSet(v any) map[string]bool {
 		}
 	}
 	return out
+}
+
+// stringsOf returns the distinct strings of an array, sorted, as
+// stringSet's keys would be, built in buf.
+func stringsOf(v val, buf [][]byte) [][]byte {
+	out := buf
+	if v.isArray() {
+		for j, end := v.span(); j < end; j = v.t.next(j) {
+			if e := (val{v.t, j}); e.kind() == jsonscan.String {
+				out = append(out, e.text())
+			}
+		}
+	}
+	slices.SortFunc(out, bytes.Compare)
+	return slices.CompactFunc(out, bytes.Equal)
 }
 
 // jsonSchemaKeyword reports whether k is a JSON Schema keyword that

@@ -28,7 +28,7 @@ var ErrUnsatisfiable = errors.New("cannot generate arguments for this schema")
 // trying branches. Every value is validated against the schema before it is
 // returned; one that does not validate is ErrUnsatisfiable.
 func Generate(schema []byte, seed uint64) (json.RawMessage, error) {
-	root, err := parse(schema)
+	root, err := parseCached(schema)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the schema is not valid JSON", ErrUnsatisfiable)
 	}

@@ -34,10 +34,16 @@ func NewCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// Check reports why raw is not a usable JSON Schema, or nil. Each
-// schema gets its own compiler, so one tool's $id cannot shadow another's;
-// results are cached by content.
-func Check(raw []byte) error { return cached(cache, kindCheck, raw, checkWeight, check) }
+// Check reports why raw is not a usable JSON Schema, or nil. A plain
+// schema (plainSchema) is valid without compiling; the rest is compiled,
+// each schema with its own compiler, so one tool's $id cannot shadow
+// another's, and those results are cached by content.
+func Check(raw []byte) error {
+	if jsonscan.Depth(raw) <= MaxDepth && plainSchema(raw) {
+		return nil
+	}
+	return cached(cache, kindCheck, raw, checkWeight, check)
+}
 
 func check(raw []byte) error {
 	if d := jsonscan.Depth(raw); d > MaxDepth {

@@ -36,7 +36,7 @@ func (v Violation) String() string {
 // fetches a remote $ref and never quotes the instance: messages come from
 // the schema's own keywords and the instance's JSON types.
 func Validate(schema, instance []byte) ([]Violation, error) {
-	root, err := parse(schema)
+	root, err := parseCached(schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}
