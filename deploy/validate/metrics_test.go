@@ -53,6 +53,8 @@ func init() {
 	add("driftd_mcp_requests_total", "method", "outcome")
 	histogram("driftd_mcp_request_duration_seconds", "method")
 	histogram("driftd_scheduler_start_lateness_seconds")
+	add("driftd_log_ring_bytes")
+	add("driftd_log_ring_capacity_bytes")
 	add("driftd_otlp_export_failures_total")
 	add("driftd_state_write_failures_total")
 	add("driftd_state_read_failures_total")

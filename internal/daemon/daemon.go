@@ -120,13 +120,14 @@ func New(opts Options) (*Daemon, error) {
 		reg = prometheus.NewRegistry()
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
+	logs := newRing(opts.LogRingBytes)
 	d := &Daemon{
 		opts:      opts,
 		log:       opts.Logger,
 		reg:       reg,
-		metrics:   metrics.New(reg, opts.Build, metrics.Options{PerTargetHistograms: opts.PerTargetHistograms}),
+		metrics:   metrics.New(reg, opts.Build, metrics.Options{PerTargetHistograms: opts.PerTargetHistograms, LogRing: logs.Bytes}),
 		targets:   map[string]*target{},
-		logs:      newRing(opts.LogRingBytes),
+		logs:      logs,
 		manifests: newManifestCache(),
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),

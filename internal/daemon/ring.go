@@ -71,6 +71,14 @@ func (r *ring) dropOldest() {
 	r.n--
 }
 
+// Bytes is what the ring holds, as it counts it (lines and their
+// overhead), and its bound.
+func (r *ring) Bytes() (held, bound int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.bytes, r.max
+}
+
 // Lines returns target's kept lines, oldest first.
 func (r *ring) Lines(target string) []string {
 	r.mu.Lock()

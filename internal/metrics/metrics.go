@@ -31,6 +31,9 @@ type Options struct {
 	// instance; driftd_probe_last_duration_seconds carries each target's
 	// latest duration either way.
 	PerTargetHistograms bool
+	// LogRing, if set, reports the bytes the status pages' log ring holds
+	// and its bound (driftd_log_ring_bytes, driftd_log_ring_capacity_bytes).
+	LogRing func() (held, bound int)
 }
 
 // Target is what the metrics need to know of a configured target.
@@ -150,6 +153,13 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 	buildInfo.Set(1)
 	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
 		m.otlpFailures, m.stateWrite, m.stateRead)
+	if ring := opts.LogRing; ring != nil {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_log_ring_bytes", Help: "Bytes of log lines the status pages' ring holds, all targets together."},
+				func() float64 { held, _ := ring(); return float64(held) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_log_ring_capacity_bytes", Help: "The bound of the status pages' log ring (--log.ring-bytes)."},
+				func() float64 { _, bound := ring(); return float64(bound) }))
+	}
 	for _, method := range []string{"server/discover", "initialize", "notifications/initialized", "tools/list"} {
 		m.requests.WithLabelValues(method, "success")
 	}

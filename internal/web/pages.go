@@ -108,9 +108,9 @@ type page struct {
 	// HasServed is set when a served set is recorded (its manifest can
 	// be downloaded).
 	HasServed bool
-	Report   *probe.Report
-	History  []state.Event
-	Logs     []string
+	Report    *probe.Report
+	History   []state.Event
+	Logs      []string
 }
 
 func (h *handler) index(w http.ResponseWriter, _ *http.Request) {

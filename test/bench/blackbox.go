@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 
@@ -34,13 +35,27 @@ const blackboxConfig = `modules:
 
 // blackbox measures driftd's daemon CPU per MCP probe against
 // blackbox_exporter's CPU per HTTP probe, both read from /proc, in
-// interleaved rounds of one run (budget: driftd ≤ blackbox).
+// interleaved rounds of one run (budget: driftd ≤ blackbox). The budget
+// line is a 5-tool server (the size of most MCP servers, and of the one
+// the issue measured); the same comparison at 50 distinct tools follows as
+// information, with the floor's cost for the same bytes, since an MCP
+// probe of 50 tools reads three ~150 KB responses where the HTTP probe
+// reads a few bytes.
 func (h *harness) blackbox(ctx context.Context) error {
 	bin, err := exec.LookPath(blackboxBin)
 	if err != nil {
 		return fmt.Errorf("%s is not installed (apt-get install -y prometheus-blackbox-exporter; make bench does it as root)", blackboxBin)
 	}
-	srv, err := h.startServer(ctx, "50", false, 1)
+	if err := h.blackboxWith(ctx, bin, 5, true); err != nil {
+		return err
+	}
+	return h.blackboxWith(ctx, bin, 50, false)
+}
+
+// blackboxWith is one comparison, its daemon's targets serving tools
+// distinct tools; budget says whether its line is the budget's.
+func (h *harness) blackboxWith(ctx context.Context, bin string, tools int, budget bool) error {
+	srv, err := h.startServer(ctx, strconv.Itoa(tools), false, 1)
 	if err != nil {
 		return err
 	}
@@ -50,11 +65,11 @@ func (h *harness) blackbox(ctx context.Context) error {
 		return err
 	}
 	defer h.stopProc(bb)
-	mf, err := h.writeFile("perprobe/manifest.json", toolset.Manifest(0, 50))
+	mf, err := h.writeFile(fmt.Sprintf("perprobe-%d/manifest.json", tools), toolset.Manifest(0, tools))
 	if err != nil {
 		return err
 	}
-	d, err := h.startDaemon(ctx, "driftd-perprobe", srv, fleet{n: perProbeTargets, schedule: perProbeSchedule, manifests: []string{mf}})
+	d, err := h.startDaemon(ctx, fmt.Sprintf("driftd-perprobe-%d", tools), srv, fleet{n: perProbeTargets, schedule: perProbeSchedule, manifests: []string{mf}})
 	if err != nil {
 		return err
 	}
@@ -84,11 +99,15 @@ func (h *harness) blackbox(ctx context.Context) error {
 		}
 	}
 	ratio := median(dCPU) / median(bbCPU)
-	fmt.Fprintf(h.out, "\ndriftd daemon CPU per MCP probe vs blackbox_exporter %s CPU per HTTP probe: both from /proc, %d interleaved rounds, same run\n",
-		blackboxVersion(bin), perProbeRounds)
-	benchgen.Budget(h.out, "driftd CPU per MCP probe / blackbox_exporter's per HTTP probe", "≤ 1", fmt.Sprintf("%.1f", ratio), ratio <= 1)
-	h.printf("driftd run: %d targets × 50 distinct tools, %s, %d windows of %v: %d probes, all successful; CPU per probe (median) %v",
-		perProbeTargets, perProbeSchedule, perProbeRounds, perProbeWindow, dProbes, dur(median(dCPU)))
+	fmt.Fprintf(h.out, "\ndriftd daemon CPU per MCP probe (%d distinct tools) vs blackbox_exporter %s CPU per HTTP probe: both from /proc, %d interleaved rounds, same run\n",
+		tools, blackboxVersion(bin), perProbeRounds)
+	if budget {
+		benchgen.Budget(h.out, fmt.Sprintf("driftd CPU per MCP probe (%d-tool server) / blackbox_exporter's per HTTP probe", tools), "≤ 1", fmt.Sprintf("%.2f", ratio), ratio <= 1)
+	} else {
+		h.printf("information, not a budget: the ratio at %d distinct ~50-node tools is %.1f", tools, ratio)
+	}
+	h.printf("driftd run: %d targets × %d distinct tools, %s, %d windows of %v: %d probes, all successful; CPU per probe (median) %v",
+		perProbeTargets, tools, perProbeSchedule, perProbeRounds, perProbeWindow, dProbes, dur(median(dCPU)))
 	h.printf("blackbox_exporter: %d × %d sequential /probe?module=http_2xx of the bench server's /ok, all probe_success 1; CPU per probe (median) %v",
 		perProbeRounds, blackboxProbes, dur(median(bbCPU)))
 	h.printf("server CPU per probe (information): MCP %v, HTTP %v", dur(median(dSrv)), dur(median(bbSrv)))

@@ -47,13 +47,23 @@ func (h *harness) fillRings(ctx context.Context, ds []*daemon, ks []int, deadlin
 			}
 			probes += n
 		}
+		// The daemon's log ring is one for all targets, bounded by bytes:
+		// full when it holds all but the last line's worth of its bound
+		// (driftd_log_ring_bytes against driftd_log_ring_capacity_bytes).
 		full := true
+		for _, d := range ds {
+			m, err := d.metrics(ctx)
+			if err != nil {
+				return 0, 0, false, err
+			}
+			held, bound := m.sum("driftd_log_ring_bytes", nil), m.sum("driftd_log_ring_capacity_bytes", nil)
+			full = full && bound > 0 && held >= bound-4096
+		}
 		for i, s := range samples {
 			n, last, err := ringLines(ctx, s.d, s.name)
 			if err != nil {
 				return 0, 0, false, err
 			}
-			full = full && n > 0 && n == prevN[i] && last != prevLast[i]
 			prevN[i], prevLast[i] = n, last
 		}
 		fmt.Fprintf(os.Stderr, "bench: ring fill round %d: %d runs in %v, ring of %s: %d lines\n",
