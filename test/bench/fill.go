@@ -36,11 +36,15 @@ func (h *harness) fillRings(ctx context.Context, ds []*daemon, ks []int, deadlin
 		}
 	}
 	prevN := make([]int, len(samples))
+	ringFull := make([]bool, len(ds))
 	prevLast := make([]string, len(samples))
 	for round := 1; round <= fillMaxRounds; round++ {
 		start := time.Now()
 		probes := 0
 		for i, d := range ds {
+			if ringFull[i] {
+				continue // its ring is at its bound: runs would only churn it
+			}
 			n, err := runAll(ctx, d, ks[i])
 			if err != nil {
 				return 0, 0, false, err
@@ -51,13 +55,14 @@ func (h *harness) fillRings(ctx context.Context, ds []*daemon, ks []int, deadlin
 		// full when it holds all but the last line's worth of its bound
 		// (driftd_log_ring_bytes against driftd_log_ring_capacity_bytes).
 		full := true
-		for _, d := range ds {
+		for i, d := range ds {
 			m, err := d.metrics(ctx)
 			if err != nil {
 				return 0, 0, false, err
 			}
 			held, bound := m.sum("driftd_log_ring_bytes", nil), m.sum("driftd_log_ring_capacity_bytes", nil)
-			full = full && bound > 0 && held >= bound-4096
+			ringFull[i] = bound > 0 && held >= bound-4096
+			full = full && ringFull[i]
 		}
 		for i, s := range samples {
 			n, last, err := ringLines(ctx, s.d, s.name)
