@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -232,19 +233,22 @@ func (s *indexer) literal(word string) error {
 // caller sets the key of its top node.
 func (s *indexer) copyLike(pair int32) {
 	like, top := s.like, s.like.Nodes[pair]
+	src := like.Nodes[pair:top.Next]
 	delta, moved := int32(s.i)-top.Start, int32(len(s.nodes))-pair
-	for k, n := range like.Nodes[pair:top.Next] {
+	at := len(s.nodes)
+	s.nodes = slices.Grow(s.nodes, len(src))[:at+len(src)]
+	dst := s.nodes[at:]
+	copy(dst, src)
+	dst[0].KeyStart, dst[0].KeyEnd, dst[0].Flags = 0, 0, dst[0].Flags&^KeyDecoded // the caller's key, not like's
+	for k := range dst {
+		n := &dst[k]
 		n.Start, n.End, n.Next = n.Start+delta, n.End+delta, n.Next+moved
-		if k == 0 { // the caller's key, not like's
-			n.KeyStart, n.KeyEnd, n.Flags = 0, 0, n.Flags&^KeyDecoded
-		}
 		switch {
 		case n.Flags&(KeyDecoded|TextDecoded) != 0:
-			s.decodedLike(&n, delta)
+			s.decodedLike(n, delta)
 		case n.KeyEnd != 0: // a member; its key is in the source
 			n.KeyStart, n.KeyEnd = n.KeyStart+delta, n.KeyEnd+delta
 		}
-		s.nodes = append(s.nodes, n)
 	}
 	s.i += int(top.End - top.Start)
 }

@@ -1,88 +1,170 @@
 package probe
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/driftd/driftd/internal/benchgen"
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/schema"
 )
 
-// benchTool returns a tool whose input and output schemas have about 50
-// schema nodes; variant changes a bound, an enum and a required list.
-func benchTool(i int, variant bool) mcp.Tool {
-	max, status, req := 100, `"open","shipped","cancelled"`, `["customer"]`
-	if variant {
-		max, status, req = 50, `"open","shipped"`, `["customer","region"]`
+// benchSets returns benchgen's tools 0..n-1 as declared and as served by a
+// server where every one of them drifted: ~50-node schemas, no two alike.
+func benchSets(tb testing.TB, n int) (declared, served []mcp.Tool) {
+	parse := func(raws []json.RawMessage) []mcp.Tool {
+		out := make([]mcp.Tool, len(raws))
+		for i, raw := range raws {
+			t, err := mcp.ParseTool(raw)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			out[i] = t
+		}
+		return out
 	}
-	addr := `{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"},"zip":{"type":"string","pattern":"^[0-9]{5}$"},"country":{"type":"string","enum":["de","fr","us"]}},"required":["city"]}`
-	in := fmt.Sprintf(`{"type":"object","$defs":{"addr":%s},"properties":{
-		"customer":{"type":"string","minLength":1,"maxLength":64},
-		"region":{"type":"string"},
-		"status":{"type":"string","enum":[%s]},
-		"limit":{"type":"integer","minimum":1,"maximum":%d},
-		"tags":{"type":"array","items":{"type":"string"},"maxItems":10},
-		"billing":{"$ref":"#/$defs/addr"},
-		"shipping":%s,
-		"filter":{"anyOf":[{"type":"string"},{"type":"integer"}]},
-		"since":{"type":"string","format":"date-time"},
-		"flags":{"type":"object","properties":{"a":{"type":"boolean"},"b":{"type":"boolean"},"c":{"type":["integer","null"]}}}
-	},"required":%s,"additionalProperties":false}`, addr, status, max, addr, req)
-	out := `{"type":"object","properties":{"hits":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"total":{"type":"number"},"state":{"type":"string","enum":["a","b"]}},"required":["id"]}},"next":{"type":["string","null"]},"count":{"type":"integer","minimum":0}},"required":["hits"]}`
-	raw := fmt.Sprintf(`{"name":"tool_%d","description":"d","inputSchema":%s,"outputSchema":%s}`, i, in, out)
-	t, err := mcp.ParseTool(json.RawMessage(raw))
-	if err != nil {
-		panic(err)
-	}
-	return t
+	return parse(benchgen.Tools(n, false)), parse(benchgen.Tools(n, true))
 }
 
-func benchSets(n int, changed bool) (declared, served []mcp.Tool) {
-	for i := 0; i < n; i++ {
-		declared = append(declared, benchTool(i, false))
-		served = append(served, benchTool(i, changed))
+// diffAll runs compareSets to the end and counts its findings.
+func diffAll(declared, served []mcp.Tool) int {
+	n := 0
+	for range compareSets(declared, served, false) {
+		n++
 	}
-	return declared, served
+	return n
+}
+
+// diffLoop runs compareSets b.N times; cold empties the schema engine's
+// caches before each run (outside the timer), warm runs once before the
+// timer so every run finds the previous run's diffs.
+func diffLoop(b *testing.B, declared, served []mcp.Tool, cold bool) {
+	schema.ResetCaches()
+	if !cold {
+		diffAll(declared, served)
+	}
+	for b.Loop() {
+		if cold {
+			b.StopTimer()
+			schema.ResetCaches()
+			b.StartTimer()
+		}
+		diffAll(declared, served)
+	}
 }
 
 func BenchmarkCompareSets(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
-		for _, changed := range []bool{false, true} {
-			declared, served := benchSets(n, changed)
-			b.Run(fmt.Sprintf("tools=%d/changed=%v", n, changed), func(b *testing.B) {
-				for b.Loop() {
-					compareSets(declared, served, false)
-				}
+		declared, served := benchSets(b, n)
+		b.Run(fmt.Sprintf("tools=%d/unchanged", n), func(b *testing.B) {
+			for b.Loop() {
+				diffAll(declared, declared)
+			}
+		})
+		for _, cold := range []bool{true, false} {
+			b.Run(fmt.Sprintf("tools=%d/changed/%s", n, temperature(cold)), func(b *testing.B) {
+				diffLoop(b, declared, served, cold)
 			})
 		}
 	}
 }
 
-// TestDiffScaling prints the schema-diff budget of DESIGN §14, measured side
-// by side in one run: 1,000 tools of ~50-node schemas (every tool changed,
-// the worst case) and 10,000, with their ratio. It asserts nothing about
-// time; run it with DRIFTD_BENCH=1 (make bench).
+func temperature(cold bool) string {
+	if cold {
+		return "cold"
+	}
+	return "warm"
+}
+
+// TestDiffScaling prints the schema-diff budgets of DESIGN §14 (issue 15):
+// 1,000 tools of distinct ~50-node schemas, every one drifted, diffed in
+// under 30 ms with fresh caches (cold) and with the caches of a previous
+// identical diff (warm), and 10,000 tools in under 10 times that. The
+// sizes are measured side by side in rounds, each a testing.Benchmark of
+// 1,000 tools and then of 10,000, so the two of a round share the
+// machine's conditions; the lines give the medians over the rounds of the
+// 1,000-tool time and of the ratio. It fails only when the harness does (a
+// corpus without changes), never on time; DRIFTD_BENCH=1 (make bench).
 func TestDiffScaling(t *testing.T) {
 	if os.Getenv("DRIFTD_BENCH") == "" {
 		t.Skip("set DRIFTD_BENCH=1 (make bench)")
 	}
-	per := map[int]time.Duration{}
+	sets := map[int][2][]mcp.Tool{}
 	for _, n := range []int{1000, 10000} {
-		declared, served := benchSets(n, true)
-		if got := len(compareSets(declared, served, false)); got == 0 {
-			t.Fatal("benchmark schemas produced no changes")
+		declared, served := benchSets(t, n)
+		changed := map[string]bool{}
+		for f := range compareSets(declared, served, false) {
+			changed[f.Tool] = true
 		}
-		res := testing.Benchmark(func(b *testing.B) {
+		if len(changed) != n {
+			t.Fatalf("%d of %d benchmark tools produced changes; every one must", len(changed), n)
+		}
+		sets[n] = [2][]mcp.Tool{declared, served}
+	}
+	const rounds = 7
+	for _, cold := range []bool{true, false} {
+		var small, large, ratio []float64
+		for range rounds {
+			per := map[int]float64{}
+			for _, n := range []int{1000, 10000} {
+				res := testing.Benchmark(func(b *testing.B) { diffLoop(b, sets[n][0], sets[n][1], cold) })
+				per[n] = float64(res.NsPerOp())
+			}
+			small, large, ratio = append(small, per[1000]), append(large, per[10000]), append(ratio, per[10000]/per[1000])
+		}
+		ms := func(ns float64) string { return fmt.Sprintf("%.1f ms", ns/1e6) }
+		benchgen.Budget(os.Stdout, "schema diff, 1,000 distinct tools, "+temperature(cold), "< 30 ms",
+			ms(median(small)), median(small) < 30e6)
+		benchgen.Budget(os.Stdout, "schema diff, 10,000 / 1,000 tools, "+temperature(cold), "< 10×",
+			fmt.Sprintf("%.2f× (10,000 tools: %s)", median(ratio), ms(median(large))), median(ratio) < 10)
+	}
+	checkShare(t)
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// checkShare prints what the MCP-CONF-SCHEMA-INVALID check costs in a
+// cold probe of 50 distinct tools (issue 15 found 33–39 % of `driftd
+// check` compiling schemas), both measured with fresh caches each run.
+func checkShare(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: benchgen.Tools(50, false)})
+	defer srv.Close()
+	declared, err := manifest.Parse(benchgen.Manifest(50), ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prepared := Prepare(config.NewTarget("bench", srv.URL), declared)
+	tools := benchTools(t, 50)
+	var check, probe []float64
+	for range 5 {
+		c := testing.Benchmark(func(b *testing.B) { checkLoop(b, tools) })
+		p := testing.Benchmark(func(b *testing.B) {
 			for b.Loop() {
-				compareSets(declared, served, false)
+				b.StopTimer()
+				schema.ResetCaches()
+				b.StartTimer()
+				if rep := Run(context.Background(), prepared, Options{Version: "bench"}); !rep.Success {
+					b.Fatal(rep.FailureMessage)
+				}
 			}
 		})
-		per[n] = time.Duration(res.NsPerOp())
+		check, probe = append(check, float64(c.NsPerOp())), append(probe, float64(p.NsPerOp()))
 	}
-	fmt.Printf("schema diff, every tool changed: 1,000 tools %v, 10,000 tools %v; ratio %.2f (budget: 1,000 < 30ms, ratio < 10)\n",
-		per[1000].Round(time.Microsecond), per[10000].Round(time.Microsecond), float64(per[10000])/float64(per[1000]))
+	c, p := median(check), median(probe)
+	benchgen.Budget(os.Stdout, "schema check, 50 distinct tools, cold, share of the probe", "< 10 %",
+		fmt.Sprintf("%.0f µs of %.1f ms (%.1f %%)", c/1e3, p/1e6, 100*c/p), c/p < 0.10)
 }
 
 // TestDriftHundredThousand prints what drift costs over 100,000 served
@@ -101,13 +183,37 @@ func TestDriftHundredThousand(t *testing.T) {
 		served[i] = tl
 	}
 	declared := served[:1]
-	if got := len(compareSets(declared, served, false)); got != len(served)-1 {
+	if got := diffAll(declared, served); got != len(served)-1 {
 		t.Fatalf("%d findings, want %d", got, len(served)-1)
 	}
 	res := testing.Benchmark(func(b *testing.B) {
 		for b.Loop() {
-			compareSets(declared, served, false)
+			diffAll(declared, served)
 		}
 	})
 	fmt.Printf("drift over 100,000 served tools (99,999 undeclared): %v per run (budget: < 1s of CPU)\n", time.Duration(res.NsPerOp()).Round(time.Millisecond))
+}
+
+// benchTools parses benchgen's tools 0..n-1, declared.
+func benchTools(tb testing.TB, n int) []mcp.Tool {
+	declared, _ := benchSets(tb, n)
+	return declared
+}
+
+// BenchmarkSchemaCheckCold is the conformance check of MCP-CONF-SCHEMA-
+// INVALID over 50 tools of distinct ~50-node schemas, as `driftd check`
+// runs it: every schema new to the process.
+func BenchmarkSchemaCheckCold(b *testing.B) { checkLoop(b, benchTools(b, 50)) }
+
+func checkLoop(b *testing.B, tools []mcp.Tool) {
+	for b.Loop() {
+		b.StopTimer()
+		schema.ResetCaches()
+		b.StartTimer()
+		for _, t := range tools {
+			if fs := checkSchemasCompile(t, 1); len(fs) > 0 {
+				b.Fatal(fs[0].Message)
+			}
+		}
+	}
 }

@@ -16,7 +16,9 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	r.rep.Classification = Classification{Class: "unknown", Reason: "manifest comparison: " + old.Path + " → " + new.Path}
 	r.rep.ProtocolRevision = Revision{Reason: "manifest comparison"}
 	r.rep.Tools.Served = len(new.Tools)
-	r.emitFrom(nil, compareSets(old.Tools, new.Tools, false)...) // no request: no span
+	for f := range compareSets(old.Tools, new.Tools, false) {
+		r.emitFrom(nil, f) // no request: no span
+	}
 	r.finish(time.Since(start))
 	return r.rep
 }

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -13,7 +14,7 @@ import (
 
 // drift compares the served set with the declared manifest.
 func (r *run) drift(served *listing) {
-	for _, f := range compareSets(r.declared.Tools, served.tools, served.capped) {
+	for f := range compareSets(r.declared.Tools, served.tools, served.capped) {
 		r.emitFrom(served.exchangeOf(f.Tool), f)
 	}
 }
@@ -47,33 +48,92 @@ func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
 
 // compareSets compares declared tools with served ones: presence by name
 // (missing tools suppressed when the listing was capped), then each tool
-// on both sides. A duplicated served name is compared once, first wins.
-func compareSets(declared, served []mcp.Tool, capped bool) []catalogue.Finding {
-	servedBy := map[string]mcp.Tool{}
-	for _, t := range served {
-		if _, dup := servedBy[t.Name]; !dup {
-			servedBy[t.Name] = t
+// on both sides, and yields the findings in that order. A duplicated
+// served name is compared once, first wins. The findings are yielded, not
+// gathered, so 10,000 tools' findings are not copied into one more slice
+// of megabytes before the report takes them.
+func compareSets(declared, served []mcp.Tool, capped bool) iter.Seq[catalogue.Finding] {
+	return func(yield func(catalogue.Finding) bool) {
+		pairs, undeclared := matchNames(declared, served)
+		for k, d := range declared {
+			switch i := pairs[k]; {
+			case i >= 0:
+				for _, f := range catalogue.CompareTool(d, served[i]) {
+					if !yield(f) {
+						return
+					}
+				}
+			case !capped:
+				if !yield(catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the manifest, not served")) {
+					return
+				}
+			}
+		}
+		for _, name := range undeclared {
+			if !yield(catalogue.New(catalogue.DriftToolUndeclared, name, "served, not declared in the manifest")) {
+				return
+			}
 		}
 	}
-	declaredSet := map[string]bool{}
-	var out []catalogue.Finding
-	for _, d := range declared {
-		declaredSet[d.Name] = true
-		s, ok := servedBy[d.Name]
-		switch {
-		case ok:
-			out = append(out, catalogue.CompareTool(d, s)...)
-		case !capped:
-			out = append(out, catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the manifest, not served"))
+}
+
+// matchNames pairs each declared tool with the first served tool of its
+// name (-1 for none), and lists the served names not declared, once each,
+// in served order. A listing in the manifest's order, the usual case, is
+// recognised in one pass and one set of names; the maps of the general
+// case cost a cache miss or two per tool once there are thousands.
+func matchNames(declared, served []mcp.Tool) (pairs []int, undeclared []string) {
+	pairs = make([]int, len(declared))
+	if sameOrder(declared, served) {
+		for k := range pairs {
+			pairs[k] = k
 		}
+		return pairs, nil
+	}
+	servedBy := make(map[string]int, len(served))
+	for i, t := range served {
+		if _, dup := servedBy[t.Name]; !dup {
+			servedBy[t.Name] = i
+		}
+	}
+	declaredSet := make(map[string]bool, len(declared))
+	for k, d := range declared {
+		declaredSet[d.Name] = true
+		i, ok := servedBy[d.Name]
+		if !ok {
+			i = -1
+		}
+		pairs[k] = i
 	}
 	for _, t := range served {
 		if !declaredSet[t.Name] {
 			declaredSet[t.Name] = true
-			out = append(out, catalogue.New(catalogue.DriftToolUndeclared, t.Name, "served, not declared in the manifest"))
+			undeclared = append(undeclared, t.Name)
 		}
 	}
-	return out
+	return pairs, undeclared
+}
+
+// sameOrder reports whether both lists name the same distinct tools in the
+// same order: then tool k is tool k's first namesake and none is missing
+// or undeclared.
+func sameOrder(declared, served []mcp.Tool) bool {
+	if len(declared) != len(served) {
+		return false
+	}
+	for k := range declared {
+		if declared[k].Name != served[k].Name {
+			return false
+		}
+	}
+	seen := make(map[string]struct{}, len(declared))
+	for _, d := range declared {
+		if _, dup := seen[d.Name]; dup {
+			return false
+		}
+		seen[d.Name] = struct{}{}
+	}
+	return true
 }
 
 // secondConnection lists again on a fresh TCP connection: the tool set

@@ -3,8 +3,9 @@
 // served one (direction-free CHG-* changes that the catalogue grades),
 // validates instances without quoting them, and generates arguments for
 // tools/call. Schemas are server-controlled, so every walk is bounded in
-// depth, $ref expansions and output size, and parses are cached by content
-// in a byte-bounded cache shared by every target.
+// depth, $ref expansions and output size. Diffs, compile checks and parses
+// are cached by content in one byte-bounded cache shared by every target
+// (cache.go); docs/schema-diff.md says how the diff and the check stay fast.
 package schema
 
 import (

@@ -19,11 +19,12 @@ type tree struct {
 	// refs are the member nodes whose key is "$ref", in document order: a
 	// subtree holds a $ref when one of them falls inside it.
 	refs []int32
-	// sorted maps an object node to its members sorted by key, the last of
-	// duplicates kept (as encoding/json and jsonscan.Parse keep it), as a
-	// range of arena.
-	sorted map[int32][2]int32
-	arena  []int32
+	// sortedAt holds, for each object node whose members have been sorted
+	// by key (the last of duplicates kept, as encoding/json and
+	// jsonscan.Parse keep it), where in arena they start, plus one; the
+	// count sits just before them.
+	sortedAt []int32
+	arena    []int32
 	// byKey and elems index large objects and arrays, so a $ref into them
 	// is not a scan.
 	byKey map[int32]map[string]int32
@@ -63,8 +64,7 @@ func (t *tree) release() {
 	if cap(t.ix.Nodes) > maxPooledNodes {
 		return
 	}
-	t.ix.Src, t.refs, t.arena = nil, t.refs[:0], t.arena[:0]
-	clear(t.sorted)
+	t.ix.Src, t.refs, t.arena, t.sortedAt = nil, t.refs[:0], t.arena[:0], t.sortedAt[:0]
 	clear(t.byKey)
 	clear(t.elems)
 	trees.Put(t)
@@ -328,10 +328,15 @@ func (v val) members() []int32 {
 		return nil
 	}
 	t := v.t
-	if r, ok := t.sorted[v.i]; ok {
-		return t.arena[r[0]:r[1]:r[1]]
+	if len(t.sortedAt) == 0 {
+		t.sortedAt = slices.Grow(t.sortedAt, len(t.ix.Nodes))[:len(t.ix.Nodes)]
+		clear(t.sortedAt)
+	}
+	if at := t.sortedAt[v.i]; at > 0 {
+		return t.arena[at : at+t.arena[at-1] : at+t.arena[at-1]]
 	}
 	n := &t.ix.Nodes[v.i]
+	t.arena = append(t.arena, 0) // the count, set below
 	start := len(t.arena)
 	for j := v.i + 1; j < n.Next; j = t.ix.Nodes[j].Next {
 		t.arena = append(t.arena, j)
@@ -353,11 +358,10 @@ func (v val) members() []int32 {
 		}
 		t.arena = t.arena[:start+w]
 	}
-	if t.sorted == nil {
-		t.sorted = map[int32][2]int32{}
-	}
-	t.sorted[v.i] = [2]int32{int32(start), int32(len(t.arena))}
-	return t.arena[start:len(t.arena):len(t.arena)]
+	end := len(t.arena)
+	t.arena[start-1] = int32(end - start)
+	t.sortedAt[v.i] = int32(start)
+	return t.arena[start:end:end]
 }
 
 // hasRef reports whether an object anywhere in v has a "$ref" member.
