@@ -90,6 +90,9 @@ type differ struct {
 }
 
 func (d *differ) add(id, ptr, declared, served string) {
+	if d.changes == nil {
+		d.changes = make([]Change, 0, 8)
+	}
 	d.changes = append(d.changes, Change{ID: id, Pointer: ptr, Declared: clipText(declared), Served: clipText(served)})
 }
 

@@ -101,16 +101,35 @@ func (d *differ) enums(dm, sm *schemaObj, loc string) {
 	if !dConst && !sConst && !dEnum && !sEnum {
 		return
 	}
+	if !dConst && !sConst { // enums alone: sets of canonical values
+		de, _ := dm.get(kwEnum)
+		se, _ := sm.get(kwEnum)
+		if bytes.Equal(de.raw(), se.raw()) {
+			return // the same values
+		}
+		dv, dHas := enumValues(de)
+		sv, sHas := enumValues(se)
+		d.enumChanges(loc, sm, len(dv), len(sv), dHas, sHas,
+			func() []string { return sortedMinus(dv, sv) }, func() []string { return sortedMinus(sv, dv) })
+		return
+	}
 	dv, dHas := allowedValues(dm)
 	sv, sHas := allowedValues(sm)
+	d.enumChanges(loc, sm, len(dv), len(sv), dHas, sHas,
+		func() []string { return setDiff(dv, sv) }, func() []string { return setDiff(sv, dv) })
+}
+
+// enumChanges reports the changes between two sets of allowed values of
+// sizes dn and sn (has false: no enum or const, any value).
+func (d *differ) enumChanges(loc string, sm *schemaObj, dn, sn int, dHas, sHas bool, removedValues, addedValues func() []string) {
 	switch {
 	case !dHas && !sHas:
 	case !dHas:
-		d.add(ChgEnumAdded, ptr(loc, enumKey(sm)), "any value", strconv.Itoa(len(sv))+" allowed values")
+		d.add(ChgEnumAdded, ptr(loc, enumKey(sm)), "any value", strconv.Itoa(sn)+" allowed values")
 	case !sHas:
-		d.add(ChgEnumRemoved, loc, strconv.Itoa(len(dv))+" allowed values", "any value")
+		d.add(ChgEnumRemoved, loc, strconv.Itoa(dn)+" allowed values", "any value")
 	default:
-		removed, added := setDiff(dv, sv), setDiff(sv, dv)
+		removed, added := removedValues(), addedValues()
 		p := ptr(loc, enumKey(sm))
 		if len(removed) > 0 {
 			d.add(ChgEnumValueRemoved, p, "values "+listText(removed), "no longer allowed")
@@ -119,6 +138,32 @@ func (d *differ) enums(dm, sm *schemaObj, loc string) {
 			d.add(ChgEnumValueAdded, p, "not allowed", "values "+listText(added)+" allowed")
 		}
 	}
+}
+
+// enumValues returns the distinct canonical values of an enum array,
+// sorted: allowedValues's keys when there is no const.
+func enumValues(e val) ([]string, bool) {
+	if !e.isArray() {
+		return nil, false
+	}
+	out := make([]string, 0, e.len())
+	for j, end := e.span(); j < end; j = e.t.next(j) {
+		out = append(out, canon(val{e.t, j}))
+	}
+	slices.Sort(out)
+	return slices.Compact(out), true
+}
+
+// sortedMinus returns the values of sorted a that sorted b lacks: setDiff
+// for sorted sets.
+func sortedMinus(a, b []string) []string {
+	var out []string
+	for _, v := range a {
+		if _, found := slices.BinarySearch(b, v); !found {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func enumKey(m *schemaObj) string {
