@@ -7,7 +7,10 @@
 // against encoding/json (the Index against Parse) by fuzzing.
 package jsonscan
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // SkipSpace returns the index of the first non-whitespace byte at or after i.
 func SkipSpace(b []byte, i int) int {
@@ -117,4 +120,19 @@ func Depth(b []byte) int {
 		}
 	}
 	return deepest
+}
+
+// ExactKeys reports whether every key of members that encoding/json would
+// match to one of fields — it matches struct fields case-insensitively —
+// is spelled exactly as that field. A fast path that reads members by
+// their exact names must step aside when it is not.
+func ExactKeys(members map[string]json.RawMessage, fields ...string) bool {
+	for k := range members {
+		for _, f := range fields {
+			if k != f && strings.EqualFold(k, f) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -137,15 +137,8 @@ func fastToolArray(b []byte) ([]json.RawMessage, bool) {
 		return nil, false
 	}
 	members, ok := jsonscan.Members(b)
-	if !ok {
+	if !ok || !jsonscan.ExactKeys(members, "tools", "result", "jsonrpc") {
 		return nil, false
-	}
-	for k := range members {
-		for _, f := range []string{"tools", "result", "jsonrpc"} {
-			if k != f && strings.EqualFold(k, f) {
-				return nil, false
-			}
-		}
 	}
 	v, ok := members["tools"]
 	if !ok || string(v) == "null" {

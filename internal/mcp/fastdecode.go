@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/driftd/driftd/internal/jsonscan"
 )
@@ -26,25 +25,12 @@ var envelopeKeys = []string{"jsonrpc", "id", "method", "result", "error"}
 // listKeys are the members of a ListToolsResult that ListTools reads.
 var listKeys = []string{"tools", "nextCursor", "resultType", "ttlMs", "cacheScope", "_meta"}
 
-// exactKeys reports whether every key of members that encoding/json would
-// match to one of fields (case-insensitively) is spelled exactly so.
-func exactKeys(members map[string]json.RawMessage, fields []string) bool {
-	for k := range members {
-		for _, f := range fields {
-			if k != f && strings.EqualFold(k, f) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 func fastResponse(b []byte) (*response, bool) {
 	if !jsonscan.Valid(b) {
 		return nil, false
 	}
 	m, ok := jsonscan.Members(b)
-	if !ok || !exactKeys(m, envelopeKeys) {
+	if !ok || !jsonscan.ExactKeys(m, envelopeKeys...) {
 		return nil, false
 	}
 	r := &response{ID: m["id"], Result: m["result"], Error: m["error"]}
@@ -88,7 +74,7 @@ func fastListResult(b []byte) (*listResult, bool) {
 	// b is a member of a body fastResponse or encoding/json validated,
 	// and an object (checkResponse).
 	m, ok := jsonscan.Members(b)
-	if !ok || !exactKeys(m, listKeys) {
+	if !ok || !jsonscan.ExactKeys(m, listKeys...) {
 		return nil, false
 	}
 	r := &listResult{}
