@@ -53,8 +53,11 @@ func set(words ...string) map[string]bool {
 }
 
 // lookup resolves a local JSON pointer ("" is the root) in d.
-func (d *doc) lookup(ptr string) (any, bool) {
-	v := d.root
+func (d *doc) lookup(ptr string) (any, bool) { return Lookup(d.root, ptr) }
+
+// Lookup resolves an RFC 6901 pointer ("" is the root) in a decoded JSON
+// value.
+func Lookup(v any, ptr string) (any, bool) {
 	if ptr == "" {
 		return v, true
 	}

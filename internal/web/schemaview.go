@@ -11,6 +11,7 @@ import (
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/sanitize"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 // maxViewLines bounds each side of the side-by-side view: a schema is
@@ -150,39 +151,16 @@ func decode(raw json.RawMessage) any {
 	return v
 }
 
-// resolve walks an RFC 6901 pointer.
+// resolve walks an RFC 6901 pointer as the schema engine does; "/" is the
+// view's name for the whole schema, and an absent schema has nothing.
 func resolve(v any, ptr string) (any, bool) {
-	if ptr == "" || ptr == "/" {
-		return v, v != nil
+	if v == nil {
+		return nil, false
 	}
-	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch n := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = n[tok]; !ok {
-				return nil, false
-			}
-		case []any:
-			i := 0
-			for _, c := range tok {
-				if c < '0' || c > '9' {
-					return nil, false
-				}
-				i = i*10 + int(c-'0')
-				if i >= len(n) {
-					return nil, false
-				}
-			}
-			if tok == "" {
-				return nil, false
-			}
-			v = n[i]
-		default:
-			return nil, false
-		}
+	if ptr == "/" {
+		ptr = ""
 	}
-	return v, true
+	return schema.Lookup(v, ptr)
 }
 
 func container(v any) bool {
