@@ -250,30 +250,8 @@ func allBehaviours() []behaviour {
 			b.WriteString("]")
 			return modernBody(q.idText(), b.String())
 		}), code: exitOK, rule: "MCP-DRIFT-TOOL-UNDECLARED"},
-		{name: "50 pages of ~4 MiB", srv: onList(func(q rpcReq) []byte {
-			n := 0
-			fmt.Sscanf(q.Params.Cursor, "c%d", &n)
-			members := `"tools":` + fmt.Sprintf(string(fatPage), n, n, n, n)
-			if n == 0 {
-				members = `"tools":[{"name":"a","inputSchema":{"type":"object"}},` + members[len(`"tools":[`):]
-			}
-			if n < 49 {
-				members += fmt.Sprintf(`,"nextCursor":"c%d"`, n+1)
-			}
-			return modernBody(q.idText(), members)
-		}), code: exitNoProbe, reason: "response_too_large", mayTimeOut: true}, // max_run_bytes (64 MiB) stops it, if the deadline does not
-		{name: "50 pages of ~4 MiB, 30 s deadline", timeout: 30 * time.Second, srv: onList(func(q rpcReq) []byte {
-			n := 0
-			fmt.Sscanf(q.Params.Cursor, "c%d", &n)
-			members := `"tools":` + fmt.Sprintf(string(fatPage), n, n, n, n)
-			if n == 0 {
-				members = `"tools":[{"name":"a","inputSchema":{"type":"object"}},` + members[len(`"tools":[`):]
-			}
-			if n < 49 {
-				members += fmt.Sprintf(`,"nextCursor":"c%d"`, n+1)
-			}
-			return modernBody(q.idText(), members)
-		}), code: exitNoProbe, reason: "response_too_large"}, // max_run_bytes (64 MiB) stops it
+		{name: "50 pages of ~4 MiB", srv: fiftyFatPages(), code: exitNoProbe, reason: "response_too_large", mayTimeOut: true},                         // max_run_bytes (64 MiB) stops it, if the deadline does not
+		{name: "50 pages of ~4 MiB, 30 s deadline", timeout: 30 * time.Second, srv: fiftyFatPages(), code: exitNoProbe, reason: "response_too_large"}, // max_run_bytes (64 MiB) stops it
 		{name: "echoes Authorization everywhere", srv: echoAuth(), code: exitFindings},
 		{name: "echoes Authorization in a JSON-RPC error", srv: intercept(func(w http.ResponseWriter, r *http.Request, q rpcReq) bool {
 			if q.Method != "tools/list" {
@@ -346,4 +324,21 @@ func names(n int) []string {
 		out = append(out, fmt.Sprintf("t%d", i))
 	}
 	return out
+}
+
+// fiftyFatPages serves tools/list as 50 pages of ~4 MiB (fatPage), 200 MiB
+// in all, the first page with the declared tool "a".
+func fiftyFatPages() server {
+	return onList(func(q rpcReq) []byte {
+		n := 0
+		fmt.Sscanf(q.Params.Cursor, "c%d", &n)
+		members := `"tools":` + fmt.Sprintf(string(fatPage), n, n, n, n)
+		if n == 0 {
+			members = `"tools":[{"name":"a","inputSchema":{"type":"object"}},` + members[len(`"tools":[`):]
+		}
+		if n < 49 {
+			members += fmt.Sprintf(`,"nextCursor":"c%d"`, n+1)
+		}
+		return modernBody(q.idText(), members)
+	})
 }
