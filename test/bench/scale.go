@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -131,7 +135,11 @@ func (h *harness) scaleManifests() (real []string, fill string, err error) {
 // scrapes, its ring and both daemons' memory, into r.
 func measureSteady(ctx context.Context, r *scaleReport, big, small *daemon, srv *benchServer) error {
 	var err error
+	prof := profileWindow(ctx, big, scaleWindow)
 	if r.w, err = measureWindow(ctx, big, srv, scaleWindow); err != nil {
+		return err
+	}
+	if err := <-prof; err != nil {
 		return err
 	}
 	if r.scrapes, err = timeScrapes(ctx, big, 5); err != nil {
@@ -159,6 +167,62 @@ func measureSteady(ctx context.Context, r *scaleReport, big, small *daemon, srv 
 		}
 	}
 	return nil
+}
+
+// profileWindow, when DRIFTD_BENCH_PROFILE names a directory, saves the
+// big daemon's CPU profile over the steady window (less a second), five
+// seconds of its execution trace and its heap profile after the window
+// there, for `go tool pprof` and `go tool trace`.
+func profileWindow(ctx context.Context, d *daemon, dur time.Duration) <-chan error {
+	done := make(chan error, 1)
+	dir := os.Getenv("DRIFTD_BENCH_PROFILE")
+	if dir == "" {
+		done <- nil
+		return done
+	}
+	traced := make(chan error, 1)
+	go func() { // five seconds of execution trace, ten into the window
+		if err := sleep(ctx, 10*time.Second); err != nil {
+			traced <- err
+			return
+		}
+		traced <- savePprof(ctx, d, "trace?seconds=5", filepath.Join(dir, "trace.out"))
+	}()
+	go func() {
+		err := savePprof(ctx, d, fmt.Sprintf("profile?seconds=%d", int(dur.Seconds())-1), filepath.Join(dir, "cpu.pprof"))
+		if err == nil {
+			err = savePprof(ctx, d, "heap", filepath.Join(dir, "heap.pprof"))
+		}
+		done <- errors.Join(err, <-traced)
+	}()
+	return done
+}
+
+func savePprof(ctx context.Context, d *daemon, what, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, d.url+"/debug/pprof/"+what, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("pprof %s: %w", what, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("pprof %s: HTTP %d", what, resp.StatusCode)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // window is what the steady window measured.
