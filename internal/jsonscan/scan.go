@@ -8,8 +8,10 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 )
 
 // SkipSpace returns the index of the first non-whitespace byte at or after i.
@@ -56,17 +58,71 @@ func SkipValue(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string whose opening quote is
-// at i, or len(b) when it is not closed.
+// at i, or len(b) when it does not close. The closing quote is the first
+// one not escaped, that is, preceded by an even run of backslashes;
+// bytes.IndexByte finds the candidates a word at a time.
 func skipString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b)
+		}
+		i += j
+		k := i - 1
+		for b[k] == '\\' { // stops at the opening quote at the latest
+			k--
+		}
+		if (i-1-k)%2 == 0 {
 			return i + 1
 		}
 	}
 	return len(b)
+}
+
+// Unquote returns the Go string of the JSON string literal s, as
+// encoding/json decodes it; s must be valid JSON. A literal without escapes
+// and of valid UTF-8 is its own bytes, the common case, read without
+// encoding/json; the rest (escapes, and invalid UTF-8, which encoding/json
+// replaces with U+FFFD) goes through encoding/json.
+func Unquote(s []byte) (string, bool) {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
+		return "", false
+	}
+	body := s[1 : len(s)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body), true
+	}
+	var out string
+	if json.Unmarshal(s, &out) != nil {
+		return "", false
+	}
+	return out, true
+}
+
+// Member returns the raw value of the member of object b named exactly
+// key, the last one when the key repeats (as encoding/json reads
+// duplicates); ok is false when there is none or b is not an object. b
+// must be valid JSON. Unlike Members it allocates nothing.
+func Member(b []byte, key string) (v json.RawMessage, ok bool) {
+	EachMember(b, func(k, value []byte) {
+		if KeyIs(k, key) {
+			v, ok = value, true
+		}
+	})
+	return v, ok
+}
+
+// KeyIs reports whether the JSON string literal lit (quotes included)
+// decodes to key.
+func KeyIs(lit []byte, key string) bool {
+	if len(lit) == len(key)+2 && string(lit[1:len(lit)-1]) == key {
+		return true
+	}
+	if bytes.IndexByte(lit, '\\') < 0 && utf8.Valid(lit) {
+		return false // the bytes are the key, and they differ
+	}
+	k, ok := Unquote(lit)
+	return ok && k == key
 }
 
 // Members maps the members of the JSON object b to their raw values; the
@@ -74,33 +130,47 @@ func skipString(b []byte, i int) int {
 // an object. Values are located, not decoded, so a tool's schemas cost one
 // pass over their bytes. b must be valid JSON.
 func Members(b []byte) (map[string]json.RawMessage, bool) {
-	i := SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+	out := make(map[string]json.RawMessage, 8)
+	keysOK := true
+	if !EachMember(b, func(k, v []byte) {
+		key, ok := Unquote(k)
+		keysOK = keysOK && ok
+		out[key] = json.RawMessage(v)
+	}) || !keysOK {
 		return nil, false
 	}
-	out := make(map[string]json.RawMessage, 8)
+	return out, true
+}
+
+// EachMember calls f with each member of the JSON object b in order: its
+// key as written (a string literal, quotes included) and its raw value. It
+// reports false, having called f for the members before the fault, when b
+// is not an object or ends early. b must be valid JSON; nothing is
+// allocated or decoded.
+func EachMember(b []byte, f func(key, value []byte)) bool {
+	i := SkipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return false
+	}
 	i = SkipSpace(b, i+1)
 	for i < len(b) && b[i] != '}' {
 		ks := i
 		i = SkipValue(b, i)
-		var key string
-		if json.Unmarshal(b[ks:i], &key) != nil {
-			return nil, false
-		}
+		ke := i
 		i = SkipSpace(b, i)
 		if i >= len(b) || b[i] != ':' {
-			return nil, false
+			return false
 		}
 		i = SkipSpace(b, i+1)
 		vs := i
 		i = SkipValue(b, i)
-		out[key] = json.RawMessage(b[vs:i])
+		f(b[ks:ke], b[vs:i])
 		i = SkipSpace(b, i)
 		if i < len(b) && b[i] == ',' {
 			i = SkipSpace(b, i+1)
 		}
 	}
-	return out, i < len(b)
+	return i < len(b)
 }
 
 // Depth returns the deepest nesting of objects and arrays in the JSON text

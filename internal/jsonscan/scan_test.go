@@ -80,3 +80,50 @@ func TestDepthBoundsParse(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMembers holds Members, Member and Unquote to encoding/json on every
+// valid object: the same members (last duplicate wins), each key looked up
+// alone, and every string literal decoded alike.
+func FuzzMembers(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"b":{"c":"}"},"d":[1,"]"]}`, ` { "k" : "v" , "k" : "w" } `,
+		`{"na\u006de":"x","e":"\"{\\"}`, `{"\ud800":1,"\u00e9":2,"é":3}`, "{\"\xff\":\"\xfe\"}",
+		`{"type":"object","type":"string"}`, `["not","an","object"]`, `"str\\\"ing"`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !json.Valid(b) {
+			return
+		}
+		if v := strings.TrimSpace(string(b)); v != "" && v[0] == '"' {
+			var want string
+			_ = json.Unmarshal(b, &want)
+			if got, ok := Unquote([]byte(v)); !ok || got != want {
+				t.Fatalf("Unquote(%s) = %q, %v; encoding/json %q", v, got, ok, want)
+			}
+		}
+		var want map[string]json.RawMessage
+		if json.Unmarshal(b, &want) != nil {
+			if _, ok := Members(b); ok {
+				t.Fatalf("Members(%s) ok, encoding/json refuses an object there", b)
+			}
+			return
+		}
+		got, ok := Members(b)
+		if !ok || len(got) != len(want) {
+			t.Fatalf("Members(%s) = %d members, %v; encoding/json %d", b, len(got), ok, len(want))
+		}
+		for k, w := range want {
+			if string(got[k]) != string(w) {
+				t.Fatalf("Members(%s)[%q] = %s, encoding/json %s", b, k, got[k], w)
+			}
+			if m, ok := Member(b, k); !ok || string(m) != string(w) {
+				t.Fatalf("Member(%s, %q) = %s, %v; encoding/json %s", b, k, m, ok, w)
+			}
+		}
+		if _, ok := Member(b, "\x00absent"); ok && want["\x00absent"] == nil {
+			t.Fatalf("Member(%s) found an absent key", b)
+		}
+	})
+}

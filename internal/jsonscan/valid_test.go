@@ -68,3 +68,67 @@ func BenchmarkValid(b *testing.B) {
 		}
 	})
 }
+
+// FuzzLocate holds Locate to Valid (the same verdict) and, on valid text,
+// its spans to Members and Elements, level by level down to the depth
+// asked: the same members with the same keys, the same elements, in order.
+func FuzzLocate(f *testing.F) {
+	for _, s := range validSeeds {
+		f.Add([]byte(s), uint8(2))
+	}
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{"type":"object"}},{}],"nextCursor":"c"}}`), uint8(4))
+	f.Fuzz(func(t *testing.T, b []byte, depth uint8) {
+		spans, ok := Locate(b, int(depth%6), nil)
+		if ok != json.Valid(b) {
+			t.Fatalf("Locate(%q) ok = %v, encoding/json.Valid %v", b, ok, !ok)
+		}
+		if !ok {
+			return
+		}
+		if next := checkSpan(t, b, spans, 0, 0, int(depth%6)); next != int32(len(spans)) {
+			t.Fatalf("Locate(%q): the top value's subtree ends at span %d of %d", b, next, len(spans))
+		}
+	})
+}
+
+// checkSpan checks span i, at level, and the spans under it; it returns
+// the index after them.
+func checkSpan(t *testing.T, b []byte, spans []Span, i int32, level, depth int) int32 {
+	t.Helper()
+	sp := spans[i]
+	raw := sp.Raw(b)
+	if !json.Valid(raw) || strings.TrimSpace(string(raw)) != string(raw) {
+		t.Fatalf("span %d of %q is %q, not one value", i, b, raw)
+	}
+	type member struct{ key, raw string }
+	var want []member
+	switch raw[0] {
+	case '{':
+		EachMember(raw, func(k, v []byte) { want = append(want, member{string(k), string(v)}) })
+	case '[':
+		els, _ := Elements(raw)
+		for _, e := range els {
+			want = append(want, member{"", string(e)})
+		}
+	}
+	if level == depth || len(want) == 0 {
+		if sp.Next != i+1 {
+			t.Fatalf("span %d of %q (level %d of %d, %d members) has Next %d, want %d", i, b, level, depth, len(want), sp.Next, i+1)
+		}
+		return i + 1
+	}
+	j := i + 1
+	for n, w := range want {
+		if j >= sp.Next {
+			t.Fatalf("span %d of %q: %d members located, want %d", i, b, n, len(want))
+		}
+		if got := (member{string(spans[j].Key(b)), string(spans[j].Raw(b))}); got != w {
+			t.Fatalf("span %d of %q: member %d is %+v, want %+v", i, b, n, got, w)
+		}
+		j = checkSpan(t, b, spans, j, level+1, depth)
+	}
+	if j != sp.Next {
+		t.Fatalf("span %d of %q: Next %d, members end at %d", i, b, sp.Next, j)
+	}
+	return j
+}
