@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -262,6 +263,28 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 	return resp.Header, err
 }
 
+// bodies are the scratch buffers readBody reads a JSON body into.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody bounds the buffers bodies keeps, so one huge answer does
+// not stay allocated.
+const maxPooledBody = 1 << 20
+
+// readBody reads r to its end into a scratch buffer, then copies what it
+// read once into a slice of its exact size, which the decoded messages
+// point into. io.ReadAll grew its slice by doubling: about twice a body's
+// size allocated and copied for every response, half a daemon's garbage.
+func readBody(r io.Reader) ([]byte, error) {
+	buf := bodies.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(r)
+	b := append(make([]byte, 0, buf.Len()), buf.Bytes()...)
+	if buf.Cap() <= maxPooledBody {
+		bodies.Put(buf)
+	}
+	return b, err
+}
+
 // readResponse reads the JSON-RPC answer to ex from a JSON or SSE body,
 // whatever the HTTP status.
 func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessage, error) {
@@ -281,7 +304,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		return nil, &Error{Reason: ReasonInvalidResponse, Detail: fmt.Sprintf("Content-Type %s is neither application/json nor text/event-stream", sanitize.Name(mediaType))}
 	default:
 		var b []byte
-		if b, err = io.ReadAll(body); err == nil {
+		if b, err = readBody(body); err == nil {
 			msg, err = decodeResponse(b)
 		}
 	}

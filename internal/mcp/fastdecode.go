@@ -10,14 +10,14 @@ import (
 // the JSON-RPC envelope and a tools/list result. encoding/json validated
 // a body, then scanned it again to find its members, then copied each
 // raw member, and a list result went through the same again: a page of
-// 50 tools was read five times. Here a body is validated once
-// (jsonscan.Valid) and its members located by jsonscan, as sub-slices of the
-// body. A fast path declines (ok false) whenever encoding/json could
-// answer differently — invalid JSON, a member of the wrong type, a key
-// that matches a field only case-insensitively, as encoding/json allows —
-// and the caller then takes encoding/json's path, so behaviour and error
-// messages stay exactly encoding/json's (FuzzDecodeMessage,
-// FuzzDecodeToolsList).
+// 50 tools was read five times. Here each is one pass of jsonscan.Locate,
+// which validates and locates the members the decode reads (for a list,
+// down to each tool's own members) as sub-slices of the body. A fast path
+// declines (ok false) whenever encoding/json could answer differently —
+// invalid JSON, a member of the wrong type, a key that matches a field
+// only case-insensitively, as encoding/json allows — and the caller then
+// takes encoding/json's path, so behaviour and error messages stay exactly
+// encoding/json's (FuzzDecodeMessage, FuzzDecodeToolsList).
 
 // envelopeKeys are the members of response, as encoding/json matches them.
 var envelopeKeys = []string{"jsonrpc", "id", "method", "result", "error"}
@@ -26,11 +26,12 @@ var envelopeKeys = []string{"jsonrpc", "id", "method", "result", "error"}
 var listKeys = []string{"tools", "nextCursor", "resultType", "ttlMs", "cacheScope", "_meta"}
 
 func fastResponse(b []byte) (*response, bool) {
-	if !jsonscan.Valid(b) {
+	spans, ok := jsonscan.Locate(b, 1, nil)
+	if !ok {
 		return nil, false
 	}
-	m, ok := jsonscan.Members(b)
-	if !ok || !jsonscan.ExactKeys(m, envelopeKeys...) {
+	m, ok := members(b, spans, 0, envelopeKeys)
+	if !ok {
 		return nil, false
 	}
 	r := &response{ID: m["id"], Result: m["result"], Error: m["error"]}
@@ -42,8 +43,8 @@ func fastResponse(b []byte) (*response, bool) {
 		return nil, false // another string or type: encoding/json says what
 	}
 	if v, ok := m["method"]; ok && string(v) != "null" {
-		var s string
-		if v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		s, ok := jsonscan.Unquote(v)
+		if !ok {
 			return nil, false
 		}
 		r.Method = &s
@@ -51,11 +52,33 @@ func fastResponse(b []byte) (*response, bool) {
 	return r, true
 }
 
+// members maps the members of the object at spans[i] to their raw values,
+// the last duplicate winning, as encoding/json reads them into a struct
+// with fields; false when it is no object, or a key matches a field only
+// as encoding/json's case-insensitive matching would (ExactKeys).
+func members(b []byte, spans []jsonscan.Span, i int, fields []string) (map[string]json.RawMessage, bool) {
+	if b[spans[i].Start] != '{' {
+		return nil, false
+	}
+	m := make(map[string]json.RawMessage, 8)
+	for j := i + 1; j < int(spans[i].Next); j = int(spans[j].Next) {
+		k, ok := jsonscan.Unquote(spans[j].Key(b))
+		if !ok {
+			return nil, false
+		}
+		m[k] = spans[j].Raw(b)
+	}
+	return m, jsonscan.ExactKeys(m, fields...)
+}
+
 // listResult is what ListTools reads of a tools/list result.
 type listResult struct {
 	Tools      *[]json.RawMessage `json:"tools"`
 	NextCursor *json.RawMessage   `json:"nextCursor"`
 	ResultMeta
+	// parsed are the tools read from the one pass of the fast path, each
+	// as ParseTool reads it (nil on encoding/json's path).
+	parsed []Tool `json:"-"`
 }
 
 // decodeListResult reads a tools/list result, by the fast path when it can.
@@ -70,18 +93,38 @@ func decodeListResult(b []byte) (*listResult, error) {
 	return &r, nil
 }
 
+// listDepth is how deep fastListResult locates: the result's members (1),
+// the tools (2) and each tool's members (3).
+const listDepth = 3
+
 func fastListResult(b []byte) (*listResult, bool) {
-	// b is a member of a body fastResponse or encoding/json validated,
-	// and an object (checkResponse).
-	m, ok := jsonscan.Members(b)
-	if !ok || !jsonscan.ExactKeys(m, listKeys...) {
+	spans, ok := jsonscan.Locate(b, listDepth, nil)
+	if !ok {
+		return nil, false
+	}
+	m, ok := members(b, spans, 0, listKeys)
+	if !ok {
 		return nil, false
 	}
 	r := &listResult{}
 	if v := m["tools"]; v != nil && string(v) != "null" {
-		tools, ok := jsonscan.Elements(v)
-		if !ok {
+		if v[0] != '[' {
 			return nil, false
+		}
+		at := lastMember(b, spans, 0, "tools")
+		tools := []json.RawMessage{}
+		for j := at + 1; j < int(spans[at].Next); j = int(spans[j].Next) {
+			raw := spans[j].Raw(b)
+			tools = append(tools, raw[:len(raw):len(raw)])
+			r.parsed = append(r.parsed, parseTool(raw, func(f func(k, v []byte)) bool {
+				if raw[0] != '{' {
+					return false
+				}
+				for k := j + 1; k < int(spans[j].Next); k = int(spans[k].Next) {
+					f(spans[k].Key(b), spans[k].Raw(b))
+				}
+				return true
+			}))
 		}
 		r.Tools = &tools
 	}
@@ -89,20 +132,32 @@ func fastListResult(b []byte) (*listResult, bool) {
 	r.TTLMs = rawPointer(m["ttlMs"])
 	r.CacheScope = rawPointer(m["cacheScope"])
 	if v := m["resultType"]; v != nil && string(v) != "null" {
-		var s string
-		if v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		s, ok := jsonscan.Unquote(v)
+		if !ok {
 			return nil, false
 		}
 		r.ResultType = &s
 	}
 	if v := m["_meta"]; v != nil && string(v) != "null" {
-		meta, ok := jsonscan.Members(v)
+		meta, ok := members(b, spans, lastMember(b, spans, 0, "_meta"), nil)
 		if !ok {
 			return nil, false
 		}
 		r.Meta = meta
 	}
 	return r, true
+}
+
+// lastMember is the index of the span of the last member named key of
+// the object at spans[i], the one encoding/json reads; i when there is none.
+func lastMember(b []byte, spans []jsonscan.Span, i int, key string) int {
+	at := i
+	for j := i + 1; j < int(spans[i].Next); j = int(spans[j].Next) {
+		if jsonscan.KeyIs(spans[j].Key(b), key) {
+			at = j
+		}
+	}
+	return at
 }
 
 // rawPointer is how encoding/json fills a *json.RawMessage: nil when the

@@ -72,6 +72,7 @@ var listSeeds = []string{
 	`{"tools":[1, "x" , null ,[]],"resultType":"complete","ttlMs":5,"cacheScope":"x"}`,
 	`{"tools":[],"resultType":7}`, `{"tools":[],"resultType":null,"ttlMs":null,"_meta":null}`,
 	`{"tools":[],"_meta":[]}`, `{"tools":[],"_meta":{"a\u0062":{"x":[1]}}}`,
+	`{"tools":[{"name":"a","name":"b","title":7,"description":"d\u00e9","inputSchema":{"type":"object"},"outputSchema":null}],"tools":[{"na\u006de":"c"},{"name":""},{"name":null},"x",{}]}`,
 }
 
 func FuzzDecodeToolsList(f *testing.F) {
@@ -94,6 +95,16 @@ func FuzzDecodeToolsList(f *testing.F) {
 		}
 		if !reflect.DeepEqual(normal(got), normal(&want)) {
 			t.Fatalf("%q: fast %s, encoding/json %s", b, normal(got), normal(&want))
+		}
+		// The tools the fast path read in its own pass are ParseTool's.
+		for i, p := range got.parsed {
+			want, _ := ParseTool((*got.Tools)[i])
+			if fmt.Sprintf("%q", p) != fmt.Sprintf("%q", want) {
+				t.Fatalf("%q: tool %d read as %q, ParseTool %q", b, i, p, want)
+			}
+		}
+		if got.Tools != nil && got.parsed != nil && len(got.parsed) != len(*got.Tools) {
+			t.Fatalf("%q: %d tools read, %d listed", b, len(got.parsed), len(*got.Tools))
 		}
 	})
 }

@@ -191,7 +191,10 @@ func (c *Client) Open(ctx context.Context, like *Session) (*Session, error) {
 
 // ListPage is one page of tools/list.
 type ListPage struct {
-	Tools      []json.RawMessage
+	Tools []json.RawMessage
+	// Parsed are Tools as ParseTool reads them, read in the decode's own
+	// pass; an empty Name marks a definition without a usable one.
+	Parsed     []Tool
 	NextCursor string
 	HasNext    bool
 	ResultMeta
@@ -216,7 +219,13 @@ func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, erro
 	if raw.Tools == nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`result has no "tools" array`)}
 	}
-	page.Tools, page.ResultMeta = *raw.Tools, raw.ResultMeta
+	page.Tools, page.Parsed, page.ResultMeta = *raw.Tools, raw.parsed, raw.ResultMeta
+	if page.Parsed == nil { // encoding/json's path
+		page.Parsed = make([]Tool, len(page.Tools))
+		for i, t := range page.Tools {
+			page.Parsed[i], _ = ParseTool(t)
+		}
+	}
 	if raw.NextCursor != nil && string(*raw.NextCursor) != "null" {
 		if err := json.Unmarshal(*raw.NextCursor, &page.NextCursor); err != nil {
 			return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`"nextCursor" is not a string`)}

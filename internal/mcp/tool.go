@@ -27,17 +27,41 @@ var ErrToolName = errors.New(`tool has no "name" string`)
 // valid JSON (as every element of a decoded page is): the top-level members
 // are located by one scan, without decoding the schemas.
 func ParseTool(raw json.RawMessage) (Tool, error) {
-	t := Tool{Raw: raw}
-	fields, ok := jsonscan.Members(raw)
-	if !ok {
+	t := parseTool(raw, func(f func(k, v []byte)) bool { return jsonscan.EachMember(raw, f) })
+	if t.Name == "" {
 		return t, ErrToolName
 	}
-	t.InputSchema, t.OutputSchema, t.Annotations = fields["inputSchema"], fields["outputSchema"], fields["annotations"]
-	name := fields["name"]
-	if len(name) == 0 || name[0] != '"' || json.Unmarshal(name, &t.Name) != nil || t.Name == "" {
-		return t, ErrToolName
-	}
-	_ = json.Unmarshal(fields["title"], &t.Title)
-	_ = json.Unmarshal(fields["description"], &t.Description)
 	return t, nil
+}
+
+// parseTool is ParseTool over members that each yields (false when raw is
+// no object); an unusable name is an empty Name.
+func parseTool(raw json.RawMessage, each func(func(k, v []byte)) bool) Tool {
+	t := Tool{Raw: raw}
+	var name, title, description []byte
+	ok := each(func(k, v []byte) { // the last duplicate wins
+		switch {
+		case jsonscan.KeyIs(k, "name"):
+			name = v
+		case jsonscan.KeyIs(k, "title"):
+			title = v
+		case jsonscan.KeyIs(k, "description"):
+			description = v
+		case jsonscan.KeyIs(k, "inputSchema"):
+			t.InputSchema = v
+		case jsonscan.KeyIs(k, "outputSchema"):
+			t.OutputSchema = v
+		case jsonscan.KeyIs(k, "annotations"):
+			t.Annotations = v
+		}
+	})
+	if !ok {
+		return t
+	}
+	t.Name, _ = jsonscan.Unquote(name)
+	// A title or description that is not a string is left empty, as
+	// encoding/json leaves a string field it cannot fill.
+	t.Title, _ = jsonscan.Unquote(title)
+	t.Description, _ = jsonscan.Unquote(description)
+	return t
 }
