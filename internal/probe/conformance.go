@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/sanitize"
 	"github.com/driftd/driftd/internal/schema"
@@ -194,11 +195,9 @@ func checkInputSchema(t mcp.Tool, _ int) []catalogue.Finding {
 	case in[0] != '{':
 		return one(catalogue.New(catalogue.ConfInputSchema, t.Name, `"inputSchema" is not an object`))
 	}
-	var root struct {
-		Type json.RawMessage `json:"type"`
-	}
-	_ = json.Unmarshal(in, &root)
-	if string(root.Type) != `"object"` {
+	// JSON Schema keywords are case-sensitive: "type" exactly, the last
+	// one when repeated, as a JSON parser reads duplicates.
+	if typ, _ := jsonscan.Member(in, "type"); string(typ) != `"object"` {
 		return one(catalogue.New(catalogue.ConfInputSchema, t.Name, `"inputSchema" root "type" is not "object"`))
 	}
 	return nil

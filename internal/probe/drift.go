@@ -151,7 +151,7 @@ func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *li
 		return
 	}
 	defer s.Close(ctx)
-	second, err := r.page(ctx, s)
+	second, err := r.page(ctx, s, first)
 	if err != nil {
 		r.rep.Tools.SecondConnection = "failed: listing"
 		return

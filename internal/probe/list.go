@@ -1,9 +1,11 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/driftd/driftd/internal/mcp"
 )
@@ -11,7 +13,10 @@ import (
 // listing is the outcome of paging through tools/list once: what was
 // served and the page exchange each part of it was read from.
 type listing struct {
-	raw    []json.RawMessage
+	raw []json.RawMessage
+	// parsed[i] is raw[i] as mcp.ParseTool reads it (the decode's own
+	// pass read it), an empty Name for a definition without a usable one.
+	parsed []mcp.Tool
 	tools  []mcp.Tool // those with a usable name, in served order
 	pages  int
 	capped bool
@@ -84,7 +89,7 @@ func (l *listing) names() []string {
 // listPrimary lists the tools of the run's main session, emits what the
 // listing shows and, on failure, fails the run.
 func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) {
-	l, err := r.page(ctx, s)
+	l, err := r.page(ctx, s, nil)
 	r.conformListing(ctx, l, s.Era == mcp.EraModern)
 	r.emitFrom(l.last(), checkPaginationCapped(l, r.t.MaxListPages)...)
 	r.rep.Tools.PageCapReached = l.capped
@@ -97,8 +102,9 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 }
 
 // page pages through tools/list up to the page cap, stopping on a repeated
-// cursor. It emits nothing: the listing records what the checks read.
-func (r *run) page(ctx context.Context, s *mcp.Session) (*listing, error) {
+// cursor. It emits nothing: the listing records what the checks read. like,
+// if set, is a listing this one is expected to repeat (parseLike).
+func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing, error) {
 	l := &listing{}
 	seen := map[string]bool{}
 	cursor := ""
@@ -115,6 +121,7 @@ func (r *run) page(ctx context.Context, s *mcp.Session) (*listing, error) {
 			l.rawPage = append(l.rawPage, l.pages-1)
 		}
 		l.raw = append(l.raw, p.Tools...)
+		l.parsed = append(l.parsed, p.Parsed...)
 		if len(l.raw) > MaxTools {
 			l.failedEx = p.Exchange
 			return l, &mcp.Error{Reason: mcp.ReasonResponseTooLarge, Method: "tools/list",
@@ -134,7 +141,7 @@ func (r *run) page(ctx context.Context, s *mcp.Session) (*listing, error) {
 		}
 		cursor = p.NextCursor
 	}
-	l.parse()
+	l.parseLike(like)
 	return l, nil
 }
 
@@ -142,8 +149,13 @@ func (r *run) page(ctx context.Context, s *mcp.Session) (*listing, error) {
 func (l *listing) parse() {
 	l.pageOf = make(map[string]int, len(l.raw))
 	for i, raw := range l.raw {
-		t, err := mcp.ParseTool(raw)
-		if err != nil {
+		var t mcp.Tool
+		if len(l.parsed) == len(l.raw) {
+			t = l.parsed[i]
+		} else {
+			t, _ = mcp.ParseTool(raw)
+		}
+		if t.Name == "" {
 			l.unnamed = append(l.unnamed, i)
 			continue
 		}
@@ -151,6 +163,30 @@ func (l *listing) parse() {
 		l.toolPage = append(l.toolPage, l.rawPage[i])
 		if _, dup := l.pageOf[t.Name]; !dup {
 			l.pageOf[t.Name] = l.rawPage[i]
+		}
+	}
+}
+
+// parseLike is parse for a listing expected to repeat like's, as a second
+// connection's does: when every definition is byte-identical to like's,
+// the tools are like's (shared, read-only) and nothing is decoded again.
+func (l *listing) parseLike(like *listing) {
+	if like == nil || !slices.EqualFunc(l.raw, like.raw, func(a, b json.RawMessage) bool { return bytes.Equal(a, b) }) {
+		l.parse()
+		return
+	}
+	l.tools, l.unnamed = like.tools, like.unnamed
+	l.toolPage = make([]int, 0, len(l.tools))
+	l.pageOf = make(map[string]int, len(l.tools))
+	for i, u := 0, 0; i < len(l.raw); i++ {
+		if u < len(l.unnamed) && l.unnamed[u] == i {
+			u++
+			continue
+		}
+		name := l.tools[len(l.toolPage)].Name
+		l.toolPage = append(l.toolPage, l.rawPage[i])
+		if _, dup := l.pageOf[name]; !dup {
+			l.pageOf[name] = l.rawPage[i]
 		}
 	}
 }

@@ -60,3 +60,40 @@ func hasRule(fs []catalogue.Finding, rule string) bool {
 	}
 	return false
 }
+
+// TestParseLike: a listing that repeats another's definitions byte for
+// byte, paged differently, parses as parse would, sharing the tools; one
+// definition changed and it is parsed afresh.
+func TestParseLike(t *testing.T) {
+	raws := []string{`{"name":"a"}`, `{"title":"no name"}`, `{"name":"b","description":"x"}`, `{"name":"a"}`, `7`, `{"name":"c"}`}
+	listed := func(perPage int, raws []string) *listing {
+		l := &listing{}
+		for i, r := range raws {
+			l.raw = append(l.raw, json.RawMessage(r))
+			l.rawPage = append(l.rawPage, i/perPage)
+		}
+		return l
+	}
+	first := listed(4, raws)
+	first.parse()
+	for _, tc := range []struct {
+		name   string
+		raws   []string
+		shared bool
+	}{
+		{"same definitions", raws, true},
+		{"one changed", append(append([]string{}, raws[:5]...), `{"name":"d"}`), false},
+		{"one fewer", raws[:5], false},
+	} {
+		got, want := listed(2, tc.raws), listed(2, tc.raws)
+		got.parseLike(first)
+		want.parse()
+		if fmt.Sprint(got.tools, got.unnamed, got.toolPage, got.pageOf) != fmt.Sprint(want.tools, want.unnamed, want.toolPage, want.pageOf) {
+			t.Errorf("%s: parseLike gave %v %v %v %v, parse %v %v %v %v", tc.name,
+				got.names(), got.unnamed, got.toolPage, got.pageOf, want.names(), want.unnamed, want.toolPage, want.pageOf)
+		}
+		if shared := len(got.tools) > 0 && &got.tools[0] == &first.tools[0]; shared != tc.shared {
+			t.Errorf("%s: tools shared with the first listing = %v, want %v", tc.name, shared, tc.shared)
+		}
+	}
+}

@@ -38,12 +38,15 @@ func NewCompiler() *jsonschema.Compiler {
 // Check reports why raw is not a usable JSON Schema, or nil. A plain
 // schema (plainSchema) is valid without compiling; the rest is compiled,
 // each schema with its own compiler, so one tool's $id cannot shadow
-// another's, and those results are cached by content.
+// another's. Both answers are cached by content: a daemon checks the same
+// served schemas every run, and even the plain check parses the schema.
 func Check(raw []byte) error {
-	if jsonscan.Depth(raw) <= MaxDepth && plainSchema(raw) {
-		return nil
-	}
-	return cached(cache, kindCheck, raw, checkWeight, check)
+	return cached(cache, kindCheck, raw, checkWeight, func(raw []byte) error {
+		if jsonscan.Depth(raw) <= MaxDepth && plainSchema(raw) {
+			return nil
+		}
+		return check(raw)
+	})
 }
 
 func check(raw []byte) error {
