@@ -72,6 +72,19 @@ func (d *Daemon) Run(name string) (*state.Run, bool) {
 	return state.Loaded(state.NewState(name)), true
 }
 
+// History returns a target's change history: its state file's and the
+// events its published state has not yet written.
+func (d *Daemon) History(name string) ([]state.Event, error) {
+	run, ok := d.Run(name)
+	if !ok {
+		return nil, web.ErrUnknownTarget
+	}
+	if d.store == nil {
+		return nil, scheduler.ErrStopped
+	}
+	return d.store.History(run.State)
+}
+
 // Logs returns a target's recent log lines.
 func (d *Daemon) Logs(name string) []string {
 	return d.logs.Lines(name)

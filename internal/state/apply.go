@@ -81,7 +81,8 @@ func apply(prev *State, now time.Time, findings []catalogue.Finding, served []To
 	if !tr.Changed {
 		return prev, tr
 	}
-	next.History = appendHistory(prev.History, historyLimit, tr.Opened, tr.Resolved, tr.ServedChanges)
+	next.pending = appendHistory(prev.pending, historyLimit, tr.Opened, tr.Resolved, tr.ServedChanges)
+	next.historyLimit = historyLimit
 	next.dirty = true
 	return next.index(), tr
 }
@@ -145,8 +146,12 @@ func fingerprint(target string, f catalogue.Finding) string {
 }
 
 // appendHistory returns a new slice (prev's may be shared with a State a
-// reader still holds) with the events appended, trimmed to the newest limit.
+// reader still holds) with the events appended, trimmed to the newest limit
+// (DefaultHistoryLimit when limit <= 0).
 func appendHistory(prev []Event, limit int, groups ...[]Event) []Event {
+	if limit <= 0 {
+		limit = DefaultHistoryLimit
+	}
 	n := len(prev)
 	for _, g := range groups {
 		n += len(g)

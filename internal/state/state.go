@@ -66,7 +66,11 @@ type State struct {
 	// ServedLastChange is when the served set was first recorded or last
 	// changed; zero means no successful listing was ever recorded.
 	ServedLastChange time.Time `json:"served_last_change"`
-	// History holds the newest events last, bounded by Apply's limit.
+	// History is the file's record of events, newest last, bounded by
+	// Apply's limit. It is read and written by the Store only: a State in
+	// memory carries just the events not yet written (pending), and
+	// Store.History reads the rest from disk, so the daemon does not hold
+	// a hundred events per target between runs.
 	History []Event `json:"history"`
 	// FailingSince is when the current streak of failed runs began; zero
 	// while the last run succeeded. It changes only when the target goes
@@ -86,6 +90,10 @@ type State struct {
 	// definitions in memory.
 	snap        []Tool
 	snapPending bool
+	// pending are the events since the last successful Save, newest last,
+	// at most historyLimit of them; Save appends them to the file's.
+	pending      []Event
+	historyLimit int
 	// active is Findings in a stable order, built with the State (Apply,
 	// Load, NewState) and never after: readers share it.
 	active []ActiveFinding

@@ -88,6 +88,7 @@ func (s *Store) Load(target string) (*State, error) {
 			if st.ToolHashes == nil {
 				st.ToolHashes = Hashes{}
 			}
+			st.History = nil // on disk, read by History when asked
 			return st.index(), nil
 		}
 	}
@@ -111,6 +112,16 @@ func (s *Store) Save(st *State) error {
 	}
 	c := *st
 	c.Version = FormatVersion
+	hist, err := s.fileHistory(st.Target)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) || errors.As(err, new(*json.UnmarshalTypeError)) {
+		// Edited since Load read it: kept aside for the operator, as Load
+		// keeps a corrupt file, and written anew from this State.
+		_ = moveAside(s.statePath(st.Target), err)
+	} else if err != nil {
+		return err
+	}
+	c.History = appendHistory(hist, st.historyLimit, st.pending)
 	// Empty collections are written as such, not as null, for readers
 	// other than this package (jq, an operator).
 	if c.Findings == nil {
@@ -119,9 +130,6 @@ func (s *Store) Save(st *State) error {
 	if c.ToolHashes == nil {
 		c.ToolHashes = Hashes{}
 	}
-	if c.History == nil {
-		c.History = []Event{}
-	}
 	b, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {
 		return fmt.Errorf("state: encode %s: %w", st.Target, err)
@@ -129,8 +137,42 @@ func (s *Store) Save(st *State) error {
 	if err := s.writeAtomic(filepath.Join(s.dir, st.Target+".json"), append(b, '\n')); err != nil {
 		return err
 	}
-	st.dirty = false
+	st.dirty, st.pending = false, nil
 	return nil
+}
+
+// History returns st's history, newest last: what its state file holds and
+// the events st has not yet written (after a failed Save), bounded as
+// Apply bounds it. An unreadable file is an error; a missing one is an
+// empty history.
+func (s *Store) History(st *State) ([]Event, error) {
+	var hist []Event
+	if checkName(st.Target) == nil {
+		var err error
+		if hist, err = s.fileHistory(st.Target); err != nil {
+			return nil, err
+		}
+	}
+	return appendHistory(hist, st.historyLimit, st.pending), nil
+}
+
+// fileHistory reads the history from target's state file; a missing file
+// has none.
+func (s *Store) fileHistory(target string) ([]Event, error) {
+	b, err := os.ReadFile(s.statePath(target))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	var f struct {
+		History []Event `json:"history"`
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("state: %s: %w", s.statePath(target), err)
+	}
+	return f.History, nil
 }
 
 // Remove deletes target's state and snapshot (a target removed from the

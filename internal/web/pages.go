@@ -89,7 +89,7 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 {{if .StaleIgnores}}<h2>Stale ignores</h2><ul>{{range .StaleIgnores}}<li><code>{{.Rule}} {{.Tool}} {{.Pointer}} {{.Fingerprint}}</code> — {{.Why}} ({{.Reason}})</li>{{end}}</ul>{{end}}
 {{else}}<p class="empty">No run has finished since start.</p>{{end}}
 <h2>Change timeline</h2>
-{{if not .History}}<p class="empty">No changes recorded.</p>{{else}}
+{{if .HistoryErr}}<p class="empty">The history could not be read: {{.HistoryErr}}</p>{{else if not .History}}<p class="empty">No changes recorded.</p>{{else}}
 <ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{.Tool}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
 <h2>Recent log</h2>
 {{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
@@ -107,10 +107,11 @@ type page struct {
 	Findings []state.Finding
 	// HasServed is set when a served set is recorded (its manifest can
 	// be downloaded).
-	HasServed bool
-	Report    *probe.Report
-	History   []state.Event
-	Logs      []string
+	HasServed  bool
+	Report     *probe.Report
+	History    []state.Event
+	HistoryErr error
+	Logs       []string
 }
 
 func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
@@ -126,12 +127,13 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 	}
 	p := page{Title: name, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Logs: h.src.Logs(name)}
 	if run, ok := h.src.Run(name); ok {
-		// Newest first reads better on a page; the published history is
-		// shared, so the page reverses a copy.
 		p.Findings, p.HasServed = run.Findings(), !run.State.ServedLastChange.IsZero()
-		p.Report, p.History = run.Report, slices.Clone(run.State.History)
-		slices.Reverse(p.History)
+		p.Report = run.Report
 	}
+	// Newest first reads better on a page. A history that cannot be read
+	// says so where it would be.
+	p.History, p.HistoryErr = h.src.History(name)
+	slices.Reverse(p.History)
 	render(w, targetTmpl, p)
 }
 

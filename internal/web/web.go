@@ -53,9 +53,13 @@ type Source interface {
 	Targets() []TargetStatus
 	Target(name string) (TargetStatus, bool)
 	// Run returns a target's published outcome, read as it is: its report
-	// (nil before the first run) and its state with the change history.
-	// false means the target is not configured.
+	// (nil before the first run) and its state. false means the target is
+	// not configured.
 	Run(name string) (*state.Run, bool)
+	// History returns a target's change history, newest last, as kept on
+	// disk with the events not yet written; ErrUnknownTarget for a target
+	// not configured.
+	History(name string) ([]state.Event, error)
 	Logs(name string) []string
 	// Served returns the served set as last recorded (the state's
 	// snapshot), Declared the target's manifest.
@@ -197,13 +201,15 @@ func (h *handler) report(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *handler) history(w http.ResponseWriter, r *http.Request) {
-	run, ok := h.src.Run(r.PathValue("name"))
-	if !ok {
-		writeJSON(w, http.StatusNotFound, apiError{ErrUnknownTarget.Error()})
+	events, err := h.src.History(r.PathValue("name"))
+	switch {
+	case errors.Is(err, ErrUnknownTarget):
+		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
 		return
-	}
-	events := run.State.History
-	if events == nil {
+	case err != nil:
+		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+		return
+	case events == nil:
 		events = []state.Event{}
 	}
 	writeJSON(w, http.StatusOK, events)

@@ -59,10 +59,13 @@ func (f *fakeSource) Run(name string) (*state.Run, bool) {
 	if f.rep != nil {
 		run = state.Apply(run, f.rep, time.Now(), 0, nil)
 	}
-	st := *run.State
-	st.History = []state.Event{{Time: time.Now(), Kind: "opened", Rule: "MCP-DRIFT-TOOL-MISSING", Tool: "<script>x</script>"}}
-	run.State = &st
 	return run, true
+}
+func (f *fakeSource) History(name string) ([]state.Event, error) {
+	if name != "orders" {
+		return nil, ErrUnknownTarget
+	}
+	return []state.Event{{Time: time.Now(), Kind: "opened", Rule: "MCP-DRIFT-TOOL-MISSING", Tool: "<script>x</script>"}}, nil
 }
 func (f *fakeSource) Logs(string) []string        { return []string{`level=INFO msg="run finished"`} }
 func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }
