@@ -32,6 +32,11 @@ type Config struct {
 	pos  *positions // where each field is written, for Problem
 }
 
+// ForgetPositions drops the index of where each field is written, which
+// only errors read: about a kilobyte a target, kept for as long as a
+// daemon runs the configuration. Problem then places errors at line 0.
+func (c *Config) ForgetPositions() { c.pos = nil }
+
 // Problem is an error about field (e.g. targets[1].manifest) found after
 // Parse, such as a manifest that does not load, placed like Parse's own.
 func (c *Config) Problem(field string, err error) *Error {

@@ -61,6 +61,7 @@ func buildRuntime(cfg *config.Config, opts Options) (*runtimeConfig, error) {
 // scheduler reconciles by name. Removed targets are forgotten once their
 // last run has ended.
 func (d *Daemon) apply(old, rc *runtimeConfig) {
+	rc.cfg.ForgetPositions() // every error about it has been placed
 	d.cfg.Store(rc)
 	if old != nil && (old.cfg.Global.Concurrency != rc.cfg.Global.Concurrency || old.cfg.Global.StateDir != rc.cfg.Global.StateDir) {
 		d.log.Warn("global.concurrency and global.state_dir take effect at the next restart")
