@@ -93,6 +93,12 @@ func (h *harness) scale(ctx context.Context) (err error) {
 		return err
 	}
 	h.stopProc(fillSrv.proc) // runs that started before the reload are over
+	// The reload restarted every schedule and its first runs wrote every
+	// target's state and snapshot: one more whole period, always the
+	// same, lets that backlog drain before the steady period is measured.
+	if err := sleep(ctx, scalePeriod); err != nil {
+		return err
+	}
 	if err := measureSteady(ctx, &r, big, small, srv); err != nil {
 		return err
 	}
@@ -380,8 +386,8 @@ func (h *harness) printScale(r scaleReport) {
 	}
 	h.printf("/metrics: %d series, %.1f MiB; scrapes %s", last.series(), mib(int64(last.size)), durs(took))
 	h.printf("server CPU in the steady window (information): %.1f %% of the machine", 100*r.w.srvCPU.Seconds()/(scaleWindow.Seconds()*float64(runtime.NumCPU())))
-	h.printf("phases: ring fill %v, settle on the real server %v, steady window %v; whole run %v",
-		r.fillTook.Round(time.Second), r.settled.Round(time.Second), scaleWindow, r.took.Round(time.Second))
+	h.printf("phases: ring fill %v, settle on the real server %v, one period %v, steady window %v; whole run %v",
+		r.fillTook.Round(time.Second), r.settled.Round(time.Second), scalePeriod, scaleWindow, r.took.Round(time.Second))
 }
 
 // minRuns is the fewest probes any one target had, as text.
