@@ -77,6 +77,7 @@ fuzz:
 	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzValid$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzMembers$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzLocate$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzIndexLike$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s

@@ -422,22 +422,25 @@ func (s *indexer) string() (start, end int32, decoded bool, err error) {
 	return 0, 0, false, ErrSyntax
 }
 
-// skipPlain advances to the next byte a string scan must look at: the
-// closing quote, an escape, a control character or a non-ASCII byte. It
-// reads eight bytes at a time: the lowest byte stopMask flags is always a
-// true stop, since a borrow only runs towards higher bytes.
-func (s *indexer) skipPlain() {
-	b, i := s.b, s.i
+// skipPlain advances to the next byte a string scan must look at
+// (plainRun).
+func (s *indexer) skipPlain() { s.i = plainRun(s.b, s.i) }
+
+// plainRun returns the index of the first byte at or after i that a string
+// scan must look at: the closing quote, an escape, a control character or
+// a non-ASCII byte (len(b) if none). It reads eight bytes at a time: the
+// lowest byte stopMask flags is always a true stop, since a borrow only
+// runs towards higher bytes.
+func plainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		if m := stopMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-			s.i = i + bits.TrailingZeros64(m)>>3
-			return
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for i < len(b) && !stringStop[b[i]] {
 		i++
 	}
-	s.i = i
+	return i
 }
 
 // stopMask sets the high bit of each byte of x that is '"', '\\', below

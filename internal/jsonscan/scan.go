@@ -58,21 +58,16 @@ func SkipValue(b []byte, i int) int {
 }
 
 // skipString returns the index just past the string whose opening quote is
-// at i, or len(b) when it does not close. The closing quote is the first
-// one not escaped, that is, preceded by an even run of backslashes;
-// bytes.IndexByte finds the candidates a word at a time.
+// at i, or len(b) when it does not close; it does not validate.
 func skipString(b []byte, i int) int {
 	for i++; i < len(b); i++ {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
+		if i = plainRun(b, i); i >= len(b) {
+			break
 		}
-		i += j
-		k := i - 1
-		for b[k] == '\\' { // stops at the opening quote at the latest
-			k--
-		}
-		if (i-1-k)%2 == 0 {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
 			return i + 1
 		}
 	}

@@ -182,6 +182,9 @@ func validKey(b []byte, i int) (ks, ke, next int, ok bool) {
 // UTF-8 included, are accepted, as encoding/json accepts them.
 func validString(b []byte, i int) (int, bool) {
 	for i++; i < len(b); i++ {
+		if i = plainRun(b, i); i >= len(b) {
+			break
+		}
 		switch c := b[i]; {
 		case c == '"':
 			return i + 1, true

@@ -81,9 +81,10 @@ type listResult struct {
 	parsed []Tool `json:"-"`
 }
 
-// decodeListResult reads a tools/list result, by the fast path when it can.
-func decodeListResult(b []byte) (*listResult, error) {
-	if r, ok := fastListResult(b); ok {
+// decodeListResult reads a tools/list result, by the fast path when it
+// can; parse asks the fast path to read each tool too (parsed).
+func decodeListResult(b []byte, parse bool) (*listResult, error) {
+	if r, ok := fastListResult(b, parse); ok {
 		return r, nil
 	}
 	var r listResult
@@ -93,12 +94,14 @@ func decodeListResult(b []byte) (*listResult, error) {
 	return &r, nil
 }
 
-// listDepth is how deep fastListResult locates: the result's members (1),
-// the tools (2) and each tool's members (3).
-const listDepth = 3
-
-func fastListResult(b []byte) (*listResult, bool) {
-	spans, ok := jsonscan.Locate(b, listDepth, nil)
+// fastListResult locates the result's members (depth 1), the tools (2)
+// and, to parse them, each tool's members (3).
+func fastListResult(b []byte, parse bool) (*listResult, bool) {
+	depth := 2
+	if parse {
+		depth = 3
+	}
+	spans, ok := jsonscan.Locate(b, depth, nil)
 	if !ok {
 		return nil, false
 	}
@@ -116,6 +119,9 @@ func fastListResult(b []byte) (*listResult, bool) {
 		for j := at + 1; j < int(spans[at].Next); j = int(spans[j].Next) {
 			raw := spans[j].Raw(b)
 			tools = append(tools, raw[:len(raw):len(raw)])
+			if !parse {
+				continue
+			}
 			r.parsed = append(r.parsed, parseTool(raw, func(f func(k, v []byte)) bool {
 				if raw[0] != '{' {
 					return false

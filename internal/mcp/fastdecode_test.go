@@ -84,7 +84,7 @@ func FuzzDecodeToolsList(f *testing.F) {
 		if !json.Valid(b) || len(bytes.TrimSpace(b)) == 0 || bytes.TrimSpace(b)[0] != '{' {
 			return
 		}
-		got, gotErr := decodeListResult(b)
+		got, gotErr := decodeListResult(b, true)
 		var want listResult
 		wantErr := json.Unmarshal(b, &want)
 		if (gotErr == nil) != (wantErr == nil) {
@@ -95,6 +95,9 @@ func FuzzDecodeToolsList(f *testing.F) {
 		}
 		if !reflect.DeepEqual(normal(got), normal(&want)) {
 			t.Fatalf("%q: fast %s, encoding/json %s", b, normal(got), normal(&want))
+		}
+		if unparsed, err := decodeListResult(b, false); err != nil || normal(unparsed) != normal(got) || unparsed.parsed != nil {
+			t.Fatalf("%q: without parsing %s (%v, %d parsed), with %s", b, normal(unparsed), err, len(unparsed.parsed), normal(got))
 		}
 		// The tools the fast path read in its own pass are ParseTool's.
 		for i, p := range got.parsed {
@@ -135,7 +138,7 @@ func TestFastDecodeSeeds(t *testing.T) {
 	if _, ok := fastResponse([]byte(messageSeeds[0])); !ok {
 		t.Error("the common response took the slow path")
 	}
-	if _, ok := fastListResult([]byte(listSeeds[0])); !ok {
+	if _, ok := fastListResult([]byte(listSeeds[0]), true); !ok {
 		t.Error("the common list result took the slow path")
 	}
 }

@@ -203,6 +203,16 @@ type ListPage struct {
 
 // ListTools fetches one page of tools/list; cursor "" asks for the first.
 func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, error) {
+	return s.listTools(ctx, cursor, true)
+}
+
+// ListToolsRaw is ListTools without Parsed, for a listing that is only
+// compared byte for byte with another.
+func (s *Session) ListToolsRaw(ctx context.Context, cursor string) (*ListPage, error) {
+	return s.listTools(ctx, cursor, false)
+}
+
+func (s *Session) listTools(ctx context.Context, cursor string, parse bool) (*ListPage, error) {
 	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
@@ -212,7 +222,7 @@ func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, erro
 	if err != nil {
 		return page, err
 	}
-	raw, err := decodeListResult(ex.Result)
+	raw, err := decodeListResult(ex.Result, parse)
 	if err != nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New("result does not have the ListToolsResult shape")}
 	}
@@ -220,7 +230,7 @@ func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, erro
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`result has no "tools" array`)}
 	}
 	page.Tools, page.Parsed, page.ResultMeta = *raw.Tools, raw.parsed, raw.ResultMeta
-	if page.Parsed == nil { // encoding/json's path
+	if page.Parsed == nil && parse { // encoding/json's path
 		page.Parsed = make([]Tool, len(page.Tools))
 		for i, t := range page.Tools {
 			page.Parsed[i], _ = ParseTool(t)

@@ -13,6 +13,7 @@ package metrics
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -54,6 +55,8 @@ var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10
 // Metrics holds every driftd series.
 type Metrics struct {
 	opts Options
+	// lastSize is the length of the last exposition /metrics served.
+	lastSize atomic.Int64
 
 	mu      sync.RWMutex
 	targets map[string]*targetState

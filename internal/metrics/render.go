@@ -24,7 +24,11 @@ import (
 const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
 // buffers keeps one exposition's bytes between scrapes, so that a scrape
-// of 10,000 targets does not grow a fresh 10 MB buffer each time.
+// of 10,000 targets does not grow a fresh 10 MB buffer each time. A pool
+// is emptied by the garbage collector, which runs many times between two
+// scrapes of a busy daemon: a buffer it no longer has is then allocated
+// at once at the last exposition's size and a little more (lastSize),
+// not grown to it by doubling and copying.
 var buffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // Handler serves /metrics: g's families (driftd's own series and the Go
@@ -41,6 +45,9 @@ func (m *Metrics) Handler(g prometheus.Gatherer) http.Handler {
 			return
 		}
 		pooled := buffers.Get().(*[]byte)
+		if want := int(m.lastSize.Load()); cap(*pooled) < want {
+			*pooled = make([]byte, 0, want+want/8)
+		}
 		buf := bytes.NewBuffer((*pooled)[:0])
 		enc := expfmt.NewEncoder(buf, expfmt.NewFormat(expfmt.TypeTextPlain))
 		for _, mf := range mfs {
@@ -50,6 +57,7 @@ func (m *Metrics) Handler(g prometheus.Gatherer) http.Handler {
 			}
 		}
 		body := m.AppendTargets(buf.Bytes())
+		m.lastSize.Store(int64(len(body)))
 		defer func() {
 			if cap(body) <= 64<<20 {
 				*pooled = body[:0]

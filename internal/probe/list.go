@@ -109,7 +109,11 @@ func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing
 	seen := map[string]bool{}
 	cursor := ""
 	for {
-		p, err := s.ListTools(ctx, cursor)
+		list := s.ListTools
+		if like != nil { // compared with like's first; parsed only if it differs
+			list = s.ListToolsRaw
+		}
+		p, err := list(ctx, cursor)
 		if err != nil {
 			l.failedEx = p.Exchange
 			return l, err
@@ -150,7 +154,7 @@ func (l *listing) parse() {
 	l.pageOf = make(map[string]int, len(l.raw))
 	for i, raw := range l.raw {
 		var t mcp.Tool
-		if len(l.parsed) == len(l.raw) {
+		if len(l.parsed) == len(l.raw) { // read with the page
 			t = l.parsed[i]
 		} else {
 			t, _ = mcp.ParseTool(raw)
