@@ -71,6 +71,9 @@ type Exchange struct {
 	Notifications int
 	// TraceID and SpanID name the request's span when tracing is on.
 	TraceID, SpanID string
+	// located is where the response's decode found Result's members, for
+	// the method's own decode; it is dropped once read.
+	located *located
 }
 
 // Client sends MCP requests to one endpoint. It never retries and never
@@ -321,6 +324,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}
 	}
 	result, rpc, err := checkResponse(msg, ex.ID)
+	ex.located = msg.located
 	switch {
 	case err != nil:
 		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}

@@ -25,8 +25,20 @@ var envelopeKeys = []string{"jsonrpc", "id", "method", "result", "error"}
 // listKeys are the members of a ListToolsResult that ListTools reads.
 var listKeys = []string{"tools", "nextCursor", "resultType", "ttlMs", "cacheScope", "_meta"}
 
+// located is the spans of a message, down to responseDepth, and which of
+// them is its result: a result read from the message is read from them.
+type located struct {
+	src    []byte
+	spans  []jsonscan.Span
+	result int
+}
+
+// responseDepth is how deep fastResponse locates a message: its members
+// (1), the result's (2), a listed tool (3) and the tool's members (4).
+const responseDepth = 4
+
 func fastResponse(b []byte) (*response, bool) {
-	spans, ok := jsonscan.Locate(b, 1, nil)
+	spans, ok := jsonscan.Locate(b, responseDepth, nil)
 	if !ok {
 		return nil, false
 	}
@@ -35,6 +47,9 @@ func fastResponse(b []byte) (*response, bool) {
 		return nil, false
 	}
 	r := &response{ID: m["id"], Result: m["result"], Error: m["error"]}
+	if at := lastMember(b, spans, 0, "result"); at > 0 {
+		r.located = &located{src: b, spans: spans, result: at}
+	}
 	switch v := m["jsonrpc"]; {
 	case string(v) == `"2.0"`:
 		r.JSONRPC = "2.0"
@@ -82,9 +97,11 @@ type listResult struct {
 }
 
 // decodeListResult reads a tools/list result, by the fast path when it
-// can; parse asks the fast path to read each tool too (parsed).
-func decodeListResult(b []byte, parse bool) (*listResult, error) {
-	if r, ok := fastListResult(b, parse); ok {
+// can; parse asks the fast path to read each tool too (parsed). loc, if
+// not nil, is where the response's decode located b: then the fast path
+// reads b from it instead of passing over b again.
+func decodeListResult(b []byte, loc *located, parse bool) (*listResult, error) {
+	if r, ok := fastListResult(b, loc, parse); ok {
 		return r, nil
 	}
 	var r listResult
@@ -94,18 +111,26 @@ func decodeListResult(b []byte, parse bool) (*listResult, error) {
 	return &r, nil
 }
 
-// fastListResult locates the result's members (depth 1), the tools (2)
-// and, to parse them, each tool's members (3).
-func fastListResult(b []byte, parse bool) (*listResult, bool) {
-	depth := 2
-	if parse {
-		depth = 3
+// fastListResult reads the result's members (depth 1 below the result),
+// the tools (2) and, to parse them, each tool's members (3): from loc, or
+// located here.
+func fastListResult(b []byte, loc *located, parse bool) (*listResult, bool) {
+	root := 0
+	if loc != nil {
+		b, root = loc.src, loc.result // the spans' offsets are into src
+	} else {
+		depth := 2
+		if parse {
+			depth = 3
+		}
+		spans, ok := jsonscan.Locate(b, depth, nil)
+		if !ok {
+			return nil, false
+		}
+		loc = &located{src: b, spans: spans}
 	}
-	spans, ok := jsonscan.Locate(b, depth, nil)
-	if !ok {
-		return nil, false
-	}
-	m, ok := members(b, spans, 0, listKeys)
+	spans := loc.spans
+	m, ok := members(b, spans, root, listKeys)
 	if !ok {
 		return nil, false
 	}
@@ -114,7 +139,7 @@ func fastListResult(b []byte, parse bool) (*listResult, bool) {
 		if v[0] != '[' {
 			return nil, false
 		}
-		at := lastMember(b, spans, 0, "tools")
+		at := lastMember(b, spans, root, "tools")
 		tools := []json.RawMessage{}
 		for j := at + 1; j < int(spans[at].Next); j = int(spans[j].Next) {
 			raw := spans[j].Raw(b)
@@ -145,7 +170,7 @@ func fastListResult(b []byte, parse bool) (*listResult, bool) {
 		r.ResultType = &s
 	}
 	if v := m["_meta"]; v != nil && string(v) != "null" {
-		meta, ok := members(b, spans, lastMember(b, spans, 0, "_meta"), nil)
+		meta, ok := members(b, spans, lastMember(b, spans, root, "_meta"), nil)
 		if !ok {
 			return nil, false
 		}

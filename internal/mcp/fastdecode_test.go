@@ -84,7 +84,7 @@ func FuzzDecodeToolsList(f *testing.F) {
 		if !json.Valid(b) || len(bytes.TrimSpace(b)) == 0 || bytes.TrimSpace(b)[0] != '{' {
 			return
 		}
-		got, gotErr := decodeListResult(b, true)
+		got, gotErr := decodeListResult(b, nil, true)
 		var want listResult
 		wantErr := json.Unmarshal(b, &want)
 		if (gotErr == nil) != (wantErr == nil) {
@@ -96,7 +96,16 @@ func FuzzDecodeToolsList(f *testing.F) {
 		if !reflect.DeepEqual(normal(got), normal(&want)) {
 			t.Fatalf("%q: fast %s, encoding/json %s", b, normal(got), normal(&want))
 		}
-		if unparsed, err := decodeListResult(b, false); err != nil || normal(unparsed) != normal(got) || unparsed.parsed != nil {
+		// Read from where the response's own pass located it, in a body.
+		body := append(append([]byte(`{"jsonrpc":"2.0","id":7,"result":`), b...), '}')
+		msg, _, err := decodeMessage(body)
+		if err != nil || msg.located == nil {
+			t.Fatalf("%q in a response: %v, located %v", b, err, msg != nil && msg.located != nil)
+		}
+		if fromBody, err := decodeListResult(msg.Result, msg.located, true); err != nil || normal(fromBody) != normal(got) || fmt.Sprintf("%q", fromBody.parsed) != fmt.Sprintf("%q", got.parsed) {
+			t.Fatalf("%q: read from the response's spans %s (%v), alone %s", b, normal(fromBody), err, normal(got))
+		}
+		if unparsed, err := decodeListResult(b, nil, false); err != nil || normal(unparsed) != normal(got) || unparsed.parsed != nil {
 			t.Fatalf("%q: without parsing %s (%v, %d parsed), with %s", b, normal(unparsed), err, len(unparsed.parsed), normal(got))
 		}
 		// The tools the fast path read in its own pass are ParseTool's.
@@ -138,7 +147,7 @@ func TestFastDecodeSeeds(t *testing.T) {
 	if _, ok := fastResponse([]byte(messageSeeds[0])); !ok {
 		t.Error("the common response took the slow path")
 	}
-	if _, ok := fastListResult([]byte(listSeeds[0]), true); !ok {
+	if _, ok := fastListResult([]byte(listSeeds[0]), nil, true); !ok {
 		t.Error("the common list result took the slow path")
 	}
 }

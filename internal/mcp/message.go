@@ -30,6 +30,9 @@ type response struct {
 	Method  *string         `json:"method"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
+	// located is where the fast path's one pass found Result's members,
+	// down to a listed tool's (nil on encoding/json's path).
+	located *located
 }
 
 // message classifies one decoded JSON-RPC message from the server.

@@ -222,7 +222,8 @@ func (s *Session) listTools(ctx context.Context, cursor string, parse bool) (*Li
 	if err != nil {
 		return page, err
 	}
-	raw, err := decodeListResult(ex.Result, parse)
+	raw, err := decodeListResult(ex.Result, ex.located, parse)
+	ex.located = nil
 	if err != nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New("result does not have the ListToolsResult shape")}
 	}
