@@ -27,7 +27,7 @@ type runtimeConfig struct {
 }
 
 type targetConfig struct {
-	t      config.Target
+	t      *config.Target // in cfg.Targets, which the runtime keeps: not a copy
 	policy *catalogue.Policy
 }
 
@@ -39,7 +39,8 @@ func buildRuntime(cfg *config.Config, opts Options) (*runtimeConfig, error) {
 	rc := &runtimeConfig{cfg: cfg, byName: map[string]*targetConfig{}}
 	var errs []error
 
-	for _, t := range cfg.Targets {
+	for i := range cfg.Targets {
+		t := &cfg.Targets[i]
 		if !scheduler.InShard(t.Name, opts.Shard, opts.Shards) {
 			continue
 		}

@@ -43,7 +43,7 @@ func (d *Daemon) Target(name string) (web.TargetStatus, bool) {
 func (d *Daemon) status(tc *targetConfig) web.TargetStatus {
 	st := web.TargetStatus{
 		Name: tc.t.Name, URL: config.RedactedURL(tc.t.URL), Schedule: tc.t.Schedule.String(), Labels: tc.t.Labels,
-		Classification: probe.Classify(tc.t).Class,
+		Classification: probe.Classify(*tc.t).Class,
 	}
 	run, _ := d.Run(tc.t.Name)
 	st.Status = run.Status()

@@ -112,7 +112,7 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, log *slog.Logger) 
 	}
 	m, err := d.manifests.load(tc.t.Manifest)
 	if err != nil {
-		return probe.Failed(tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts)
+		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts)
 	}
-	return probe.Run(ctx, probe.Prepare(tc.t, m), opts)
+	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts)
 }

@@ -336,6 +336,6 @@ func (r *run) finish(d time.Duration) {
 	rep.ServedChanges = []ServedChange{}
 	rep.Summary = catalogue.Summary(rep.Findings)
 	for _, o := range rep.FindingsOmitted {
-		rep.Summary[o.Severity] += o.Count
+		rep.Summary.Add(o.Severity, o.Count)
 	}
 }

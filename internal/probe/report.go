@@ -44,8 +44,8 @@ type Report struct {
 	StaleIgnores    []catalogue.StaleIgnore `json:"stale_ignores"`
 	// ServedChanges are the run-to-run changes of the served set; only the
 	// daemon, which keeps the previous run, fills them.
-	ServedChanges []ServedChange             `json:"served_changes"`
-	Summary       map[catalogue.Severity]int `json:"summary"`
+	ServedChanges []ServedChange   `json:"served_changes"`
+	Summary       catalogue.Counts `json:"summary"`
 
 	// served holds the served tools for capture; not part of the artifact.
 	served []mcp.Tool

@@ -84,7 +84,7 @@ func TestFindingsPerRuleAreCapped(t *testing.T) {
 	if len(got) != 100 || got[0] != "extra_000" || got[99] != "extra_099" {
 		t.Fatalf("listed %d undeclared tools (%v…), want the first 100", len(got), got[:min(3, len(got))])
 	}
-	if len(rep.FindingsOmitted) != 1 || rep.FindingsOmitted[0].Count != 150 || rep.Summary["WARN"]+rep.Summary["ERROR"]+rep.Summary["INFO"] < 250 {
+	if len(rep.FindingsOmitted) != 1 || rep.FindingsOmitted[0].Count != 150 || rep.Summary.Warn+rep.Summary.Error+rep.Summary.Info < 250 {
 		t.Fatalf("omitted %+v, summary %v", rep.FindingsOmitted, rep.Summary)
 	}
 	var text bytes.Buffer

@@ -69,7 +69,7 @@ func WriteFindings(w io.Writer, r *Report) error {
 		if len(group) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "\n%s (%d)\n", sev, r.Summary[sev])
+		fmt.Fprintf(&b, "\n%s (%d)\n", sev, r.Summary.Of(sev))
 		for _, f := range group {
 			subject := f.Tool
 			if f.Pointer != "" {
@@ -102,7 +102,7 @@ func WriteFindings(w io.Writer, r *Report) error {
 	for _, s := range r.StaleIgnores {
 		fmt.Fprintf(&b, "stale ignore (%s): rule=%q tool=%q pointer=%q fingerprint=%q reason=%q\n", s.Why, s.Rule, s.Tool, s.Pointer, s.Fingerprint, s.Reason)
 	}
-	fmt.Fprintf(&b, "\n%d ERROR, %d WARN, %d INFO\n", r.Summary[catalogue.Error], r.Summary[catalogue.Warn], r.Summary[catalogue.Info])
+	fmt.Fprintf(&b, "\n%d ERROR, %d WARN, %d INFO\n", r.Summary.Error, r.Summary.Warn, r.Summary.Info)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
