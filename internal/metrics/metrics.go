@@ -57,6 +57,7 @@ type Metrics struct {
 	opts Options
 	// lastSize is the length of the last exposition /metrics served.
 	lastSize atomic.Int64
+	scratch  scratch
 
 	mu      sync.RWMutex
 	targets map[string]*targetState

@@ -2,12 +2,15 @@ package metrics
 
 import (
 	"bytes"
+	"compress/gzip"
 	"flag"
+	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -194,4 +197,58 @@ func TestTargetInfoLabelsAreConfigs(t *testing.T) {
 		return
 	}
 	t.Fatal("no driftd_target_info")
+}
+
+// TestConcurrentScrapes: scrapes at once, gzipped or not, each get the
+// whole exposition — one with the kept buffer and compressor, the others
+// with their own — and a later scrape reuses what the first kept.
+func TestConcurrentScrapes(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{})
+	var ts []Target
+	for i := range 200 {
+		ts = append(ts, Target{Name: "t" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + time.Duration(i).String(), SeriesLimit: 10})
+	}
+	m.SetTargets(ts)
+	for _, tg := range ts {
+		m.Observe(observed(fixedReport(tg.Name, true, catalogue.Finding{Rule: catalogue.AuthAnonymousList, Severity: catalogue.Info})))
+	}
+	want := exposition(t, m, reg)
+	h := m.Handler(reg)
+	bodies := make(chan []byte, 16)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			req := httptest.NewRequest("GET", "/metrics", nil)
+			if i%2 == 0 {
+				req.Header.Set("Accept-Encoding", "gzip")
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			b := rec.Body.Bytes()
+			if rec.Header().Get("Content-Encoding") == "gzip" {
+				zr, err := gzip.NewReader(bytes.NewReader(b))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if b, err = io.ReadAll(zr); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+			bodies <- b
+		})
+	}
+	wg.Wait()
+	close(bodies)
+	for b := range bodies {
+		if !bytes.Equal(b, want) {
+			t.Fatalf("a concurrent scrape served %d bytes, want the %d of a lone one", len(b), len(want))
+		}
+	}
+	if !m.scratch.TryLock() || cap(m.scratch.buf) < len(want) || m.scratch.gz == nil {
+		t.Fatal("the kept buffer and compressor are not there for the next scrape")
+	}
+	m.scratch.Unlock()
 }

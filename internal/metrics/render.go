@@ -23,13 +23,21 @@ import (
 // version accepts whatever its Accept header offers.
 const contentType = "text/plain; version=0.0.4; charset=utf-8"
 
-// buffers keeps one exposition's bytes between scrapes, so that a scrape
-// of 10,000 targets does not grow a fresh 10 MB buffer each time. A pool
-// is emptied by the garbage collector, which runs many times between two
-// scrapes of a busy daemon: a buffer it no longer has is then allocated
-// at once at the last exposition's size and a little more (lastSize),
-// not grown to it by doubling and copying.
-var buffers = sync.Pool{New: func() any { return new([]byte) }}
+// scratch is what a scrape renders and compresses with: the exposition's
+// buffer and a gzip writer (about a megabyte of compressor state). The
+// Metrics keeps one and a scrape uses it when no other scrape does; a
+// sync.Pool would not do, since the garbage collector empties it many
+// times between two scrapes of a busy daemon, and a scrape that allocates
+// 10 MB afresh during a collection is made to pay for marking in
+// proportion — hundreds of milliseconds with 10,000 targets' runs about.
+type scratch struct {
+	sync.Mutex
+	buf []byte
+	gz  *gzip.Writer
+}
+
+// maxKeptExposition bounds the buffer a Metrics keeps between scrapes.
+const maxKeptExposition = 64 << 20
 
 // Handler serves /metrics: g's families (driftd's own series and the Go
 // and process collectors) through client_golang's encoder, then the
@@ -44,11 +52,15 @@ func (m *Metrics) Handler(g prometheus.Gatherer) http.Handler {
 			http.Error(w, "error gathering metrics: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		pooled := buffers.Get().(*[]byte)
-		if want := int(m.lastSize.Load()); cap(*pooled) < want {
-			*pooled = make([]byte, 0, want+want/8)
+		sc := &scratch{} // another scrape has the kept one: its own
+		if m.scratch.TryLock() {
+			sc = &m.scratch
+			defer m.scratch.Unlock()
 		}
-		buf := bytes.NewBuffer((*pooled)[:0])
+		if want := int(m.lastSize.Load()); cap(sc.buf) < want {
+			sc.buf = make([]byte, 0, want+want/8)
+		}
+		buf := bytes.NewBuffer(sc.buf[:0])
 		enc := expfmt.NewEncoder(buf, expfmt.NewFormat(expfmt.TypeTextPlain))
 		for _, mf := range mfs {
 			if err := enc.Encode(mf); err != nil {
@@ -58,36 +70,30 @@ func (m *Metrics) Handler(g prometheus.Gatherer) http.Handler {
 		}
 		body := m.AppendTargets(buf.Bytes())
 		m.lastSize.Store(int64(len(body)))
-		defer func() {
-			if cap(body) <= 64<<20 {
-				*pooled = body[:0]
-				buffers.Put(pooled)
-			}
-		}()
+		if cap(body) <= maxKeptExposition {
+			sc.buf = body[:0]
+		} else {
+			sc.buf = nil
+		}
 		h := w.Header()
 		h.Set("Content-Type", contentType)
 		var out io.Writer = w
 		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 			h.Set("Content-Encoding", "gzip")
 			h.Add("Vary", "Accept-Encoding")
-			gz := gzips.Get().(*gzip.Writer)
-			gz.Reset(w)
-			defer func() {
-				_ = gz.Close()
-				gzips.Put(gz)
-			}()
-			out = gz
+			if sc.gz == nil {
+				sc.gz, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
+			} else {
+				sc.gz.Reset(w)
+			}
+			defer func() { _ = sc.gz.Close() }()
+			out = sc.gz
 		} else {
 			h.Set("Content-Length", strconv.Itoa(len(body)))
 		}
 		_, _ = out.Write(body)
 	})
 }
-
-var gzips = sync.Pool{New: func() any {
-	gz, _ := gzip.NewWriterLevel(io.Discard, gzip.BestSpeed)
-	return gz
-}}
 
 func acceptsGzip(header string) bool {
 	for part := range strings.SplitSeq(header, ",") {
