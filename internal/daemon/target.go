@@ -64,7 +64,13 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	}
 	t := d.target(name)
 	log := slog.New(d.logs.handler(name, d.log.Handler())).With("target", name)
-	rep := d.probe(ctx, tc, log)
+	// The run's response bodies go back when it is over: the served set,
+	// the one part of rep that points into them, has been hashed and, when
+	// it changed, copied for the snapshot (state.Apply); the published
+	// report is a copy without it.
+	bodies := &mcp.Bodies{}
+	defer bodies.Release()
+	rep := d.probe(ctx, tc, log, bodies)
 	run := state.Apply(t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
 	if run.SnapshotErr != nil {
 		log.Warn("served changes of changed tools not detailed", "err", run.SnapshotErr)
@@ -93,11 +99,12 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 
 // probe runs the probe of one target with the daemon's hooks, or reports
 // why it could not start.
-func (d *Daemon) probe(ctx context.Context, tc *targetConfig, log *slog.Logger) *probe.Report {
+func (d *Daemon) probe(ctx context.Context, tc *targetConfig, log *slog.Logger, bodies *mcp.Bodies) *probe.Report {
 	opts := probe.Options{
 		Version: d.opts.Build.Version,
 		Logger:  log,
 		Policy:  tc.policy,
+		Bodies:  bodies,
 		OnExchange: func(ex *mcp.Exchange) {
 			d.metrics.Exchange(ex)
 			attrs := []any{"method", ex.Method, "status", ex.Status, "duration", ex.Duration.Round(time.Microsecond)}

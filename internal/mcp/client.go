@@ -35,6 +35,9 @@ type Limits struct {
 	// they may read together. It bounds a run's memory whatever the
 	// number of pages, listings and connections.
 	Budget *Budget
+	// Bodies, if set, lends the buffers JSON response bodies are kept in
+	// (see Bodies); otherwise each body is a fresh allocation.
+	Bodies *Bodies
 }
 
 // Budget is a byte allowance shared by the clients of one run.
@@ -274,18 +277,65 @@ var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 const maxPooledBody = 1 << 20
 
 // readBody reads r to its end into a scratch buffer, then copies what it
-// read once into a slice of its exact size, which the decoded messages
-// point into. io.ReadAll grew its slice by doubling: about twice a body's
-// size allocated and copied for every response, half a daemon's garbage.
-func readBody(r io.Reader) ([]byte, error) {
+// read once into a slice of its size (lent by lend, if set), which the
+// decoded messages point into. io.ReadAll grew its slice by doubling:
+// about twice a body's size allocated and copied for every response.
+func readBody(r io.Reader, lend *Bodies) ([]byte, error) {
 	buf := bodies.Get().(*bytes.Buffer)
 	buf.Reset()
 	_, err := buf.ReadFrom(r)
-	b := append(make([]byte, 0, buf.Len()), buf.Bytes()...)
+	b := lend.copyOf(buf.Bytes())
 	if buf.Cap() <= maxPooledBody {
 		bodies.Put(buf)
 	}
 	return b, err
+}
+
+// Bodies lends the buffers a run's response bodies are kept in, and takes
+// them all back at once (Release). A daemon's runs read some 200 KB of
+// bodies each, which become garbage when the run ends: most of what a busy
+// daemon allocates, and so most of its garbage collection. Whoever
+// releases must be sure that nothing read from the bodies as bytes (a
+// json.RawMessage, a Tool's Raw or schemas) is still in use; strings
+// decoded from them are copies. Release overwrites the buffers, so a use
+// after it reads 0xFF bytes — never JSON — instead of another run's body.
+type Bodies struct {
+	mu   sync.Mutex
+	lent []*[]byte
+}
+
+var lendable = sync.Pool{New: func() any { return new([]byte) }}
+
+// copyOf returns a copy of b: in a lent buffer, or a fresh slice when bs
+// is nil or b is larger than the buffers kept.
+func (bs *Bodies) copyOf(b []byte) []byte {
+	if bs == nil || len(b) > maxPooledBody {
+		return append(make([]byte, 0, len(b)), b...)
+	}
+	p := lendable.Get().(*[]byte)
+	if cap(*p) < len(b) {
+		*p = make([]byte, 0, len(b))
+	}
+	*p = append((*p)[:0], b...)
+	bs.mu.Lock()
+	bs.lent = append(bs.lent, p)
+	bs.mu.Unlock()
+	return (*p)[:len(b):len(b)] // no append through it reaches the rest
+}
+
+// Release takes back every buffer lent so far.
+func (bs *Bodies) Release() {
+	bs.mu.Lock()
+	lent := bs.lent
+	bs.lent = nil
+	bs.mu.Unlock()
+	for _, p := range lent {
+		b := (*p)[:cap(*p)]
+		for i := range b {
+			b[i] = 0xFF
+		}
+		lendable.Put(p)
+	}
 }
 
 // readResponse reads the JSON-RPC answer to ex from a JSON or SSE body,
@@ -307,7 +357,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		return nil, &Error{Reason: ReasonInvalidResponse, Detail: fmt.Sprintf("Content-Type %s is neither application/json nor text/event-stream", sanitize.Name(mediaType))}
 	default:
 		var b []byte
-		if b, err = readBody(body); err == nil {
+		if b, err = readBody(body, c.limits.Bodies); err == nil {
 			msg, err = decodeResponse(b)
 		}
 	}

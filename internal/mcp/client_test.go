@@ -349,3 +349,29 @@ func TestClassifyTransportErrors(t *testing.T) {
 	}
 	c.CloseIdleConnections()
 }
+
+// TestBodies: a lent copy holds the bytes, cannot be appended into the
+// rest of its buffer, and reads 0xFF once released; without Bodies each
+// copy is its own.
+func TestBodies(t *testing.T) {
+	var none *Bodies
+	if b := none.copyOf([]byte(`{"a":1}`)); string(b) != `{"a":1}` {
+		t.Fatalf("no lender: %q", b)
+	}
+	bs := &Bodies{}
+	a, b := bs.copyOf([]byte(`{"a":1}`)), bs.copyOf([]byte(`[2]`))
+	if string(a) != `{"a":1}` || string(b) != `[2]` || cap(a) != len(a) {
+		t.Fatalf("lent %q (cap %d), %q", a, cap(a), b)
+	}
+	bs.Release()
+	for _, x := range [][]byte{a, b} {
+		for _, c := range x {
+			if c != 0xFF {
+				t.Fatalf("released buffer still reads %q", x)
+			}
+		}
+	}
+	if len(bs.lent) != 0 {
+		t.Fatal("Release kept buffers")
+	}
+}

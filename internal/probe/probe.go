@@ -38,6 +38,11 @@ type Options struct {
 	// Tracer, if set, traces the run: a span per run, a child span per MCP
 	// request, and every finding names the span of its evidence.
 	Tracer trace.Tracer
+	// Bodies, if set, lends the buffers the run's response bodies are kept
+	// in; the caller releases them once it is done with the report's
+	// served set (Report.Served), the only part of a report that points
+	// into them.
+	Bodies *mcp.Bodies
 }
 
 // run is the state of one probe.
@@ -201,7 +206,7 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 	if err != nil {
 		return nil, fmt.Errorf("http_client: %w", err)
 	}
-	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes, Budget: r.budget}
+	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes, Budget: r.budget, Bodies: r.opts.Bodies}
 	observe := func(ex *mcp.Exchange) {
 		if last != nil {
 			*last = ex

@@ -236,3 +236,35 @@ func TestFailedSaveIsRetried(t *testing.T) {
 		t.Fatalf("pending snapshot: calls=%d %v %v", calls, changes(tr.ServedChanges), tr.SnapshotErr)
 	}
 }
+
+// TestSnapshotOutlivesTheBodies: the served definitions a run hands to
+// Apply live in response buffers the daemon takes back after the run
+// (mcp.Bodies); the snapshot Save writes later, or after a failed write,
+// must be the definitions as served, not what the buffers hold by then.
+func TestSnapshotOutlivesTheBodies(t *testing.T) {
+	s := openStore(t, t.TempDir())
+	want := []Tool{mkTool("a"), mkTool("b", "x")}
+	var body []byte
+	for _, tl := range want {
+		body = append(body, tl.Raw...)
+	}
+	served, off := make([]Tool, len(want)), 0
+	for i, tl := range want {
+		served[i] = Tool{Name: tl.Name, Raw: body[off : off+len(tl.Raw)]}
+		off += len(tl.Raw)
+	}
+	st, _ := apply(mustLoad(t, s, "t"), t0, nil, served, true, 0, nil)
+	for i := range body { // the run is over: its buffers are overwritten
+		body[i] = 0xFF
+	}
+	mustSave(t, s, st)
+	got, err := s.LoadSnapshot("t")
+	if err != nil || len(got) != 2 {
+		t.Fatalf("snapshot: %v, %v", got, err)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || string(got[i].Raw) != string(want[i].Raw) {
+			t.Errorf("snapshot has %s %s, served %s %s", got[i].Name, got[i].Raw, want[i].Name, want[i].Raw)
+		}
+	}
+}

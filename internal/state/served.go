@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -74,6 +75,11 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 		tr.SnapshotErr = diffChanged(prev, now, changed, loadPrev, tr)
 	}
 	slices.SortFunc(cur, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	for i, t := range cur {
+		// The snapshot outlives the run, whose bodies the definitions are
+		// read from (mcp.Bodies): it keeps copies.
+		cur[i] = Tool{Name: t.Name, Raw: bytes.Clone(t.Raw)}
+	}
 	next.ToolHashes = hashes
 	next.ServedLastChange = now
 	next.snap, next.snapPending = cur, true
