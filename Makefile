@@ -9,7 +9,7 @@ LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
 # fixed in Go 1.27), with no failing input. A count has no deadline to race.
 FUZZTIME ?= 100000x
 
-.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser
+.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -34,6 +34,13 @@ deploy-check:
 	elif [ -n "$$CI" ]; then echo "promtool missing in CI" >&2; exit 1; \
 	else echo "NOTICE: promtool not installed (apt-get install prometheus): alert rule checks skipped"; fi
 	cd deploy/validate && $(GO) test -count=1 ./...
+
+# Regenerate what comes from the monitoring mixin (deploy/mixin, evaluated
+# with go-jsonnet): deploy/prometheus/alerts.yml, the kustomize
+# PrometheusRule, deploy/grafana/driftd.json and the Helm chart's copies.
+# deploy-check fails while the committed files differ from its output.
+mixin:
+	cd deploy/validate && $(GO) run ./cmd/generate -root ../..
 
 # End to end on loopback: driftd demo, a real Prometheus scraping it with the
 # shipped rules, a real Alertmanager routing to a local webhook; bounded.
