@@ -33,13 +33,13 @@ func TestConfigMapsPassConfigCheck(t *testing.T) {
 		t.Fatalf("go build ./cmd/driftd: %v\n%s", err, out)
 	}
 	checked := 0
-	for _, bd := range builds {
-		o := build(t, bd.dir)
+	for _, bd := range sources() {
+		o := bd.load(t)
 		for _, cm := range o.configMaps {
 			if _, ok := cm.Data[path.Base(configFile)]; !ok {
 				continue
 			}
-			t.Run(bd.dir+"/"+cm.Name, func(t *testing.T) {
+			t.Run(bd.name+"/"+cm.Name, func(t *testing.T) {
 				dir := t.TempDir()
 				for k, v := range cm.Data {
 					if err := os.WriteFile(filepath.Join(dir, k), []byte(v), 0o644); err != nil {
