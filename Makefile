@@ -3,13 +3,17 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
+# make image: the image's name, and its time (the commit's, so the same
+# commit gives the same image digest).
+IMAGE    ?= registry.example.com/driftd
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 # Fuzz budgets are execution counts, not durations: with a duration Go
 # 1.26's fuzz coordinator can report a bare "context deadline exceeded" as a
 # failure when -fuzztime expires under CPU contention (go.dev/issue/75804,
 # fixed in Go 1.27), with no failing input. A count has no deadline to race.
 FUZZTIME ?= 100000x
 
-.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin
+.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -34,6 +38,19 @@ deploy-check:
 	elif [ -n "$$CI" ]; then echo "promtool missing in CI" >&2; exit 1; \
 	else echo "NOTICE: promtool not installed (apt-get install prometheus): alert rule checks skipped"; fi
 	cd deploy/validate && $(GO) test -count=1 ./...
+
+# The container image without a container engine (docs/deploy.md, "The
+# image"): bin/driftd on no base image, with the build machine's CA bundle
+# (Debian: apt-get install ca-certificates), user 65532, port 9820, OCI
+# labels, no shell; written as bin/driftd-image.tar, both an OCI image
+# layout (skopeo copy oci-archive:…) and a docker save archive (crane push,
+# docker load). Then the tar is opened and checked (deploy/validate
+# TestImage). The Dockerfile builds the same layout with Docker.
+image: build
+	cd deploy/validate && $(GO) run ./cmd/image -binary ../../bin/driftd -out ../../bin/driftd-image.tar \
+		-ref '$(IMAGE):$(VERSION)' -version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
+	cd deploy/validate && DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='$(VERSION)' \
+		$(GO) test -count=1 -run '^TestImage$$' .
 
 # Regenerate what comes from the monitoring mixin (deploy/mixin, evaluated
 # with go-jsonnet): deploy/prometheus/alerts.yml, the kustomize
