@@ -1,4 +1,6 @@
-# driftd — build, test, run the demo, benchmarks, lint.
+# driftd — build, test, run the demo, benchmarks, lint; the deploy
+# artefacts: the container image (make image), the files generated from the
+# monitoring mixin (make mixin), their offline checks (make deploy-check).
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -26,12 +28,18 @@ test:
 	$(MAKE) fuzz FUZZTIME=20000x
 	$(MAKE) deploy-check
 
-# The shipped deploy artefacts, checked offline: alert rules and their
-# promtool tests, the Kubernetes overlays strict-decoded into their API
-# types, the Grafana dashboard's PromQL (deploy/validate is its own module,
-# so the main module does not carry the Kubernetes and Prometheus APIs).
-# Without promtool (apt-get install prometheus) the rule checks are skipped
-# with a notice, except in CI, where .ci/run installs it.
+# The shipped deploy artefacts, checked offline (docs/deploy.md,
+# "Validating offline"): alert rules and their promtool tests; in
+# deploy/validate, the kustomize overlays and the Helm chart (rendered and
+# linted with the helm library, defaults and each ci/ variant)
+# strict-decoded into their API types and held to the same checks, the
+# files generated from deploy/mixin compared byte for byte, the dashboard's
+# PromQL, the Dockerfile, an image built and opened, the systemd unit
+# (systemd-analyze when installed). deploy/validate is its own module, so
+# the main module does not carry the Kubernetes, Prometheus, Helm and
+# jsonnet libraries. Without promtool (apt-get install prometheus) or
+# systemd-analyze (apt-get install systemd) those checks are skipped with a
+# notice, except in CI, where .ci/run installs them.
 deploy-check:
 	@if command -v promtool >/dev/null 2>&1; then \
 		promtool check rules deploy/prometheus/alerts.yml && promtool test rules deploy/prometheus/alerts_test.yml; \
