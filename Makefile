@@ -54,10 +54,12 @@ deploy-check:
 # layout (skopeo copy oci-archive:…) and a docker save archive (crane push,
 # docker load). Then the tar is opened and checked (deploy/validate
 # TestImage). The Dockerfile builds the same layout with Docker.
+# GOOS/GOARCH pick the binary's platform (GOARCH=arm64 make image); the
+# image tool and its test run on this machine's.
 image: build
-	cd deploy/validate && $(GO) run ./cmd/image -binary ../../bin/driftd -out ../../bin/driftd-image.tar \
+	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/image -binary ../../bin/driftd -out ../../bin/driftd-image.tar \
 		-ref '$(IMAGE):$(VERSION)' -version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
-	cd deploy/validate && DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='$(VERSION)' \
+	cd deploy/validate && GOOS= GOARCH= DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='$(VERSION)' \
 		$(GO) test -count=1 -run '^TestImage$$' .
 
 # Regenerate what comes from the monitoring mixin (deploy/mixin, evaluated
