@@ -1,4 +1,6 @@
 # driftd: a static binary on distroless, running as non-root (65532).
+# `make image` builds the same layout without Docker (an OCI tar in bin/);
+# deploy/validate holds the two to the same paths, user, port and labels.
 #
 #   docker build -t driftd \
 #     --build-arg VERSION=$(git describe --tags --always --dirty) \
@@ -28,6 +30,15 @@ RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
  && mkdir -p /out/state
 
 FROM gcr.io/distroless/static-debian12:nonroot
+ARG VERSION=0.1.0-dev
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="driftd" \
+      org.opencontainers.image.description="Probes MCP servers for drift and exports Prometheus metrics" \
+      org.opencontainers.image.source="https://github.com/driftd/driftd" \
+      org.opencontainers.image.url="https://github.com/driftd/driftd" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
 COPY --from=build /out/driftd /usr/local/bin/driftd
 COPY --from=build --chown=65532:65532 /out/state /var/lib/driftd
 USER 65532:65532

@@ -1,15 +1,21 @@
-# driftd — build, test, run the demo, benchmarks, lint.
+# driftd — build, test, run the demo, benchmarks, lint; the deploy
+# artefacts: the container image (make image), the files generated from the
+# monitoring mixin (make mixin), their offline checks (make deploy-check).
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
 REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
+# make image: the image's name, and its time (the commit's, so the same
+# commit gives the same image digest).
+IMAGE    ?= registry.example.com/driftd
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
 # Fuzz budgets are execution counts, not durations: with a duration Go
 # 1.26's fuzz coordinator can report a bare "context deadline exceeded" as a
 # failure when -fuzztime expires under CPU contention (go.dev/issue/75804,
 # fixed in Go 1.27), with no failing input. A count has no deadline to race.
 FUZZTIME ?= 100000x
 
-.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser
+.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
@@ -22,18 +28,46 @@ test:
 	$(MAKE) fuzz FUZZTIME=20000x
 	$(MAKE) deploy-check
 
-# The shipped deploy artefacts, checked offline: alert rules and their
-# promtool tests, the Kubernetes overlays strict-decoded into their API
-# types, the Grafana dashboard's PromQL (deploy/validate is its own module,
-# so the main module does not carry the Kubernetes and Prometheus APIs).
-# Without promtool (apt-get install prometheus) the rule checks are skipped
-# with a notice, except in CI, where .ci/run installs it.
+# The shipped deploy artefacts, checked offline (docs/deploy.md,
+# "Validating offline"): alert rules and their promtool tests; in
+# deploy/validate, the kustomize overlays and the Helm chart (rendered and
+# linted with the helm library, defaults and each ci/ variant)
+# strict-decoded into their API types and held to the same checks, the
+# files generated from deploy/mixin compared byte for byte, the dashboard's
+# PromQL, the Dockerfile, an image built and opened, the systemd unit
+# (systemd-analyze when installed). deploy/validate is its own module, so
+# the main module does not carry the Kubernetes, Prometheus, Helm and
+# jsonnet libraries. Without promtool (apt-get install prometheus) or
+# systemd-analyze (apt-get install systemd) those checks are skipped with a
+# notice, except in CI, where .ci/run installs them.
 deploy-check:
 	@if command -v promtool >/dev/null 2>&1; then \
 		promtool check rules deploy/prometheus/alerts.yml && promtool test rules deploy/prometheus/alerts_test.yml; \
 	elif [ -n "$$CI" ]; then echo "promtool missing in CI" >&2; exit 1; \
 	else echo "NOTICE: promtool not installed (apt-get install prometheus): alert rule checks skipped"; fi
 	cd deploy/validate && $(GO) test -count=1 ./...
+
+# The container image without a container engine (docs/deploy.md, "The
+# image"): bin/driftd on no base image, with the build machine's CA bundle
+# (Debian: apt-get install ca-certificates), user 65532, port 9820, OCI
+# labels, no shell; written as bin/driftd-image.tar, both an OCI image
+# layout (skopeo copy oci-archive:…) and a docker save archive (crane push,
+# docker load). Then the tar is opened and checked (deploy/validate
+# TestImage). The Dockerfile builds the same layout with Docker.
+# GOOS/GOARCH pick the binary's platform (GOARCH=arm64 make image); the
+# image tool and its test run on this machine's.
+image: build
+	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/image -binary ../../bin/driftd -out ../../bin/driftd-image.tar \
+		-ref '$(IMAGE):$(VERSION)' -version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
+	cd deploy/validate && GOOS= GOARCH= DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='$(VERSION)' \
+		$(GO) test -count=1 -run '^TestImage$$' .
+
+# Regenerate what comes from the monitoring mixin (deploy/mixin, evaluated
+# with go-jsonnet): deploy/prometheus/alerts.yml, the kustomize
+# PrometheusRule, deploy/grafana/driftd.json and the Helm chart's copies.
+# deploy-check fails while the committed files differ from its output.
+mixin:
+	cd deploy/validate && $(GO) run ./cmd/generate -root ../..
 
 # End to end on loopback: driftd demo, a real Prometheus scraping it with the
 # shipped rules, a real Alertmanager routing to a local webhook; bounded.

@@ -12,34 +12,15 @@ import (
 // `driftd config check`: the real parser and validator, with every manifest
 // loaded. The binary is built from the main module at the repository root.
 func TestConfigMapsPassConfigCheck(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds driftd; skipped with -short")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command on PATH")
-	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "cmd", "driftd")); err != nil {
-		t.Skipf("no cmd/driftd at the repository root: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "driftd")
-	b := exec.Command(goBin, "build", "-o", bin, "./cmd/driftd")
-	b.Dir = root
-	if out, err := b.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/driftd: %v\n%s", err, out)
-	}
+	bin := driftdBinary(t)
 	checked := 0
-	for _, bd := range builds {
-		o := build(t, bd.dir)
+	for _, bd := range sources() {
+		o := bd.load(t)
 		for _, cm := range o.configMaps {
 			if _, ok := cm.Data[path.Base(configFile)]; !ok {
 				continue
 			}
-			t.Run(bd.dir+"/"+cm.Name, func(t *testing.T) {
+			t.Run(bd.name+"/"+cm.Name, func(t *testing.T) {
 				dir := t.TempDir()
 				for k, v := range cm.Data {
 					if err := os.WriteFile(filepath.Join(dir, k), []byte(v), 0o644); err != nil {

@@ -2,13 +2,20 @@ package validate
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/driftd/driftd/deploy/validate/ociimage"
 )
+
+// key="value" or key=value in a LABEL instruction.
+var labelPair = regexp.MustCompile(`([\w.-]+)=("[^"]*"|\S+)`)
 
 // The Dockerfile cannot be built here (no container engine); these checks
 // read it as text: the stages, the build command and the final image's
@@ -108,26 +115,52 @@ func TestDockerfile(t *testing.T) {
 		}
 	}
 
-	// The runtime: non-root, the port, driftd as entrypoint, run as default.
+	// The runtime: the layout of the image `make image` builds
+	// (ociimage): non-root, the port, driftd as entrypoint, run as default,
+	// the binary and the state directory where the image has them, the
+	// same OCI labels.
 	last := map[string]string{}
+	var copied []string
+	labels := map[string]string{}
 	for _, in := range stages[1] {
 		last[in.cmd] = in.args
-		if in.cmd == "RUN" {
+		switch in.cmd {
+		case "RUN":
 			t.Errorf("RUN in the distroless stage: it has no shell")
+		case "COPY":
+			f := strings.Fields(in.args)
+			copied = append(copied, f[len(f)-1])
+		case "LABEL":
+			for _, m := range labelPair.FindAllStringSubmatch(in.args, -1) {
+				labels[m[1]] = strings.Trim(m[2], `"`)
+			}
 		}
 	}
-	if u := last["USER"]; u != "65532" && u != "65532:65532" && u != "nonroot" && u != "nonroot:nonroot" {
-		t.Errorf("USER %q, want 65532", u)
+	if u, want := last["USER"], fmt.Sprintf("%d:%d", ociimage.UID, ociimage.UID); u != want {
+		t.Errorf("USER %q, want %s as the image has", u, want)
 	}
-	if last["EXPOSE"] != "9820" {
-		t.Errorf("EXPOSE %q, want 9820", last["EXPOSE"])
+	if p := last["EXPOSE"]; p+"/tcp" != ociimage.Port {
+		t.Errorf("EXPOSE %q, want %s", p, ociimage.Port)
 	}
 	var entry, cmd []string
-	if err := json.Unmarshal([]byte(last["ENTRYPOINT"]), &entry); err != nil || len(entry) != 1 || filepath.Base(entry[0]) != "driftd" {
-		t.Errorf("ENTRYPOINT %q: want the exec form [\".../driftd\"] (%v)", last["ENTRYPOINT"], err)
+	if err := json.Unmarshal([]byte(last["ENTRYPOINT"]), &entry); err != nil || !slices.Equal(entry, []string{ociimage.BinaryPath}) {
+		t.Errorf("ENTRYPOINT %q: want the exec form [%q] (%v)", last["ENTRYPOINT"], ociimage.BinaryPath, err)
 	}
-	if err := json.Unmarshal([]byte(last["CMD"]), &cmd); err != nil || !slices.Equal(cmd, []string{"run", "--config.file", configFile}) {
-		t.Errorf("CMD %q: want [\"run\", \"--config\", %q] (%v)", last["CMD"], configFile, err)
+	if err := json.Unmarshal([]byte(last["CMD"]), &cmd); err != nil || !slices.Equal(cmd, []string{"run", "--config.file", configFile}) || configFile != ociimage.ConfigFile {
+		t.Errorf("CMD %q: want [\"run\", \"--config.file\", %q] (%v)", last["CMD"], configFile, err)
+	}
+	for _, p := range []string{ociimage.BinaryPath, ociimage.StateDir} {
+		if !slices.Contains(copied, p) {
+			t.Errorf("the runtime stage copies to %v, not to %s", copied, p)
+		}
+	}
+	for k, v := range ociimage.Labels("${VERSION}", "${REVISION}", time.Time{}) {
+		if k == "org.opencontainers.image.created" {
+			continue // a docker build stamps its own time
+		}
+		if labels[k] != v {
+			t.Errorf("LABEL %s=%q, want %q as the image has", k, labels[k], v)
+		}
 	}
 
 	// The ldflags must name variables that exist.

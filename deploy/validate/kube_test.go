@@ -33,20 +33,35 @@ const (
 	driftdImageRef = "registry.example.com/driftd" // the base's images: entry
 )
 
-// The kustomizations that must build, and what each must contain.
-var builds = []struct {
-	dir        string
+// A source is one way driftd's manifests are made (a kustomize build, the
+// Helm chart rendered with one values file), with what it must hold. Every
+// source goes through the same decoding and checks.
+type source struct {
+	name       string
 	kinds      []string // kinds that must be present (at least one each)
 	monitoring bool     // carries the ServiceMonitor and PrometheusRule
-	sidecar    bool     // driftd shares its pod with an MCP server
-}{
-	{dir: "base", kinds: []string{"Deployment", "Service", "ConfigMap", "ServiceAccount"}},
-	{dir: "overlays/standalone", kinds: []string{"Namespace", "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"}, monitoring: true},
-	{dir: "overlays/sidecar", kinds: []string{"Deployment", "Service", "ConfigMap", "ServiceMonitor", "PrometheusRule"}, monitoring: true, sidecar: true},
-	{dir: "overlays/sharded", kinds: []string{"Namespace", "StatefulSet", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"}, monitoring: true},
+	sidecar    bool     // driftd joins another workload's pod
+	load       func(t *testing.T) *objects
 }
 
-// objects is one kustomize build, strict-decoded.
+// The kustomizations that must build, and what each must contain.
+var builds = []source{
+	kustomize("base", false, false, "Deployment", "Service", "ConfigMap", "ServiceAccount"),
+	kustomize("overlays/standalone", true, false, "Namespace", "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"),
+	kustomize("overlays/sidecar", true, true, "Deployment", "Service", "ConfigMap", "ServiceMonitor", "PrometheusRule"),
+	kustomize("overlays/sharded", true, false, "Namespace", "StatefulSet", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"),
+}
+
+func kustomize(dir string, monitoring, sidecar bool, kinds ...string) source {
+	return source{name: "kustomize " + dir, kinds: kinds, monitoring: monitoring, sidecar: sidecar,
+		load: func(t *testing.T) *objects { return build(t, dir) }}
+}
+
+// sources is every kustomize build and every chart variant.
+func sources() []source { return append(slices.Clone(builds), charts...) }
+
+// objects is one set of manifests (a kustomize build, a chart rendered
+// with one values file), strict-decoded.
 type objects struct {
 	namespaces      []*corev1.Namespace
 	deployments     []*appsv1.Deployment
@@ -54,6 +69,7 @@ type objects struct {
 	services        []*corev1.Service
 	configMaps      []*corev1.ConfigMap
 	serviceAccounts []*corev1.ServiceAccount
+	pvcs            []*corev1.PersistentVolumeClaim
 	serviceMonitors []*monitoringv1.ServiceMonitor
 	prometheusRules []*monitoringv1.PrometheusRule
 	kinds           map[string]int
@@ -74,59 +90,77 @@ func build(t *testing.T, dir string) *objects {
 		if err != nil {
 			t.Fatalf("%s: %s/%s as YAML: %v", dir, r.GetKind(), r.GetName(), err)
 		}
-		id := fmt.Sprintf("%s: %s %s/%s", dir, r.GetApiVersion(), r.GetKind(), r.GetName())
-		var into any
-		switch gk := r.GetApiVersion() + " " + r.GetKind(); gk {
-		case "v1 Namespace":
-			v := &corev1.Namespace{}
-			o.namespaces, into = append(o.namespaces, v), v
-		case "apps/v1 Deployment":
-			v := &appsv1.Deployment{}
-			o.deployments, into = append(o.deployments, v), v
-		case "apps/v1 StatefulSet":
-			v := &appsv1.StatefulSet{}
-			o.statefulSets, into = append(o.statefulSets, v), v
-		case "v1 Service":
-			v := &corev1.Service{}
-			o.services, into = append(o.services, v), v
-		case "v1 ConfigMap":
-			v := &corev1.ConfigMap{}
-			o.configMaps, into = append(o.configMaps, v), v
-		case "v1 ServiceAccount":
-			v := &corev1.ServiceAccount{}
-			o.serviceAccounts, into = append(o.serviceAccounts, v), v
-		case "monitoring.coreos.com/v1 ServiceMonitor":
-			v := &monitoringv1.ServiceMonitor{}
-			o.serviceMonitors, into = append(o.serviceMonitors, v), v
-		case "monitoring.coreos.com/v1 PrometheusRule":
-			v := &monitoringv1.PrometheusRule{}
-			o.prometheusRules, into = append(o.prometheusRules, v), v
-		default:
-			t.Fatalf("%s: no API type known for %q: add it to build()", id, gk)
-		}
-		// Strict: duplicate keys and fields the type does not have fail.
-		if err := yaml.UnmarshalStrict(y, into); err != nil {
-			t.Fatalf("%s: strict decode: %v\n%s", id, err, y)
-		}
-		o.kinds[r.GetKind()]++
-		if errs := validation.IsDNS1123Subdomain(r.GetName()); len(errs) > 0 {
-			t.Errorf("%s: name: %v", id, errs)
-		}
+		o.decode(t, dir, y)
 	}
 	return o
 }
 
-func TestKustomizeBuilds(t *testing.T) {
-	for _, b := range builds {
-		t.Run(b.dir, func(t *testing.T) {
-			o := build(t, b.dir)
+// decode strict-decodes one object's YAML into its API type and files it.
+func (o *objects) decode(t *testing.T, where string, y []byte) {
+	t.Helper()
+	var meta struct {
+		metav1.TypeMeta `json:",inline"`
+		Metadata        struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	if err := yaml.Unmarshal(y, &meta); err != nil {
+		t.Fatalf("%s: %v\n%s", where, err, y)
+	}
+	id := fmt.Sprintf("%s: %s %s/%s", where, meta.APIVersion, meta.Kind, meta.Metadata.Name)
+	var into any
+	switch gk := meta.APIVersion + " " + meta.Kind; gk {
+	case "v1 Namespace":
+		v := &corev1.Namespace{}
+		o.namespaces, into = append(o.namespaces, v), v
+	case "apps/v1 Deployment":
+		v := &appsv1.Deployment{}
+		o.deployments, into = append(o.deployments, v), v
+	case "apps/v1 StatefulSet":
+		v := &appsv1.StatefulSet{}
+		o.statefulSets, into = append(o.statefulSets, v), v
+	case "v1 Service":
+		v := &corev1.Service{}
+		o.services, into = append(o.services, v), v
+	case "v1 ConfigMap":
+		v := &corev1.ConfigMap{}
+		o.configMaps, into = append(o.configMaps, v), v
+	case "v1 ServiceAccount":
+		v := &corev1.ServiceAccount{}
+		o.serviceAccounts, into = append(o.serviceAccounts, v), v
+	case "v1 PersistentVolumeClaim":
+		v := &corev1.PersistentVolumeClaim{}
+		o.pvcs, into = append(o.pvcs, v), v
+	case "monitoring.coreos.com/v1 ServiceMonitor":
+		v := &monitoringv1.ServiceMonitor{}
+		o.serviceMonitors, into = append(o.serviceMonitors, v), v
+	case "monitoring.coreos.com/v1 PrometheusRule":
+		v := &monitoringv1.PrometheusRule{}
+		o.prometheusRules, into = append(o.prometheusRules, v), v
+	default:
+		t.Fatalf("%s: no API type known for %q: add it to decode()", id, gk)
+	}
+	// Strict: duplicate keys and fields the type does not have fail.
+	if err := yaml.UnmarshalStrict(y, into); err != nil {
+		t.Fatalf("%s: strict decode: %v\n%s", id, err, y)
+	}
+	o.kinds[meta.Kind]++
+	if errs := validation.IsDNS1123Subdomain(meta.Metadata.Name); len(errs) > 0 {
+		t.Errorf("%s: name: %v", id, errs)
+	}
+}
+
+func TestBuilds(t *testing.T) {
+	for _, b := range sources() {
+		t.Run(b.name, func(t *testing.T) {
+			o := b.load(t)
 			for _, k := range b.kinds {
 				if o.kinds[k] == 0 {
 					t.Errorf("no %s in the build (have %v)", k, o.kinds)
 				}
 			}
 			if !b.monitoring && (len(o.serviceMonitors) > 0 || len(o.prometheusRules) > 0) {
-				t.Errorf("prometheus-operator objects in %s: they belong in the monitoring component", b.dir)
+				t.Errorf("prometheus-operator objects in %s: they belong in the monitoring component (or behind the chart's enabled flags)", b.name)
 			}
 		})
 	}
@@ -166,9 +200,9 @@ func driftdContainers(spec *corev1.PodSpec) []*corev1.Container {
 }
 
 func TestDriftdContainers(t *testing.T) {
-	for _, b := range builds {
-		t.Run(b.dir, func(t *testing.T) {
-			o := build(t, b.dir)
+	for _, b := range sources() {
+		t.Run(b.name, func(t *testing.T) {
+			o := b.load(t)
 			found := 0
 			for _, w := range o.workloads() {
 				cs := driftdContainers(&w.template.Spec)
@@ -182,7 +216,7 @@ func TestDriftdContainers(t *testing.T) {
 				}
 			}
 			if found != 1 {
-				t.Fatalf("%d driftd containers in %s, want 1", found, b.dir)
+				t.Fatalf("%d driftd containers in %s, want 1", found, b.name)
 			}
 		})
 	}
@@ -391,6 +425,32 @@ func checkContainer(t *testing.T, o *objects, w workload, c *corev1.Container) {
 	} else {
 		t.Errorf("%s: state_dir volume %q is neither an emptyDir nor a PVC", where, sm.Name)
 	}
+	for _, v := range spec.Volumes {
+		if c := v.PersistentVolumeClaim; c != nil && !slices.ContainsFunc(o.pvcs, func(p *corev1.PersistentVolumeClaim) bool { return p.Name == c.ClaimName }) {
+			t.Errorf("%s: volume %s claims %q, which is not in the build", where, v.Name, c.ClaimName)
+		}
+	}
+
+	// Credentials: every file a target's http_client reads (credentials_file,
+	// password_file, http_headers files…) is in a Secret or ConfigMap
+	// mounted into this container, so it exists and follows rotation.
+	for _, tg := range cfg.Targets {
+		for _, f := range secretFiles(tg.HTTPClient) {
+			if !path.IsAbs(f) {
+				f = path.Join(configDir, f)
+			}
+			mounted := false
+			for mp, m := range mounts {
+				v := volumes[m.Name]
+				if v != nil && (v.Secret != nil || v.ConfigMap != nil || v.Projected != nil) && strings.HasPrefix(f, strings.TrimSuffix(mp, "/")+"/") {
+					mounted = true
+				}
+			}
+			if !mounted {
+				t.Errorf("%s: target %s reads %s, which no Secret or ConfigMap mount of the container provides", where, tg.Name, f)
+			}
+		}
+	}
 
 	// Sidecar: every target is the pod's own loopback, on a port another
 	// container of the pod serves.
@@ -455,6 +515,34 @@ type driftdConfig struct {
 	} `json:"targets"`
 }
 
+// secretFiles returns the file paths an http_client block reads: the
+// values of its *_file keys and of its http_headers' files lists.
+func secretFiles(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && strings.HasSuffix(k, "_file") && s != "" {
+				out = append(out, s)
+			}
+			if l, ok := e.([]any); ok && k == "files" {
+				for _, f := range l {
+					if s, ok := f.(string); ok {
+						out = append(out, s)
+					}
+				}
+			}
+			out = append(out, secretFiles(e)...)
+		}
+	case []any:
+		for _, e := range x {
+			out = append(out, secretFiles(e)...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // checkConfigMap checks that the ConfigMap carries driftd.yml and every
 // manifest it names, as flat keys beside it.
 func checkConfigMap(t *testing.T, cm *corev1.ConfigMap) *driftdConfig {
@@ -506,12 +594,12 @@ func keys[V any](m map[string]V) []string {
 }
 
 func TestServiceMonitor(t *testing.T) {
-	for _, b := range builds {
+	for _, b := range sources() {
 		if !b.monitoring {
 			continue
 		}
-		t.Run(b.dir, func(t *testing.T) {
-			o := build(t, b.dir)
+		t.Run(b.name, func(t *testing.T) {
+			o := b.load(t)
 			if len(o.serviceMonitors) != 1 {
 				t.Fatalf("%d ServiceMonitors, want 1", len(o.serviceMonitors))
 			}
@@ -529,7 +617,7 @@ func TestServiceMonitor(t *testing.T) {
 			}
 			selected := 0
 			for _, s := range o.services {
-				if !sel.Matches(labels.Set(s.Labels)) {
+				if !sel.Matches(labels.Set(s.Labels)) || !selectsNamespace(sm, s.Namespace) {
 					continue
 				}
 				selected++
@@ -546,6 +634,18 @@ func TestServiceMonitor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// selectsNamespace: a ServiceMonitor looks for Services in its own
+// namespace unless its namespaceSelector says otherwise.
+func selectsNamespace(sm *monitoringv1.ServiceMonitor, ns string) bool {
+	switch sel := sm.Spec.NamespaceSelector; {
+	case sel.Any:
+		return true
+	case len(sel.MatchNames) > 0:
+		return slices.Contains(sel.MatchNames, ns)
+	}
+	return ns == sm.Namespace
 }
 
 // checkShards: a StatefulSet of N replicas runs each driftd container with
@@ -579,11 +679,11 @@ func checkShards(t *testing.T, w workload) {
 // and of the overlays that bring their own pod spec move together.
 func TestOneDriftdImage(t *testing.T) {
 	images := map[string][]string{}
-	for _, b := range builds {
-		o := build(t, b.dir)
+	for _, b := range sources() {
+		o := b.load(t)
 		for _, w := range o.workloads() {
 			for _, c := range driftdContainers(&w.template.Spec) {
-				images[c.Image] = append(images[c.Image], b.dir)
+				images[c.Image] = append(images[c.Image], b.name)
 			}
 		}
 	}

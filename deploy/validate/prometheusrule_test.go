@@ -1,59 +1,15 @@
 package validate
 
 import (
-	"bytes"
-	"errors"
-	"flag"
 	"fmt"
-	"io/fs"
-	"os"
-	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"sigs.k8s.io/yaml"
 )
 
-var update = flag.Bool("update", false, "regenerate deploy/kubernetes/base/monitoring/prometheusrule.yaml from deploy/prometheus/alerts.yml")
-
-const (
-	alertsPath = "../prometheus/alerts.yml"
-	rulePath   = kubeDir + "/base/monitoring/prometheusrule.yaml"
-)
-
-const ruleHeader = `# GENERATED from deploy/prometheus/alerts.yml: do not edit by hand.
-# Regenerate with
-#   cd deploy/validate && go test -run TestPrometheusRuleMatchesAlerts -update
-# deploy/validate fails while spec.groups differs from alerts.yml's groups.
-apiVersion: monitoring.coreos.com/v1
-kind: PrometheusRule
-metadata:
-  name: driftd
-  labels:
-    app.kubernetes.io/name: driftd
-spec:
-`
-
-// generateRule wraps the text of alerts.yml, comments and all, as the spec
-// of a PrometheusRule: a rule file's top level is `groups:`, and so is a
-// PrometheusRule's spec.
-func generateRule(alerts []byte) []byte {
-	var b bytes.Buffer
-	b.WriteString(ruleHeader)
-	for _, line := range strings.Split(strings.TrimRight(string(alerts), "\n"), "\n") {
-		if strings.TrimSpace(line) == "---" {
-			continue
-		}
-		if strings.TrimSpace(line) == "" {
-			b.WriteString("\n")
-			continue
-		}
-		b.WriteString("  " + line + "\n")
-	}
-	return b.Bytes()
-}
+const alertsPath = "../prometheus/alerts.yml"
 
 // groupsOf decodes YAML into generic values and returns the groups found
 // under the given path of keys.
@@ -77,63 +33,6 @@ func groupsOf(t *testing.T, name string, data []byte, keys ...string) []any {
 		t.Fatalf("%s: %s is not a non-empty list", name, strings.Join(keys, "."))
 	}
 	return groups
-}
-
-func TestPrometheusRuleMatchesAlerts(t *testing.T) {
-	alerts, err := os.ReadFile(alertsPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("%s does not exist yet: nothing to compare %s with", alertsPath, rulePath)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *update {
-		if err := os.WriteFile(rulePath, generateRule(alerts), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", rulePath)
-	}
-	rule, err := os.ReadFile(rulePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := groupsOf(t, alertsPath, alerts, "groups")
-	got := groupsOf(t, rulePath, rule, "spec", "groups")
-	if reflect.DeepEqual(got, want) {
-		return
-	}
-	var diffs []string
-	for i := 0; i < max(len(got), len(want)); i++ {
-		switch {
-		case i >= len(got):
-			diffs = append(diffs, fmt.Sprintf("group %d (%v) is missing from the PrometheusRule", i, groupName(want[i])))
-		case i >= len(want):
-			diffs = append(diffs, fmt.Sprintf("group %d (%v) is not in alerts.yml", i, groupName(got[i])))
-		case !reflect.DeepEqual(got[i], want[i]):
-			diffs = append(diffs, fmt.Sprintf("group %d (%v) differs: %s", i, groupName(want[i]), describeDiff(got[i], want[i])))
-		}
-	}
-	t.Fatalf("the PrometheusRule's spec.groups differs from %s's groups; regenerate it with\n"+
-		"  cd deploy/validate && go test -run TestPrometheusRuleMatchesAlerts -update\n%s",
-		alertsPath, strings.Join(diffs, "\n"))
-}
-
-func groupName(g any) any {
-	if m, ok := g.(map[string]any); ok {
-		return m["name"]
-	}
-	return g
-}
-
-// The generator must produce a PrometheusRule whose groups are the input's.
-func TestGenerateRule(t *testing.T) {
-	in := []byte("# comment\n---\ngroups:\n  - name: driftd\n    rules:\n      - alert: A\n        expr: |\n          driftd_targets\n\n          == 0\n        for: 5m\n")
-	out := generateRule(in)
-	want := groupsOf(t, "in", in, "groups")
-	got := groupsOf(t, "out", out, "spec", "groups")
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("generated %v, want %v\n%s", got, want, out)
-	}
 }
 
 var camelCase = regexp.MustCompile(`^[A-Z][A-Za-z0-9]*$`)
@@ -177,61 +76,4 @@ func TestPrometheusRuleContents(t *testing.T) {
 	if n == 0 {
 		t.Fatal("the PrometheusRule has no rules")
 	}
-}
-
-// describeDiff names what differs between two groups: the rules missing on
-// either side, or the keys of the first rule that differs.
-func describeDiff(got, want any) string {
-	gm, _ := got.(map[string]any)
-	wm, _ := want.(map[string]any)
-	var out []string
-	for k := range wm {
-		if k != "rules" && !reflect.DeepEqual(gm[k], wm[k]) {
-			out = append(out, fmt.Sprintf("%s: %v in alerts.yml, %v in the PrometheusRule", k, wm[k], gm[k]))
-		}
-	}
-	name := func(r any) string {
-		m, _ := r.(map[string]any)
-		if a, ok := m["alert"]; ok {
-			return fmt.Sprint(a)
-		}
-		return fmt.Sprint(m["record"])
-	}
-	gr, _ := gm["rules"].([]any)
-	wr, _ := wm["rules"].([]any)
-	var gn, wn []string
-	for _, r := range gr {
-		gn = append(gn, name(r))
-	}
-	for _, r := range wr {
-		wn = append(wn, name(r))
-	}
-	if !slices.Equal(gn, wn) {
-		out = append(out, fmt.Sprintf("rules in alerts.yml %v, in the PrometheusRule %v", wn, gn))
-	} else {
-		for i := range wr {
-			if reflect.DeepEqual(gr[i], wr[i]) {
-				continue
-			}
-			g, _ := gr[i].(map[string]any)
-			w, _ := wr[i].(map[string]any)
-			var ks []string
-			for k := range w {
-				if !reflect.DeepEqual(g[k], w[k]) {
-					ks = append(ks, k)
-				}
-			}
-			for k := range g {
-				if _, ok := w[k]; !ok {
-					ks = append(ks, k)
-				}
-			}
-			slices.Sort(ks)
-			out = append(out, fmt.Sprintf("rule %s differs in %v", wn[i], ks))
-		}
-	}
-	if len(out) == 0 {
-		return "(in ways not itemised)"
-	}
-	return strings.Join(out, "; ")
 }

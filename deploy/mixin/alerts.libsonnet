@@ -1,0 +1,392 @@
+// The alert rules. Each rule's `comment::` (hidden, so no consumer of the
+// mixin sees it) is written above it in the generated alerts.yml, and
+// prometheusAlerts' own above the whole file. Runbooks: docs/runbooks.md.
+local lib = import 'lib.libsonnet';
+
+{
+  prometheusAlerts+:: {
+    local cfg = $._config,
+    local m(name, matchers='') = lib.metric(cfg, name, matchers),
+    local runbook(alert) = cfg.runbookURLPattern % std.asciiLower(alert),
+
+    // One alert per tool from the per-tool series, and its two extra arms
+    // (see MCPToolMissing's comment), for the findings of one selector.
+    local perToolFinding(matchers) = |||
+      %(finding)s
+      or
+      (
+        %(findings)s > 0
+        unless ignoring(tool)
+        %(finding)s
+      )
+      or
+      (
+        max_over_time(timestamp(%(finding)s)[%(hold)s:1m])
+        > ignoring(rule, severity, tool) group_left()
+        %(lastSuccess)s
+        and ignoring(rule, severity, tool)
+        %(success)s == 0
+      )
+    ||| % {
+      finding: m('driftd_finding', matchers),
+      findings: m('driftd_findings', matchers),
+      hold: cfg.findingHoldWindow,
+      lastSuccess: m('driftd_probe_last_success_timestamp_seconds'),
+      success: m('driftd_probe_success'),
+    },
+
+    comment:: |||
+      driftd alert rules. Runbooks: docs/runbooks.md (one section per alert,
+      anchor = the alert name in lower case). Tests: alerts_test.yml
+      (`promtool test rules deploy/prometheus/alerts_test.yml`).
+
+      Severity scheme (the `severity` label, for Alertmanager routing):
+        critical  page someone now: agents calling the server are breaking
+        warning   a ticket or a chat message for working hours
+        info      for the record: dashboards, a low-traffic channel
+      driftd's own grade of a finding (ERROR/WARN/INFO) is the `severity` label of
+      the driftd_* series; the alert's `severity` label replaces it, so alerts
+      built on findings carry it on as `finding_severity`. (Annotations and
+      templated labels see the series' labels, so `{{ $labels.severity }}` in
+      them is driftd's grade, not the alert's.)
+
+      `for:` durations assume the usual production schedule of about @every 5m:
+      a finding's gauge only changes when a run ends, so `for: 10m` means "still
+      there after two or three runs" (deploy/mixin's _config sets them). The
+      end-to-end test (deploy/e2e/run.sh) runs a copy of this file with every
+      `for:` shortened; the values here are the ones to ship.
+
+      Expressions never assume a series exists: findings series exist only
+      while a finding is active, driftd_target_info and the probe gauges only
+      after a target's first run, and the finding counters only after the first
+      finding of their rule opened.
+    |||,
+
+    groups+: [{
+      name: 'driftd',
+      rules: [
+        {
+          comment:: |||
+            One alert per missing tool, from the per-tool series. Two extra arms:
+            - a target with findings but no per-tool series (per_tool_series_limit
+              0, or the cap was reached before this rule) still alerts, once per
+              target, from the count;
+            - while the target's runs fail, a per-tool series that was still
+              exported after the last successful run (its last sample is newer
+              than driftd_probe_last_success_timestamp_seconds) keeps the alert
+              firing, for up to %(hold)s. driftd itself keeps a finding active, and on
+              /metrics, through failed runs (only a successful run resolves it:
+              docs/metrics.md), so an outage neither resolves nor re-pages; this
+              arm covers the series' gap when driftd restarts during an outage
+              (none are exported until the target's first run since start) or
+              a scrape is lost. A finding a successful run resolved is older
+              than that run and is not held.
+          ||| % { hold: cfg.findingHoldWindow },
+          alert: 'MCPToolMissing',
+          expr: perToolFinding('rule="MCP-DRIFT-TOOL-MISSING"'),
+          'for': cfg.findingFor,
+          labels: {
+            severity: cfg.pageSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: declared tool{{ if $labels.tool }} "{{ $labels.tool }}" is{{ else }}s are{{ end }} not served',
+            description: lib.fold(|||
+              {{ if $labels.tool }}The tool "{{ $labels.tool }}" is declared in the manifest of
+              {{ $labels.target }} but the server no longer lists it.{{ else }}{{ $value }}
+              tool(s) declared in the manifest of {{ $labels.target }} are not listed by the
+              server (tool names are not exported for this target: see driftd_finding_series_dropped
+              and per_tool_series_limit).{{ end }} Agents that call {{ if $labels.tool }}it{{ else }}them{{ end }} get an
+              unknown-tool error.
+              driftd grades this {{ $labels.severity }} (MCP-DRIFT-TOOL-MISSING).
+            |||),
+            runbook_url: runbook('MCPToolMissing'),
+          },
+        },
+        {
+          comment:: |||
+            Breaking schema changes: MCP-DRIFT-SCHEMA findings driftd grades ERROR
+            (every breaking BRK-* grade but BRK-UNPROVABLE, which is WARN and
+            shows up in DriftdNewFindings; raise it with severity: {BRK-UNPROVABLE:
+            ERROR} to page on it). Same extra arms as MCPToolMissing.
+          |||,
+          alert: 'MCPBreakingSchemaDrift',
+          expr: perToolFinding('rule="MCP-DRIFT-SCHEMA",severity="ERROR"'),
+          'for': cfg.findingFor,
+          labels: {
+            severity: cfg.pageSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: breaking schema change{{ if $labels.tool }} in tool "{{ $labels.tool }}"{{ end }}',
+            description: lib.fold(|||
+              {{ if $labels.tool }}The served schema of "{{ $labels.tool }}" on {{ $labels.target }} differs{{ else }}{{ $value }}
+              served schema(s) on {{ $labels.target }} differ{{ end }} from the manifest in a way
+              driftd grades breaking ({{ $labels.severity }}): callers built against the manifest are refused
+              or get results they cannot read. The report names the pointer, direction and BRK-* grade.
+            |||),
+            runbook_url: runbook('MCPBreakingSchemaDrift'),
+          },
+        },
+        {
+          comment:: |||
+            The server refused every protocol revision driftd speaks: nothing was
+            compared, so drift on this target is invisible. The run also counts as
+            a failure; DriftdProbeFailing leaves this case to this alert.
+          |||,
+          alert: 'MCPProtocolUnsupported',
+          expr: m('driftd_findings', 'rule="MCP-DRIFT-PROTOCOL-UNSUPPORTED"') + ' > 0',
+          'for': cfg.protocolUnsupportedFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: the server speaks no protocol revision driftd supports',
+            description: lib.fold(|||
+              {{ $labels.target }} refused every MCP protocol revision driftd speaks
+              (MCP-DRIFT-PROTOCOL-UNSUPPORTED, {{ $labels.severity }}). No tools were listed or
+              compared: drift on this target goes unseen until this is fixed.
+            |||),
+            runbook_url: runbook('MCPProtocolUnsupported'),
+          },
+        },
+        {
+          comment:: |||
+            A different tool set on a second connection. Briefly normal while a
+            rolling deploy has old and new replicas behind one address, hence the
+            long `for:`.
+          |||,
+          alert: 'MCPToolSetVariesPerConnection',
+          expr: m('driftd_findings', 'rule="MCP-CONF-TOOLSET-VARIES"') + ' > 0',
+          'for': cfg.toolSetVariesFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: the tool set differs between connections',
+            description: lib.fold(|||
+              Two connections to {{ $labels.target }} listed different tool sets
+              (MCP-CONF-TOOLSET-VARIES, {{ $labels.severity }}); the MCP specification says the list
+              must not vary per connection. Usually replicas running different versions behind one
+              address; agents see tools appear and disappear.
+            |||),
+            runbook_url: runbook('MCPToolSetVariesPerConnection'),
+          },
+        },
+        {
+          comment:: |||
+            tools/list answered without credentials on a production target.
+            driftd grades MCP-AUTH-ANONYMOUS-LIST ERROR only for production; the
+            join keeps a severity override on another class from raising it here.
+          |||,
+          alert: 'MCPAnonymousAccessProduction',
+          expr: |||
+            %s > 0
+            and on(job, instance, target)
+            %s
+          ||| % [
+            m('driftd_findings', 'rule="MCP-AUTH-ANONYMOUS-LIST",severity="ERROR"'),
+            m('driftd_target_info', 'classification="production"'),
+          ],
+          'for': cfg.anonymousAccessFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: production MCP server lists its tools without credentials',
+            description: lib.fold(|||
+              The production target {{ $labels.target }} answered tools/list to a request without
+              credentials (MCP-AUTH-ANONYMOUS-LIST, {{ $labels.severity }}). Anyone who can reach it
+              can enumerate its tools, and possibly call them.
+            |||),
+            runbook_url: runbook('MCPAnonymousAccessProduction'),
+          },
+        },
+        {
+          comment:: |||
+            The last run could not list and compare the tools. Each failed run
+            holds the gauge at 0 until the next, so `for: 15m` is three failed
+            runs at @every 5m. Protocol refusals have their own alert.
+          |||,
+          alert: 'DriftdProbeFailing',
+          expr: |||
+            %s == 0
+            unless ignoring(rule, severity)
+            %s
+          ||| % [
+            m('driftd_probe_success'),
+            m('driftd_findings', 'rule="MCP-DRIFT-PROTOCOL-UNSUPPORTED"'),
+          ],
+          'for': cfg.probeFailingFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+          },
+          annotations: {
+            summary: 'driftd cannot probe {{ $labels.target }}',
+            description: lib.fold(|||
+              The runs of {{ $labels.target }} have failed for at least %s: driftd cannot
+              list and compare its tools, so drift goes unseen. The reason is in
+              driftd_probe_failures_total{target="{{ $labels.target }}"} and the target's report.
+            ||| % lib.humanize(cfg.probeFailingFor)),
+            runbook_url: runbook('DriftdProbeFailing'),
+          },
+        },
+        {
+          comment:: |||
+            No run has ended for %s schedule periods: the scheduler is stuck,
+            runs hang, or every run is skipped. A target that has never finished
+            a run (no last-run series yet) counts from the last configuration
+            load (driftd's start or its last good reload).
+          ||| % lib.number(cfg.probeStalePeriods),
+          alert: 'DriftdProbeStale',
+          expr: |||
+            (
+              time() - %(lastRun)s
+              > %(n)d * %(interval)s
+            )
+            or
+            (
+              time() - %(reload)s
+              > ignoring(target) group_right()
+              (%(n)d * %(interval)s unless %(lastRun)s)
+            )
+          ||| % {
+            lastRun: m('driftd_probe_last_run_timestamp_seconds'),
+            interval: m('driftd_probe_interval_seconds'),
+            reload: m('driftd_config_last_reload_success_timestamp_seconds'),
+            n: cfg.probeStalePeriods,
+          },
+          'for': cfg.probeStaleFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+          },
+          annotations: {
+            summary: 'driftd has not probed {{ $labels.target }} for {{ $value | humanizeDuration }}',
+            description: lib.fold(|||
+              No run of {{ $labels.target }} has ended for {{ $value | humanizeDuration }}, more than
+              %s periods of its schedule (a target that never finished a run counts from the last
+              configuration load). Its findings and metrics are out of date.
+            ||| % lib.number(cfg.probeStalePeriods)),
+            runbook_url: runbook('DriftdProbeStale'),
+          },
+        },
+        {
+          comment:: |||
+            A reload (SIGHUP, POST /-/reload, a config file change) was rejected;
+            the previous configuration keeps running.
+          |||,
+          alert: 'DriftdConfigReloadFailed',
+          expr: m('driftd_config_last_reload_successful') + ' == 0',
+          'for': cfg.reloadFailedFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+          },
+          annotations: {
+            summary: 'driftd {{ $labels.instance }}: configuration reload failed',
+            description: lib.fold(|||
+              The last configuration reload of driftd on {{ $labels.instance }} failed; it keeps
+              running the previous configuration, so recent edits (new targets, ignores, severities)
+              are not in effect.
+            |||),
+            runbook_url: runbook('DriftdConfigReloadFailed'),
+          },
+        },
+        {
+          comment:: |||
+            A finding opened in the last %s, any rule, any grade. The
+            second arm catches a counter series born at its first opening
+            (driftd creates the series then, at 1, and increase() cannot see a
+            rise from nothing). After Prometheus has had no data for a while it
+            reports every existing counter once.
+          ||| % lib.humanize(cfg.newFindingsWindow),
+          alert: 'DriftdNewFindings',
+          expr: |||
+            increase(%(opened)s[%(window)s]) > 0
+            or
+            (
+              %(opened)s
+              unless
+              %(opened)s offset %(window)s
+            )
+          ||| % { opened: m('driftd_findings_opened_total'), window: cfg.newFindingsWindow },
+          labels: {
+            severity: cfg.recordSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: new {{ $labels.rule }} finding(s)',
+            // Concatenated, not formatted: the text holds a printf verb.
+            description: lib.fold(|||
+              {{ printf "%.0f" $value }} {{ $labels.rule }} finding(s) graded {{ $labels.severity }}
+              opened on {{ $labels.target }} in the last
+            |||) + ' ' + lib.humanize(cfg.newFindingsWindow) + '.',
+            runbook_url: runbook('DriftdNewFindings'),
+          },
+        },
+        {
+          comment:: |||
+            More findings with a tool than per_tool_series_limit: the per-tool
+            alerts above miss the tools left out.
+          |||,
+          alert: 'DriftdFindingSeriesDropped',
+          expr: m('driftd_finding_series_dropped') + ' > 0',
+          'for': cfg.seriesDroppedFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: {{ $value }} per-tool finding series dropped',
+            description: lib.fold(|||
+              {{ $value }} active findings of {{ $labels.target }} that name a tool are not exported
+              on driftd_finding (per_tool_series_limit reached), so per-tool alerts such as
+              MCPToolMissing do not name them.
+            |||),
+            runbook_url: runbook('DriftdFindingSeriesDropped'),
+          },
+        },
+        {
+          comment:: |||
+            Ignore entries that matched nothing on the last run or have expired.
+          |||,
+          alert: 'DriftdIgnoresStale',
+          expr: m('driftd_ignores_stale') + ' > 0',
+          'for': cfg.ignoresStaleFor,
+          labels: {
+            severity: cfg.recordSeverity,
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: stale ignore entries ({{ $value }})',
+            description: lib.fold(|||
+              {{ $value }} ignore entries of {{ $labels.target }} matched nothing on the last run or
+              have expired. An expired entry no longer suppresses anything; one that matches nothing
+              is dead configuration.
+            |||),
+            runbook_url: runbook('DriftdIgnoresStale'),
+          },
+        },
+        {
+          comment:: |||
+            The per-target state (active findings, history) could not be written.
+          |||,
+          alert: 'DriftdStateWriteFailing',
+          expr: 'increase(%s[%s]) > 0' % [m('driftd_state_write_failures_total'), cfg.stateWriteWindow],
+          labels: {
+            severity: cfg.ticketSeverity,
+          },
+          annotations: {
+            summary: 'driftd {{ $labels.instance }} cannot write its state',
+            description: lib.fold(|||
+              driftd on {{ $labels.instance }} failed to write target state in the last %s
+              (full disk, read-only volume?). Probing goes on, but after a restart findings would
+              open again and history would be lost.
+            ||| % lib.humanize(cfg.stateWriteWindow)),
+            runbook_url: runbook('DriftdStateWriteFailing'),
+          },
+        },
+      ],
+    }],
+  },
+}

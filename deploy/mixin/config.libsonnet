@@ -1,0 +1,55 @@
+// The knobs of the driftd mixin. Override any of them:
+//
+//   (import 'github.com/driftd/driftd/deploy/mixin/mixin.libsonnet') + {
+//     _config+:: { driftdSelector: 'job="driftd"', findingFor: '5m' },
+//   }
+//
+// The defaults generate the shipped deploy/prometheus/alerts.yml and
+// deploy/grafana/driftd.json (`make mixin`).
+{
+  _config+:: {
+    // Label matchers added to every driftd_* selector of the alerts and the
+    // dashboard, e.g. 'job="driftd"' or 'namespace="monitoring"'. Empty by
+    // default: every driftd_* series is driftd's own whatever the job name.
+    driftdSelector: '',
+
+    // `for:` of each alert. A finding's gauge changes only when a run ends,
+    // so these assume the usual production schedule of about @every 5m:
+    // findingFor is "still there after two or three runs".
+    findingFor: '10m',  // MCPToolMissing, MCPBreakingSchemaDrift
+    protocolUnsupportedFor: '15m',
+    toolSetVariesFor: '30m',  // long: a rolling deploy varies briefly
+    anonymousAccessFor: '15m',
+    probeFailingFor: '15m',
+    probeStaleFor: '5m',
+    reloadFailedFor: '10m',
+    seriesDroppedFor: '30m',
+    ignoresStaleFor: '1h',
+
+    // How long a per-tool finding keeps its alert firing while the
+    // target's runs fail (the series' last sample is newer than the last
+    // successful run).
+    findingHoldWindow: '6h',
+    // A target is stale when no run ended for this many schedule periods.
+    probeStalePeriods: 3,
+    // DriftdNewFindings and DriftdStateWriteFailing look back this far.
+    newFindingsWindow: '10m',
+    stateWriteWindow: '15m',
+
+    // The alerts' severity labels, for Alertmanager routing.
+    pageSeverity: 'critical',
+    ticketSeverity: 'warning',
+    recordSeverity: 'info',
+
+    // runbook_url of each alert: this with the alert name in lower case.
+    runbookURLPattern: 'https://github.com/driftd/driftd/blob/main/docs/runbooks.md#%s',
+
+    // The dashboard.
+    dashboardUID: 'driftd-overview',
+    dashboardTitle: 'driftd',
+    dashboardTags: ['driftd', 'mcp'],
+    dashboardRefresh: '1m',
+    dashboardTimeFrom: 'now-6h',
+    dashboardTimezone: '',
+  },
+}
