@@ -297,8 +297,8 @@ func readBody(r io.Reader, lend *Bodies) ([]byte, error) {
 // daemon allocates, and so most of its garbage collection. Whoever
 // releases must be sure that nothing read from the bodies as bytes (a
 // json.RawMessage, a Tool's Raw or schemas) is still in use; strings
-// decoded from them are copies. Release overwrites the buffers, so a use
-// after it reads 0xFF bytes — never JSON — instead of another run's body.
+// decoded from them are copies. Release zeroes what it lent, so a use
+// after it reads NUL bytes — never JSON — instead of another run's body.
 type Bodies struct {
 	mu   sync.Mutex
 	lent []*[]byte
@@ -330,10 +330,7 @@ func (bs *Bodies) Release() {
 	bs.lent = nil
 	bs.mu.Unlock()
 	for _, p := range lent {
-		b := (*p)[:cap(*p)]
-		for i := range b {
-			b[i] = 0xFF
-		}
+		clear(*p) // what was lent: the rest of the buffer was never handed out
 		lendable.Put(p)
 	}
 }

@@ -351,7 +351,7 @@ func TestClassifyTransportErrors(t *testing.T) {
 }
 
 // TestBodies: a lent copy holds the bytes, cannot be appended into the
-// rest of its buffer, and reads 0xFF once released; without Bodies each
+// rest of its buffer, and reads NUL bytes once released; without Bodies each
 // copy is its own.
 func TestBodies(t *testing.T) {
 	var none *Bodies
@@ -366,7 +366,7 @@ func TestBodies(t *testing.T) {
 	bs.Release()
 	for _, x := range [][]byte{a, b} {
 		for _, c := range x {
-			if c != 0xFF {
+			if c != 0 {
 				t.Fatalf("released buffer still reads %q", x)
 			}
 		}
