@@ -346,7 +346,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 	)
 	switch {
 	case mediaType == "text/event-stream":
-		msg, err = c.readSSE(body, ex)
+		msg, err = c.readSSE(body, ex, depthFor(ex))
 	case resp.StatusCode/100 == 2 && mediaType != "" && mediaType != "application/json":
 		// The transport answers application/json or text/event-stream; an
 		// HTML page (a proxy's, a login form's) is not an MCP answer, even
@@ -355,7 +355,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 	default:
 		var b []byte
 		if b, err = readBody(body, c.limits.Bodies); err == nil {
-			msg, err = decodeResponse(b)
+			msg, err = decodeResponse(b, depthFor(ex))
 		}
 	}
 	if err != nil {
@@ -383,9 +383,18 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 	return result, nil
 }
 
+// depthFor is how deep the decode of ex's answer locates it: a tools/list
+// answer down to each tool's members, read from there by ListTools.
+func depthFor(ex *Exchange) int {
+	if ex.Method == "tools/list" {
+		return listDepth
+	}
+	return 1
+}
+
 // readSSE reads events until the response to ex arrives, skipping
 // notifications (and server requests, which driftd never answers).
-func (c *Client) readSSE(body io.Reader, ex *Exchange) (*response, error) {
+func (c *Client) readSSE(body io.Reader, ex *Exchange, depth int) (*response, error) {
 	sse := newSSEReader(body, c.limits.MaxEventBytes)
 	for {
 		data, err := sse.Next()
@@ -395,7 +404,7 @@ func (c *Client) readSSE(body io.Reader, ex *Exchange) (*response, error) {
 		if err != nil {
 			return nil, err
 		}
-		msg, kind, err := decodeMessage(data)
+		msg, kind, err := decodeMessage(data, depth)
 		if err != nil {
 			return nil, err
 		}
@@ -406,8 +415,8 @@ func (c *Client) readSSE(body io.Reader, ex *Exchange) (*response, error) {
 	}
 }
 
-func decodeResponse(b []byte) (*response, error) {
-	msg, kind, err := decodeMessage(b)
+func decodeResponse(b []byte, depth int) (*response, error) {
+	msg, kind, err := decodeMessage(b, depth)
 	if err != nil {
 		return nil, err
 	}

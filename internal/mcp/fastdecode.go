@@ -25,7 +25,7 @@ var envelopeKeys = []string{"jsonrpc", "id", "method", "result", "error"}
 // listKeys are the members of a ListToolsResult that ListTools reads.
 var listKeys = []string{"tools", "nextCursor", "resultType", "ttlMs", "cacheScope", "_meta"}
 
-// located is the spans of a message, down to responseDepth, and which of
+// located is the spans of a message, down to listDepth, and which of
 // them is its result: a result read from the message is read from them.
 type located struct {
 	src    []byte
@@ -33,12 +33,14 @@ type located struct {
 	result int
 }
 
-// responseDepth is how deep fastResponse locates a message: its members
-// (1), the result's (2), a listed tool (3) and the tool's members (4).
-const responseDepth = 4
+// listDepth is how deep fastResponse locates a tools/list answer: its
+// members (1), the result's (2), a listed tool (3) and the tool's members
+// (4). Any other answer is located to its members only, so a result of a
+// million small values costs no span each.
+const listDepth = 4
 
-func fastResponse(b []byte) (*response, bool) {
-	spans, ok := jsonscan.Locate(b, responseDepth, nil)
+func fastResponse(b []byte, depth int) (*response, bool) {
+	spans, ok := jsonscan.Locate(b, depth, nil)
 	if !ok {
 		return nil, false
 	}
@@ -47,7 +49,7 @@ func fastResponse(b []byte) (*response, bool) {
 		return nil, false
 	}
 	r := &response{ID: m["id"], Result: m["result"], Error: m["error"]}
-	if at := lastMember(b, spans, 0, "result"); at > 0 {
+	if at := lastMember(b, spans, 0, "result"); at > 0 && depth >= listDepth {
 		r.located = &located{src: b, spans: spans, result: at}
 	}
 	switch v := m["jsonrpc"]; {

@@ -43,7 +43,7 @@ func FuzzDecodeMessage(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		gotR, gotK, gotErr := decodeMessage(b)
+		gotR, gotK, gotErr := decodeMessage(b, listDepth)
 		wantR, wantK, wantErr := slowMessage(b)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotK != wantK {
 			t.Fatalf("%q: fast (%v, %v), encoding/json (%v, %v)", b, gotK, gotErr, wantK, wantErr)
@@ -98,7 +98,7 @@ func FuzzDecodeToolsList(f *testing.F) {
 		}
 		// Read from where the response's own pass located it, in a body.
 		body := append(append([]byte(`{"jsonrpc":"2.0","id":7,"result":`), b...), '}')
-		msg, _, err := decodeMessage(body)
+		msg, _, err := decodeMessage(body, listDepth)
 		if err != nil || msg.located == nil {
 			t.Fatalf("%q in a response: %v, located %v", b, err, msg != nil && msg.located != nil)
 		}
@@ -138,13 +138,13 @@ func normal(r *listResult) string {
 
 func TestFastDecodeSeeds(t *testing.T) {
 	for _, s := range messageSeeds {
-		gotR, gotK, gotErr := decodeMessage([]byte(s))
+		gotR, gotK, gotErr := decodeMessage([]byte(s), 1)
 		wantR, wantK, wantErr := slowMessage([]byte(s))
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || gotK != wantK || (wantErr == nil && !sameResponse(gotR, wantR)) {
 			t.Errorf("%s: fast (%+v %v %v), encoding/json (%+v %v %v)", s, gotR, gotK, gotErr, wantR, wantK, wantErr)
 		}
 	}
-	if _, ok := fastResponse([]byte(messageSeeds[0])); !ok {
+	if _, ok := fastResponse([]byte(messageSeeds[0]), 1); !ok {
 		t.Error("the common response took the slow path")
 	}
 	if _, ok := fastListResult([]byte(listSeeds[0]), nil, true); !ok {

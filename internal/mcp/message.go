@@ -50,8 +50,8 @@ const (
 // members kept as sub-slices of b (fastResponse); anything else takes
 // encoding/json's path, whose answers and error messages the fast path
 // matches exactly (FuzzDecodeMessage).
-func decodeMessage(b []byte) (*response, messageKind, error) {
-	if r, ok := fastResponse(b); ok {
+func decodeMessage(b []byte, depth int) (*response, messageKind, error) {
+	if r, ok := fastResponse(b, depth); ok {
 		return classify(r)
 	}
 	var r response
