@@ -111,6 +111,18 @@ func (h *harness) blackboxWith(ctx context.Context, bin string, tools int, budge
 	h.printf("blackbox_exporter: %d × %d sequential /probe?module=http_2xx of the bench server's /ok, all probe_success 1; CPU per probe (median) %v",
 		perProbeRounds, blackboxProbes, dur(median(bbCPU)))
 	h.printf("server CPU per probe (information): MCP %v, HTTP %v", dur(median(dSrv)), dur(median(bbSrv)))
+	// An MCP probe sends several requests where an HTTP probe sends one:
+	// the same CPU per request, counted by driftd's own metrics.
+	m, err := d.metrics(ctx)
+	if err != nil {
+		return err
+	}
+	if probes := m.sum("driftd_probes_total", nil); probes > 0 {
+		perProbe := m.sum("driftd_mcp_requests_total", nil) / probes
+		perRequest := float64(median(dCPU)) / perProbe
+		h.printf("per request (information): %.1f MCP requests a probe, so driftd %v per MCP request against blackbox_exporter's %v per HTTP request, a ratio of %.2f",
+			perProbe, dur(perRequest), dur(median(bbCPU)), perRequest/float64(median(bbCPU)))
+	}
 	return nil
 }
 
