@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/driftd/driftd/internal/jsonscan"
 )
@@ -70,9 +71,11 @@ func fastResponse(b []byte, depth int) (*response, bool) {
 }
 
 // members maps the members of the object at spans[i] to their raw values,
-// the last duplicate winning, as encoding/json reads them into a struct
-// with fields; false when it is no object, or a key matches a field only
-// as encoding/json's case-insensitive matching would (ExactKeys).
+// as encoding/json reads them into a struct with fields; false when it is
+// no object, when a key matches a field only as encoding/json's
+// case-insensitive matching would (ExactKeys), or when a field is written
+// twice: encoding/json decodes both in turn and reports the first that
+// does not fit its type, even if the last would ({"tools":"","tools":[]}).
 func members(b []byte, spans []jsonscan.Span, i int, fields []string) (map[string]json.RawMessage, bool) {
 	if b[spans[i].Start] != '{' {
 		return nil, false
@@ -81,6 +84,9 @@ func members(b []byte, spans []jsonscan.Span, i int, fields []string) (map[strin
 	for j := i + 1; j < int(spans[i].Next); j = int(spans[j].Next) {
 		k, ok := jsonscan.Unquote(spans[j].Key(b))
 		if !ok {
+			return nil, false
+		}
+		if _, twice := m[k]; twice && slices.Contains(fields, k) {
 			return nil, false
 		}
 		m[k] = spans[j].Raw(b)
