@@ -148,7 +148,14 @@ func fastListResult(b []byte, loc *located, parse bool) (*listResult, bool) {
 			return nil, false
 		}
 		at := lastMember(b, spans, root, "tools")
-		tools := []json.RawMessage{}
+		n := 0
+		for j := at + 1; j < int(spans[at].Next); j = int(spans[j].Next) {
+			n++
+		}
+		tools := make([]json.RawMessage, 0, n) // sized: a page may list 100,000
+		if parse {
+			r.parsed = make([]Tool, 0, n)
+		}
 		for j := at + 1; j < int(spans[at].Next); j = int(spans[j].Next) {
 			raw := spans[j].Raw(b)
 			tools = append(tools, raw[:len(raw):len(raw)])

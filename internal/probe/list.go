@@ -152,6 +152,9 @@ func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing
 // parse reads the raw definitions and indexes the tools by name.
 func (l *listing) parse() {
 	l.pageOf = make(map[string]int, len(l.raw))
+	l.tools = make([]mcp.Tool, 0, len(l.raw))
+	l.toolPage = make([]int, 0, len(l.raw))
+	defer func() { l.parsed = nil }() // l.tools has them: not two copies for the run
 	for i, raw := range l.raw {
 		var t mcp.Tool
 		if len(l.parsed) == len(l.raw) { // read with the page
