@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -136,14 +135,4 @@ func (d *daemon) reload(srv *benchServer, f fleet) error {
 		return fmt.Errorf("%s: reload answered HTTP %d%s", d.name, resp.StatusCode, d.tail())
 	}
 	return nil
-}
-
-// raiseNoFile lifts the soft open-file limit to the hard one; children
-// inherit it (10,000 targets hold many sockets).
-func raiseNoFile() {
-	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
-		l.Cur = l.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
 }

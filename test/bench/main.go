@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/driftd/driftd/test/bench/rlimit"
 )
 
 // harness is one invocation: its temp dir, its children, its output.
@@ -62,7 +64,7 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	raiseNoFile()
+	rlimit.RaiseNoFile()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, *driftd, flag.Arg(0), flag.Args()[1:])
 	stop()

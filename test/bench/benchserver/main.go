@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/test/bench/rlimit"
 	"github.com/driftd/driftd/test/bench/toolset"
 )
 
@@ -41,7 +42,7 @@ func main() {
 }
 
 func run(sets string, legacy bool, ports int) error {
-	raiseNoFile()
+	rlimit.RaiseNoFile()
 	var handlers []http.Handler
 	for s, f := range strings.Split(sets, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -99,14 +100,4 @@ func run(sets string, legacy bool, ports int) error {
 		return err
 	}
 	return nil
-}
-
-// raiseNoFile lifts the soft open-file limit to the hard one: 10,000
-// targets keep many connections open at once.
-func raiseNoFile() {
-	var l syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &l) == nil && l.Cur < l.Max {
-		l.Cur = l.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &l)
-	}
 }
