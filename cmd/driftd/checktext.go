@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
@@ -26,10 +27,10 @@ var severityStyle = map[string]string{"ERROR": ansiRed, "WARN": ansiYellow, "INF
 var (
 	// A group heading of probe.WriteFindings, "ERROR (3)". Server text is
 	// always indented and has its newlines escaped, so it never matches.
-	headingLine = regexp.MustCompile(`^(ERROR|WARN|INFO) \(\d+\)$`)
+	headingLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(ERROR|WARN|INFO) \(\d+\)$`) })
 	// Its last line, "1 ERROR, 0 WARN, 2 INFO".
-	summaryLine = regexp.MustCompile(`^(\d+) ERROR, (\d+) WARN, (\d+) INFO$`)
-	countWord   = regexp.MustCompile(`([1-9]\d*) (ERROR|WARN|INFO)`)
+	summaryLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+) ERROR, (\d+) WARN, (\d+) INFO$`) })
+	countWord   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([1-9]\d*) (ERROR|WARN|INFO)`) })
 )
 
 // writeCheckText prints probe.WriteText's rendering of rep for a person,
@@ -70,11 +71,11 @@ func writeLines(w io.Writer, lines []string, paint bool) error {
 	for _, l := range lines {
 		switch {
 		case !paint:
-		case headingLine.MatchString(l):
+		case headingLine().MatchString(l):
 			word, rest, _ := strings.Cut(l, " ")
 			l = style(severityStyle[word], word) + " " + rest
-		case summaryLine.MatchString(l):
-			l = countWord.ReplaceAllStringFunc(l, func(s string) string {
+		case summaryLine().MatchString(l):
+			l = countWord().ReplaceAllStringFunc(l, func(s string) string {
 				n, word, _ := strings.Cut(s, " ")
 				return n + " " + style(severityStyle[word], word)
 			})
@@ -95,7 +96,7 @@ func dropFailureEcho(lines []string, rep *probe.Report) []string {
 			out = append(out, l)
 		}
 	}
-	if n := len(out); n > 0 && summaryLine.MatchString(out[n-1]) {
+	if n := len(out); n > 0 && summaryLine().MatchString(out[n-1]) {
 		out = out[:n-1]
 	}
 	return out

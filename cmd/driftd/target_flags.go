@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -64,7 +65,7 @@ func (f *targetFlags) addInvokeFlags(cmd *kingpin.CmdClause) {
 	cmd.Flag("seed", "Seed for the generated arguments (recorded in the report).").Default("1").Uint64Var(&f.seed)
 }
 
-var nonNameChars = regexp.MustCompile(`[^a-z0-9_.-]+`)
+var nonNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_.-]+`) })
 
 // target builds and validates the config target the flags describe.
 func (f *targetFlags) target() (config.Target, error) {
@@ -77,7 +78,7 @@ func (f *targetFlags) target() (config.Target, error) {
 	name := f.name
 	if name == "" {
 		if u, err := url.Parse(f.baseURL); err == nil {
-			name = strings.Trim(nonNameChars.ReplaceAllString(strings.ToLower(u.Hostname()), "-"), "-._")
+			name = strings.Trim(nonNameChars().ReplaceAllString(strings.ToLower(u.Hostname()), "-"), "-._")
 		}
 		if len(name) > 63 {
 			name = name[:63]

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -19,8 +20,8 @@ import (
 var TargetInfoLabels = []string{"target", "classification", "protocol_revision", "server_name", "server_version"}
 
 var (
-	labelName   = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
-	fingerprint = regexp.MustCompile(`^[0-9a-f]{16}$`)
+	labelName   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`) })
+	fingerprint = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{16}$`) })
 )
 
 // issue is one problem with one field, named relative to the value checked
@@ -40,8 +41,8 @@ func (t *Target) check() []issue {
 	switch {
 	case t.Name == "":
 		is.add("name", "required")
-	case !targetName.MatchString(t.Name):
-		is.add("name", "%q must match %s", t.Name, targetName)
+	case !targetName().MatchString(t.Name):
+		is.add("name", "%q must match %s", t.Name, targetName())
 	}
 	if err := CheckTargetURL(t.URL); err != nil {
 		is.add("url", "%v", err)
@@ -163,8 +164,8 @@ func noScheme(bare string) string {
 
 func checkLabel(name string) string {
 	switch {
-	case !labelName.MatchString(name):
-		return fmt.Sprintf("%q is not a valid Prometheus label name (%s)", name, labelName)
+	case !labelName().MatchString(name):
+		return fmt.Sprintf("%q is not a valid Prometheus label name (%s)", name, labelName())
 	case strings.HasPrefix(name, "__"):
 		return fmt.Sprintf("%q: label names starting with __ are reserved by Prometheus", name)
 	case slices.Contains(TargetInfoLabels, name):
@@ -195,7 +196,7 @@ func checkIgnore(at string, ig catalogue.Ignore) []issue {
 	if ig.Pointer != "" && !strings.HasPrefix(ig.Pointer, "/") {
 		is.add(at+".pointer", "%q must be a JSON pointer (RFC 6901), starting with /", ig.Pointer)
 	}
-	if ig.Fingerprint != "" && !fingerprint.MatchString(ig.Fingerprint) {
+	if ig.Fingerprint != "" && !fingerprint().MatchString(ig.Fingerprint) {
 		is.add(at+".fingerprint", "%q must be 16 lowercase hex digits, as reports print it", ig.Fingerprint)
 	}
 	if ig.Expires != "" {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -108,12 +109,14 @@ func parent(path string) string {
 	return path[:max(strings.LastIndexAny(path, ".["), 0)]
 }
 
+// Patterns are compiled on first use, not at start (a one-shot
+// `driftd check` pays for none it does not use), here and elsewhere.
 var (
-	yamlLine   = regexp.MustCompile(`(?s)^line (\d+): (?:column (\d+): )?(.*)$`)
-	unknownKey = regexp.MustCompile(`^field (.+?) not found in type `)
-	dupKey     = regexp.MustCompile(`^mapping key (".*") already defined at line (\d+)$`)
-	dupField   = regexp.MustCompile(`^field (.+?) already set in type `)
-	badValue   = regexp.MustCompile("^cannot unmarshal (\\S+)(?: `(.*)`)? into (.+)$")
+	yamlLine   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^line (\d+): (?:column (\d+): )?(.*)$`) })
+	unknownKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (.+?) not found in type `) })
+	dupKey     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^mapping key (".*") already defined at line (\d+)$`) })
+	dupField   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^field (.+?) already set in type `) })
+	badValue   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^cannot unmarshal (\\S+)(?: `(.*)`)? into (.+)$") })
 )
 
 // describe names a Go type the way the file's author thinks of it.
@@ -154,7 +157,7 @@ type collector struct {
 // decodeError adds one of yaml's "line N: …" type errors, finding the
 // field it is about.
 func (c *collector) decodeError(s string) {
-	m := yamlLine.FindStringSubmatch(s)
+	m := yamlLine().FindStringSubmatch(s)
 	if m == nil {
 		c.errs = append(c.errs, &Error{File: c.file, Msg: s})
 		return
@@ -202,7 +205,7 @@ func (p *positions) guess(line int, msg string) (field, newMsg, meant string) {
 		}
 		return ""
 	}
-	if m := unknownKey.FindStringSubmatch(msg); m != nil {
+	if m := unknownKey().FindStringSubmatch(msg); m != nil {
 		field := pick(func(l located) bool { return l.key == m[1] })
 		at := parent(field)
 		if field != at+"."+m[1] && (at != "" || field != m[1]) {
@@ -217,14 +220,14 @@ func (p *positions) guess(line int, msg string) (field, newMsg, meant string) {
 		}
 		return field, "unknown field" + didYouMean(near), meant
 	}
-	if m := dupKey.FindStringSubmatch(msg); m != nil {
+	if m := dupKey().FindStringSubmatch(msg); m != nil {
 		key, _ := strconv.Unquote(m[1])
 		return pick(func(l located) bool { return l.key == key }), "duplicate key: already set at line " + m[2], ""
 	}
-	if m := dupField.FindStringSubmatch(msg); m != nil {
+	if m := dupField().FindStringSubmatch(msg); m != nil {
 		return pick(func(l located) bool { return l.key == m[1] }), "duplicate key", ""
 	}
-	if m := badValue.FindStringSubmatch(msg); m != nil {
+	if m := badValue().FindStringSubmatch(msg); m != nil {
 		got := m[1]
 		if m[2] != "" {
 			got += " `" + m[2] + "`"

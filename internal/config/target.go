@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
@@ -33,7 +34,7 @@ const (
 // Classes are the environment classifications a target can have.
 var Classes = []string{"local", "dev", "staging", "production", "unknown"}
 
-var targetName = regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,62}$`)
+var targetName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_.-]{0,62}$`) })
 
 // Target is one (name, URL, manifest) triple and how to probe it: the
 // effective settings, with the global ones inherited. Its YAML keys are

@@ -4,6 +4,7 @@ import (
 	"html/template"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -43,7 +44,10 @@ var layout = `{{define "head"}}<!doctype html>
 {{define "health"}}{{if eq .Health "up"}}<span class="badge ok">up</span>{{else if eq .Health "failing"}}<span class="badge err" title="{{.Message}}">failing{{with .Reason}}: {{.}}{{end}}</span>{{with .FailingSince}} <span class="dim">since {{ago .}}</span>{{end}}{{else}}<span class="badge">pending</span>{{end}}{{end}}
 {{define "drift"}}{{if eq .Drift "drifted"}}<span class="badge s-{{sev .Worst}}">drifted · {{.Worst}}</span>{{with .DriftedSince}} <span class="dim">since {{ago .}}</span>{{end}}{{if .Stale}} <span class="badge stale" title="the last run failed: findings as of the last run that compared">stale</span>{{end}}{{else if eq .Drift "clean"}}<span class="badge ok">clean</span>{{else}}<span class="badge">unknown</span>{{end}}{{end}}`
 
-var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(layout + `{{template "head" .}}
+// The pages are parsed on first use, not at start: every driftd process
+// links them, and a one-shot `driftd check` must not pay for them.
+var indexTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("index").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>Targets <small>{{len .Targets}}</small></h1>
 {{if not .Targets}}<p class="empty">No targets configured.</p>{{else}}
 <table><thead><tr><th>Target</th><th>Class</th><th>Probe</th><th>Drift</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
@@ -59,8 +63,10 @@ var indexTmpl = template.Must(template.New("index").Funcs(funcs).Parse(layout + 
 <td class="n{{if .Stale}} stale{{end}}">{{count .Findings "INFO"}}</td>
 </tr>{{end}}</tbody></table>{{end}}
 {{template "foot" .}}`))
+})
 
-var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout + `{{template "head" .}}
+var targetTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("target").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>{{.Status.Name}}</h1>
 <p class="url">{{.Status.URL}} · <code>{{.Status.Schedule}}</code> · next {{in .Status.NextRun}}{{if .Status.Running}} · <span class="badge run">running</span>{{end}}</p>
 <p class="status">Probe {{template "health" .Status.Status}} · Drift {{template "drift" .Status.Status}}{{with .Status.LastCompared}} · <span class="dim">last compared {{ts .}}</span>{{end}}</p>
@@ -96,6 +102,7 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 {{end}}</pre>{{end}}
 <p class="dim">{{if .Report}}<a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}">report JSON</a> · {{end}}<a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/history">history JSON</a>{{if .HasServed}} · <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/manifest">served tools as a manifest</a>{{end}}</p>
 {{template "foot" .}}`))
+})
 
 type page struct {
 	Title, Version string
@@ -115,7 +122,7 @@ type page struct {
 }
 
 func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
-	render(w, indexTmpl, page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets()})
+	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets()})
 }
 
 func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
@@ -134,7 +141,7 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 	// says so where it would be.
 	p.History, p.HistoryErr = h.src.History(name)
 	slices.Reverse(p.History)
-	render(w, targetTmpl, p)
+	render(w, targetTmpl(), p)
 }
 
 func render(w http.ResponseWriter, t *template.Template, p page) {

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
@@ -60,7 +61,8 @@ type schemaPage struct {
 	Note  string
 }
 
-var schemaTmpl = template.Must(template.New("schema").Funcs(funcs).Parse(layout + `{{template "head" .}}
+var schemaTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("schema").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>{{.Status.Name}} · {{.Tool}}</h1>
 <p><a href="{{.Prefix}}/targets/{{.Status.Name}}">← back to the target</a></p>
 <p>{{.Direction}}Schema at <code>{{.Pointer}}</code>{{if ne .At .Pointer}} (shown from <code>{{.At}}</code>){{end}}: the declared schema (manifest) on the left, the last served one on the right.</p>
@@ -69,6 +71,7 @@ var schemaTmpl = template.Must(template.New("schema").Funcs(funcs).Parse(layout 
 {{range .Lines}}<tr class="l-{{.Kind}}"><td><pre>{{.Declared}}</pre></td><td><pre>{{.Served}}</pre></td></tr>{{end}}
 </tbody></table>
 {{template "foot" .}}`))
+})
 
 // schemaView is GET /targets/{name}/schema?tool=&direction=&pointer=: the
 // declared and the served schema of a finding side by side, differences
@@ -126,7 +129,7 @@ func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
 	}
 	p.Lines = sideBySide(pretty(d), pretty(s))
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := schemaTmpl.Execute(w, p); err != nil {
+	if err := schemaTmpl().Execute(w, p); err != nil {
 		http.Error(w, "template: "+err.Error(), http.StatusInternalServerError)
 	}
 }

@@ -9,11 +9,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
 
-var syntaxLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+var syntaxLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`) })
 
 // Locate returns the line (1-based, 0 when unknown) and the message of
 // err, a syntax error yaml.v3 returned for b, the message without yaml's
@@ -23,7 +24,7 @@ var syntaxLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
 // complaint.
 func Locate(b []byte, err error) (line int, msg string) {
 	msg = err.Error()
-	if m := syntaxLine.FindStringSubmatch(msg); m != nil {
+	if m := syntaxLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = "yaml: " + m[2]
 	}
@@ -68,7 +69,7 @@ func prefixError(b []byte) string {
 		case errors.Is(err, io.EOF):
 			return ""
 		default:
-			return syntaxLine.ReplaceAllString(err.Error(), "yaml: $2")
+			return syntaxLine().ReplaceAllString(err.Error(), "yaml: $2")
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/driftd/driftd/internal/mcp"
 )
@@ -26,7 +27,7 @@ type envelope struct {
 
 func (e *envelope) isNotification() bool { return e.id == nil }
 
-var integerID = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+var integerID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`) })
 
 // validID reports whether raw is a string or an integer id (never null,
 // never fractional or in exponent form).
@@ -34,7 +35,7 @@ func validID(raw json.RawMessage) bool {
 	if _, ok := stringOf(raw); ok {
 		return true
 	}
-	return integerID.Match(bytes.TrimSpace(raw))
+	return integerID().Match(bytes.TrimSpace(raw))
 }
 
 var envelopeKeys = map[string]bool{"jsonrpc": true, "id": true, "method": true, "params": true}
