@@ -90,6 +90,7 @@ type Client struct {
 	nextID     atomic.Int64
 	onExchange func(*Exchange)
 	tracer     Tracer
+	keep       bool // Session.Close leaves the idle connection open
 }
 
 // NewClient returns a Client for the endpoint url. onExchange, if not nil,
@@ -105,6 +106,11 @@ func NewClient(hc *http.Client, url string, info Implementation, limits Limits, 
 	}
 	return &Client{http: &c, url: url, info: info, limits: limits, onExchange: onExchange}
 }
+
+// KeepConnections makes the end of a conversation (Session.Close) leave
+// the client's idle connection open, for a caller that reuses the HTTP
+// client in a later conversation.
+func (c *Client) KeepConnections() { c.keep = true }
 
 // CloseIdleConnections closes the client's idle keep-alive connections.
 // Every response body is released before a request returns, so once a
@@ -276,17 +282,34 @@ var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // not stay allocated.
 const maxPooledBody = 1 << 20
 
-// readBody reads r to its end into a scratch buffer, then copies what it
-// read once into a slice of its size (lent by lend, if set), which the
-// decoded messages point into. io.ReadAll grew its slice by doubling:
-// about twice a body's size allocated and copied for every response.
-func readBody(r io.Reader, lend *Bodies) ([]byte, error) {
-	buf := bodies.Get().(*bytes.Buffer)
-	buf.Reset()
-	_, err := buf.ReadFrom(r)
-	b := lend.copyOf(buf.Bytes())
-	if buf.Cap() <= maxPooledBody {
-		bodies.Put(buf)
+// readBody reads r to its end into a slice of its size (lent by lend, if
+// set), which the decoded messages point into. A body of declared size
+// (Content-Length, at most maxPooledBody) is read straight into a slice of
+// that size. Any other is read into a pooled scratch buffer and copied once:
+// io.ReadAll would grow its slice by doubling, about twice a body's size
+// allocated and copied for every response.
+func readBody(r io.Reader, lend *Bodies, size int64) ([]byte, error) {
+	if size <= 0 || size > maxPooledBody {
+		buf := bodies.Get().(*bytes.Buffer)
+		buf.Reset()
+		_, err := buf.ReadFrom(r)
+		b := lend.make(buf.Len())
+		copy(b, buf.Bytes())
+		if buf.Cap() <= maxPooledBody {
+			bodies.Put(buf)
+		}
+		return b, err
+	}
+	b := lend.make(int(size))
+	n, err := io.ReadFull(r, b)
+	if err != nil {
+		return b[:n], err
+	}
+	// net/http ends the body where Content-Length says; reading to its EOF
+	// is what returns the connection to the pool.
+	rest, err := io.ReadAll(r)
+	if len(rest) > 0 {
+		b = append(b[:len(b):len(b)], rest...)
 	}
 	return b, err
 }
@@ -306,21 +329,21 @@ type Bodies struct {
 
 var lendable = sync.Pool{New: func() any { return new([]byte) }}
 
-// copyOf returns a copy of b: in a lent buffer, or a fresh slice when bs
-// is nil or b is larger than the buffers kept.
-func (bs *Bodies) copyOf(b []byte) []byte {
-	if bs == nil || len(b) > maxPooledBody {
-		return append(make([]byte, 0, len(b)), b...)
+// make returns a slice of length n: a lent buffer, or a fresh slice when
+// bs is nil or n is larger than the buffers kept.
+func (bs *Bodies) make(n int) []byte {
+	if bs == nil || n > maxPooledBody {
+		return make([]byte, n)
 	}
 	p := lendable.Get().(*[]byte)
-	if cap(*p) < len(b) {
-		*p = make([]byte, 0, len(b))
+	if cap(*p) < n {
+		*p = make([]byte, 0, n)
 	}
-	*p = append((*p)[:0], b...)
+	*p = (*p)[:n]
 	bs.mu.Lock()
 	bs.lent = append(bs.lent, p)
 	bs.mu.Unlock()
-	return (*p)[:len(b):len(b)] // no append through it reaches the rest
+	return (*p)[:n:n] // no append through it reaches the rest
 }
 
 // Release takes back every buffer lent so far.
@@ -354,7 +377,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		return nil, &Error{Reason: ReasonInvalidResponse, Detail: fmt.Sprintf("Content-Type %s is neither application/json nor text/event-stream", sanitize.Name(mediaType))}
 	default:
 		var b []byte
-		if b, err = readBody(body, c.limits.Bodies); err == nil {
+		if b, err = readBody(body, c.limits.Bodies, min(resp.ContentLength, c.limits.MaxResponseBytes)); err == nil {
 			msg, err = decodeResponse(b, depthFor(ex))
 		}
 	}

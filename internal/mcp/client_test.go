@@ -350,18 +350,29 @@ func TestClassifyTransportErrors(t *testing.T) {
 	c.CloseIdleConnections()
 }
 
-// TestBodies: a lent copy holds the bytes, cannot be appended into the
-// rest of its buffer, and reads NUL bytes once released; without Bodies each
-// copy is its own.
+// TestBodies: a body read with or without its declared size holds the
+// bytes, cannot be appended into the rest of its lent buffer, and reads NUL
+// bytes once released; without Bodies each body is its own.
 func TestBodies(t *testing.T) {
+	read := func(bs *Bodies, body string, size int64) []byte {
+		t.Helper()
+		b, err := readBody(strings.NewReader(body), bs, size)
+		if err != nil || string(b) != body {
+			t.Fatalf("readBody(%q, size %d) = %q, %v", body, size, b, err)
+		}
+		return b
+	}
 	var none *Bodies
-	if b := none.copyOf([]byte(`{"a":1}`)); string(b) != `{"a":1}` {
-		t.Fatalf("no lender: %q", b)
+	read(none, `{"a":1}`, -1)
+	read(none, `{"a":1}`, 7)
+	read(none, `{"a":1}`, 3) // longer than declared: all of it, never cut
+	if b, err := readBody(strings.NewReader(`{"a"`), none, 7); err != io.ErrUnexpectedEOF || string(b) != `{"a"` {
+		t.Fatalf("short body: %q, %v", b, err)
 	}
 	bs := &Bodies{}
-	a, b := bs.copyOf([]byte(`{"a":1}`)), bs.copyOf([]byte(`[2]`))
-	if string(a) != `{"a":1}` || string(b) != `[2]` || cap(a) != len(a) {
-		t.Fatalf("lent %q (cap %d), %q", a, cap(a), b)
+	a, b := read(bs, `{"a":1}`, 7), read(bs, `[2]`, -1)
+	if cap(a) != len(a) || cap(b) != len(b) {
+		t.Fatalf("lent %q (cap %d), %q (cap %d)", a, cap(a), b, cap(b))
 	}
 	bs.Release()
 	for _, x := range [][]byte{a, b} {
