@@ -166,6 +166,14 @@ func (d *Daemon) Start() error {
 		OnRemoved: d.forget,
 		OnLate:    d.metrics.Late,
 	})
+	// After the runs have ended (cleanups run last first), the kept
+	// connections close.
+	d.onStop("connections", func(context.Context) error {
+		for _, tc := range d.cfg.Load().targets {
+			tc.retire()
+		}
+		return nil
+	})
 	d.onStop("runs", d.sched.Stop)
 	d.apply(nil, rc)
 	d.metrics.ReloadResult(true, time.Now())

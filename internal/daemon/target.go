@@ -121,5 +121,7 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, log *slog.Logger, 
 	if err != nil {
 		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts)
 	}
+	opts.HTTPClient = tc.keptClient(d.opts.Build.Version)
+	defer tc.runDone()
 	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts)
 }

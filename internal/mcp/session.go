@@ -247,9 +247,13 @@ func (s *Session) listTools(ctx context.Context, cursor string, parse bool) (*Li
 }
 
 // Close ends a legacy session with DELETE, best effort, briefly, and never
-// past ctx's deadline: a run that is out of time skips it.
+// past ctx's deadline: a run that is out of time skips it. It then closes
+// the client's idle connection, unless the client keeps it
+// (KeepConnections).
 func (s *Session) Close(ctx context.Context) {
-	defer s.c.CloseIdleConnections()
+	if !s.c.keep {
+		defer s.c.CloseIdleConnections()
+	}
 	if s.SessionID == "" || ctx.Err() != nil {
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -43,6 +44,12 @@ type Options struct {
 	// served set (Report.Served), the only part of a report that points
 	// into them.
 	Bodies *mcp.Bodies
+	// HTTPClient, if set, is the main connection's client (NewHTTPClient,
+	// not fresh), kept by the caller from run to run so that its idle
+	// connection is reused; the run leaves it open. nil builds a client
+	// for the run and closes its connection at the end. The second
+	// connection and the anonymous list always use a fresh client.
+	HTTPClient *http.Client
 }
 
 // run is the state of one probe.
@@ -193,18 +200,37 @@ func (r *run) probe(ctx context.Context) {
 	}
 }
 
-// client builds an MCP client from an HTTP client configuration. fresh
-// clients never reuse a connection; last, if set, tracks the client's
-// latest exchange.
-func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exchange) (*mcp.Client, error) {
+// NewHTTPClient builds the HTTP client a run talks to a target through,
+// from its http_client configuration. fresh clients never reuse a
+// connection; idle, if positive, is how long any other keeps an idle one,
+// between the requests of a run and, for a caller that passes the client to
+// every run (Options.HTTPClient), between runs.
+func NewHTTPClient(hc promconfig.HTTPClientConfig, version string, fresh bool, idle time.Duration) (*http.Client, error) {
 	hc.FollowRedirects = false
-	opts := []promconfig.HTTPClientOption{promconfig.WithUserAgent("driftd/" + r.opts.Version)}
+	opts := []promconfig.HTTPClientOption{promconfig.WithUserAgent("driftd/" + version)}
 	if fresh {
 		opts = append(opts, promconfig.WithKeepAlivesDisabled())
+	} else if idle > 0 {
+		opts = append(opts, promconfig.WithIdleConnTimeout(idle))
 	}
-	httpClient, err := promconfig.NewClientFromConfig(hc, "driftd", opts...)
+	c, err := promconfig.NewClientFromConfig(hc, "driftd", opts...)
 	if err != nil {
 		return nil, fmt.Errorf("http_client: %w", err)
+	}
+	return c, nil
+}
+
+// client builds an MCP client from an HTTP client configuration. fresh
+// clients never reuse a connection; the main one (not fresh) is
+// Options.HTTPClient when set, and its connection outlives the run. last,
+// if set, tracks the client's latest exchange.
+func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exchange) (*mcp.Client, error) {
+	httpClient, keep := r.opts.HTTPClient, !fresh && r.opts.HTTPClient != nil
+	if !keep {
+		var err error
+		if httpClient, err = NewHTTPClient(hc, r.opts.Version, fresh, 0); err != nil {
+			return nil, err
+		}
 	}
 	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes, Budget: r.budget, Bodies: r.opts.Bodies}
 	observe := func(ex *mcp.Exchange) {
@@ -218,6 +244,9 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 	c := mcp.NewClient(httpClient, r.t.URL, mcp.Implementation{Name: "driftd", Version: r.opts.Version}, limits, observe)
 	if r.tracer != nil {
 		c.WithTracer(r.tracer)
+	}
+	if keep {
+		c.KeepConnections()
 	}
 	return c, nil
 }

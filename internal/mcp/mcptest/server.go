@@ -71,6 +71,33 @@ func (s *Server) WaitConnsClosed(d time.Duration) int {
 	}
 }
 
+// WaitConnClosed waits up to d for the client connection with index conn
+// (Request.Conn) to close, and reports whether it did.
+func (s *Server) WaitConnClosed(conn int, d time.Duration) bool {
+	s.mu.Lock()
+	var addr string
+	for a, n := range s.conns {
+		if n == conn {
+			addr = a
+		}
+	}
+	s.mu.Unlock()
+	for deadline := time.Now().Add(d); ; time.Sleep(10 * time.Millisecond) {
+		s.connMu.Lock()
+		open := false
+		for c := range s.open {
+			open = open || c.RemoteAddr().String() == addr
+		}
+		s.connMu.Unlock()
+		if !open {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
 // BaseURL is the server root, http://127.0.0.1:PORT.
 func (s *Server) BaseURL() string { return s.ts.URL }
 
