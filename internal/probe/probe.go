@@ -138,7 +138,7 @@ func startRun(target, baseURL string, declared *manifest.Manifest, opts Options,
 		ProtocolRevision: Revision{Reason: "not established"},
 		AuthPosture:      AuthPosture{AnonymousList: "not_checked"},
 	}
-	if declared != nil {
+	if declared != nil && declared.Declares(mcp.KindTool) {
 		r.rep.Tools.Declared = len(declared.Tools)
 	}
 	return r
@@ -172,15 +172,24 @@ func (r *run) probe(ctx context.Context) {
 	if !ok {
 		return
 	}
+	items, ok := r.listItems(ctx, sess)
+	if !ok {
+		return
+	}
 	r.rep.Success = true
 	r.rep.Tools.Served = len(served.tools)
 	r.rep.served = served.tools
+	r.rep.servedItems = make(map[mcp.Kind][]mcp.Item, len(items))
+	for k, l := range items {
+		r.rep.servedItems[k] = l.items
+	}
 	// Each step checks the deadline first: the checks' CPU counts too.
 	for _, step := range []func(){
-		func() { r.secondConnection(ctx, sess, served) },
+		func() { r.secondConnection(ctx, sess, served, items) },
 		func() {
 			if r.declared != nil {
 				r.drift(served)
+				r.driftItems(items)
 			}
 		},
 		func() { r.authPosture(ctx, sess, served) },
