@@ -33,9 +33,9 @@ type Report struct {
 	Prompts           *ToolCounts `json:"prompts,omitempty"`
 	Resources         *ToolCounts `json:"resources,omitempty"`
 	ResourceTemplates *ToolCounts `json:"resource_templates,omitempty"`
-	Drift                  Section             `json:"drift"`
-	Conformance            Section             `json:"conformance"`
-	AuthPosture            AuthPosture         `json:"auth_posture"`
+	Drift             Section     `json:"drift"`
+	Conformance       Section     `json:"conformance"`
+	AuthPosture       AuthPosture `json:"auth_posture"`
 	// Seed and Invocation are set when the target configures tools/call.
 	Seed       *uint64             `json:"seed,omitempty"`
 	Invocation *Invocation         `json:"invocation,omitempty"`
