@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,7 +17,9 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/sanitize"
 	"github.com/driftd/driftd/internal/tracing"
 )
 
@@ -130,10 +134,15 @@ func (f *reportFlags) finish(stdout io.Writer, rep *probe.Report, text func() er
 }
 
 func registerCapture(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
-	cmd := app.Command("capture", "Write the served tool set as a canonical manifest.")
+	cmd := app.Command("capture", "Write the served surface as a canonical manifest: tools and every list the server advertises (prompts, resources, resource templates).")
 	tf := addTargetFlags(cmd)
 	out := cmd.Flag("output", "Write the manifest to FILE instead of stdout.").Short('o').PlaceHolder("FILE").String()
+	only := cmd.Flag("only", "Write only these lists, comma-separated: tools, prompts, resources, resourceTemplates.").PlaceHolder("LISTS").String()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
+		kinds, err := parseOnly(*only)
+		if err != nil {
+			return err
+		}
 		t, err := tf.target()
 		if err != nil {
 			return err
@@ -142,14 +151,11 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if !rep.Success {
 			return &exitError{exitNoProbe, fmt.Errorf("probe failed (%s): %s", rep.FailureReason, rep.FailureMessage)}
 		}
-		if rep.Tools.PageCapReached {
-			return &exitError{exitNoProbe, fmt.Errorf("the page cap of %d was reached: the manifest would be incomplete; raise --max-list-pages", t.MaxListPages)}
+		m, counts, err := captured(rep, kinds, stderr)
+		if err != nil {
+			return &exitError{exitNoProbe, fmt.Errorf("%v; raise --max-list-pages", err)}
 		}
-		tools, dropped := probe.Unique(rep.Served())
-		for _, name := range dropped {
-			fmt.Fprintf(stderr, "driftd capture: warning: tool %q served more than once; kept the first\n", name)
-		}
-		b, err := manifest.Canonical(tools)
+		b, err := m.Canonical()
 		if err != nil {
 			return err
 		}
@@ -160,9 +166,83 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if err := atomicfile.Write(*out, b); err != nil {
 			return &exitError{exitUsage, err}
 		}
-		fmt.Fprintf(stderr, "driftd capture: wrote %d tools (%s era, %s) to %s\n", len(tools), rep.Era, revisionText(rep), *out)
+		fmt.Fprintf(stderr, "driftd capture: wrote %s (%s era, %s) to %s\n", strings.Join(counts, ", "), rep.Era, revisionText(rep), *out)
 		return nil
 	}
+}
+
+// parseOnly reads --only: the kinds to write, all when empty.
+func parseOnly(s string) ([]mcp.Kind, error) {
+	if s == "" {
+		return mcp.Kinds, nil
+	}
+	var kinds []mcp.Kind
+	for _, part := range strings.Split(s, ",") {
+		k, ok := mcp.ParseKind(strings.TrimSpace(part))
+		if !ok {
+			return nil, usageErr("--only: unknown list %q (want tools, prompts, resources or resourceTemplates)", part)
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds, nil
+}
+
+// captured builds the manifest of what rep served, of the kinds asked
+// for: tools always (unless left out), every other list the run listed
+// (the server advertised it) and the server answered. A list whose paging
+// was capped would be incomplete and is an error; duplicates keep the
+// first and are warned about.
+func captured(rep *probe.Report, kinds []mcp.Kind, stderr io.Writer) (*manifest.Manifest, []string, error) {
+	m := &manifest.Manifest{NoTools: !slices.Contains(kinds, mcp.KindTool), Items: map[mcp.Kind][]mcp.Item{}}
+	var counts []string
+	if !m.NoTools {
+		if rep.Tools.PageCapReached {
+			return nil, nil, fmt.Errorf("the page cap was reached on tools/list: the manifest would be incomplete")
+		}
+		tools, dropped := probe.Unique(rep.Served())
+		for _, name := range dropped {
+			fmt.Fprintf(stderr, "driftd capture: warning: tool %q served more than once; kept the first\n", sanitize.Name(name))
+		}
+		m.Tools = tools
+		counts = append(counts, fmt.Sprintf("%d tools", len(tools)))
+	}
+	for _, k := range mcp.ItemKinds {
+		if !slices.Contains(kinds, k) {
+			continue
+		}
+		items, listed := rep.ServedItems(k)
+		c := rep.ListCounts(k)
+		switch {
+		case !listed || c == nil:
+			if len(kinds) < len(mcp.Kinds) { // asked for by name
+				fmt.Fprintf(stderr, "driftd capture: warning: the server does not advertise %s; not written\n", k.Key())
+			}
+			continue
+		case c.MethodNotFound:
+			fmt.Fprintf(stderr, "driftd capture: warning: the server advertises %s but %s is not found; not written\n", k.Key(), k.Method())
+			continue
+		case c.PageCapReached:
+			return nil, nil, fmt.Errorf("the page cap was reached on %s: the manifest would be incomplete", k.Method())
+		}
+		seen := map[string]bool{}
+		kept := make([]mcp.Item, 0, len(items))
+		for _, it := range items {
+			if seen[it.Key] {
+				fmt.Fprintf(stderr, "driftd capture: warning: %s %q served more than once; kept the first\n", k.Noun(), sanitize.Name(it.Key))
+				continue
+			}
+			seen[it.Key] = true
+			kept = append(kept, it)
+		}
+		m.Items[k] = kept
+		counts = append(counts, fmt.Sprintf("%d %ss", len(kept), k.Noun()))
+	}
+	if m.NoTools && len(m.Items) == 0 {
+		return nil, nil, fmt.Errorf("nothing to capture: the server serves none of the lists asked for")
+	}
+	return m, counts, nil
 }
 
 func revisionText(rep *probe.Report) string {

@@ -66,6 +66,10 @@ func (r *Report) ServedItems(k mcp.Kind) ([]mcp.Item, bool) {
 	return items, ok
 }
 
+// ListCounts returns the counts of the list of k; nil for a kind the run
+// did not list.
+func (r *Report) ListCounts(k mcp.Kind) *ToolCounts { return r.countsOf(k) }
+
 // countsOf returns the counts of the list of k; nil for a kind not listed.
 func (r *Report) countsOf(k mcp.Kind) *ToolCounts {
 	switch k {
