@@ -19,7 +19,6 @@ import (
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
-	"github.com/driftd/driftd/internal/sanitize"
 	"github.com/driftd/driftd/internal/tracing"
 )
 
@@ -151,9 +150,15 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if !rep.Success {
 			return &exitError{exitNoProbe, fmt.Errorf("probe failed (%s): %s", rep.FailureReason, rep.FailureMessage)}
 		}
-		m, counts, err := captured(rep, kinds, stderr)
+		m, counts, warnings, err := probe.ServedManifest(rep, kinds, *only != "")
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "driftd capture: warning: %s\n", w)
+		}
 		if err != nil {
-			return &exitError{exitNoProbe, fmt.Errorf("%v; raise --max-list-pages", err)}
+			if strings.Contains(err.Error(), "page cap") {
+				err = fmt.Errorf("%v; raise --max-list-pages", err)
+			}
+			return &exitError{exitNoProbe, err}
 		}
 		b, err := m.Canonical()
 		if err != nil {
@@ -187,62 +192,6 @@ func parseOnly(s string) ([]mcp.Kind, error) {
 		}
 	}
 	return kinds, nil
-}
-
-// captured builds the manifest of what rep served, of the kinds asked
-// for: tools always (unless left out), every other list the run listed
-// (the server advertised it) and the server answered. A list whose paging
-// was capped would be incomplete and is an error; duplicates keep the
-// first and are warned about.
-func captured(rep *probe.Report, kinds []mcp.Kind, stderr io.Writer) (*manifest.Manifest, []string, error) {
-	m := &manifest.Manifest{NoTools: !slices.Contains(kinds, mcp.KindTool), Items: map[mcp.Kind][]mcp.Item{}}
-	var counts []string
-	if !m.NoTools {
-		if rep.Tools.PageCapReached {
-			return nil, nil, fmt.Errorf("the page cap was reached on tools/list: the manifest would be incomplete")
-		}
-		tools, dropped := probe.Unique(rep.Served())
-		for _, name := range dropped {
-			fmt.Fprintf(stderr, "driftd capture: warning: tool %q served more than once; kept the first\n", sanitize.Name(name))
-		}
-		m.Tools = tools
-		counts = append(counts, fmt.Sprintf("%d tools", len(tools)))
-	}
-	for _, k := range mcp.ItemKinds {
-		if !slices.Contains(kinds, k) {
-			continue
-		}
-		items, listed := rep.ServedItems(k)
-		c := rep.ListCounts(k)
-		switch {
-		case !listed || c == nil:
-			if len(kinds) < len(mcp.Kinds) { // asked for by name
-				fmt.Fprintf(stderr, "driftd capture: warning: the server does not advertise %s; not written\n", k.Key())
-			}
-			continue
-		case c.MethodNotFound:
-			fmt.Fprintf(stderr, "driftd capture: warning: the server advertises %s but %s is not found; not written\n", k.Key(), k.Method())
-			continue
-		case c.PageCapReached:
-			return nil, nil, fmt.Errorf("the page cap was reached on %s: the manifest would be incomplete", k.Method())
-		}
-		seen := map[string]bool{}
-		kept := make([]mcp.Item, 0, len(items))
-		for _, it := range items {
-			if seen[it.Key] {
-				fmt.Fprintf(stderr, "driftd capture: warning: %s %q served more than once; kept the first\n", k.Noun(), sanitize.Name(it.Key))
-				continue
-			}
-			seen[it.Key] = true
-			kept = append(kept, it)
-		}
-		m.Items[k] = kept
-		counts = append(counts, fmt.Sprintf("%d %ss", len(kept), k.Noun()))
-	}
-	if m.NoTools && len(m.Items) == 0 {
-		return nil, nil, fmt.Errorf("nothing to capture: the server serves none of the lists asked for")
-	}
-	return m, counts, nil
 }
 
 func revisionText(rep *probe.Report) string {

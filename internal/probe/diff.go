@@ -18,7 +18,7 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	r.rep.ProtocolRevision = Revision{Reason: "manifest comparison"}
 	if old.Declares(mcp.KindTool) && new.Declares(mcp.KindTool) {
 		r.rep.Tools.Served = len(new.Tools)
-		for f := range compareSets(old.Tools, new.Tools, false) {
+		for f := range compareSets(old.Tools, new.Tools, false, "manifest") {
 			r.emitFrom(nil, f) // no request: no span
 		}
 	}
@@ -29,7 +29,7 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 			continue
 		}
 		r.rep.setCounts(k, &ToolCounts{Declared: len(old.Items[k]), Served: len(new.Items[k])})
-		r.emitFrom(nil, compareItemSets(k, old.Items[k], new.Items[k], false)...)
+		r.emitFrom(nil, compareItemSets(k, old.Items[k], new.Items[k], false, "manifest")...)
 	}
 	r.finish(time.Since(start))
 	return r.rep

@@ -18,7 +18,7 @@ func (r *run) drift(served *listing) {
 	if !r.declared.Declares(mcp.KindTool) {
 		return
 	}
-	for f := range compareSets(r.declared.Tools, served.tools, served.capped) {
+	for f := range compareSets(r.declared.Tools, served.tools, served.capped, r.ref) {
 		r.emitFrom(served.exchangeOf(f.Tool), f)
 	}
 }
@@ -50,13 +50,14 @@ func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
 		fmt.Sprintf("no 2026-07-28 server/discover (%s); compared over legacy initialize at %s, revision not claimed", s.FallbackReason, s.Version)))
 }
 
-// compareSets compares declared tools with served ones: presence by name
+// compareSets compares declared tools (of ref: "manifest" or "baseline")
+// with served ones: presence by name
 // (missing tools suppressed when the listing was capped), then each tool
 // on both sides, and yields the findings in that order. A duplicated
 // served name is compared once, first wins. The findings are yielded, not
 // gathered, so 10,000 tools' findings are not copied into one more slice
 // of megabytes before the report takes them.
-func compareSets(declared, served []mcp.Tool, capped bool) iter.Seq[catalogue.Finding] {
+func compareSets(declared, served []mcp.Tool, capped bool, ref string) iter.Seq[catalogue.Finding] {
 	return func(yield func(catalogue.Finding) bool) {
 		pairs, undeclared := matchNames(declared, served)
 		for k, d := range declared {
@@ -68,13 +69,13 @@ func compareSets(declared, served []mcp.Tool, capped bool) iter.Seq[catalogue.Fi
 					}
 				}
 			case !capped:
-				if !yield(catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the manifest, not served")) {
+				if !yield(catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the "+ref+", not served")) {
 					return
 				}
 			}
 		}
 		for _, name := range undeclared {
-			if !yield(catalogue.New(catalogue.DriftToolUndeclared, name, "served, not declared in the manifest")) {
+			if !yield(catalogue.New(catalogue.DriftToolUndeclared, name, "served, not declared in the "+ref)) {
 				return
 			}
 		}

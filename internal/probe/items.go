@@ -215,7 +215,7 @@ func (r *run) driftItems(listings map[mcp.Kind]*itemListing) {
 		if !ok || !r.declared.Declares(k) {
 			continue
 		}
-		for _, f := range compareItemSets(k, r.declared.Items[k], l.items, l.capped) {
+		for _, f := range compareItemSets(k, r.declared.Items[k], l.items, l.capped, r.ref) {
 			r.emitFrom(l.exchangeOf(f.Tool), f)
 		}
 	}
@@ -225,7 +225,7 @@ func (r *run) driftItems(listings map[mcp.Kind]*itemListing) {
 // presence (missing items suppressed when the listing was capped), then
 // each item on both sides. A duplicated served key is compared once,
 // first wins.
-func compareItemSets(k mcp.Kind, declared, served []mcp.Item, capped bool) []catalogue.Finding {
+func compareItemSets(k mcp.Kind, declared, served []mcp.Item, capped bool, ref string) []catalogue.Finding {
 	missing, undeclared := catalogue.DriftPromptMissing, catalogue.DriftPromptUndeclared
 	switch k {
 	case mcp.KindResource:
@@ -246,13 +246,13 @@ func compareItemSets(k mcp.Kind, declared, served []mcp.Item, capped bool) []cat
 		if i, ok := servedBy[d.Key]; ok {
 			out = append(out, catalogue.CompareItem(d, served[i])...)
 		} else if !capped {
-			out = append(out, kinded(k, catalogue.New(missing, d.Key, "declared in the manifest, not served"))...)
+			out = append(out, kinded(k, catalogue.New(missing, d.Key, "declared in the "+ref+", not served"))...)
 		}
 	}
 	for _, it := range served {
 		if !declaredSet[it.Key] {
 			declaredSet[it.Key] = true
-			out = append(out, kinded(k, catalogue.New(undeclared, it.Key, "served, not declared in the manifest"))...)
+			out = append(out, kinded(k, catalogue.New(undeclared, it.Key, "served, not declared in the "+ref))...)
 		}
 	}
 	return out

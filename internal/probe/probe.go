@@ -51,6 +51,9 @@ type run struct {
 	t        config.Target
 	declared *manifest.Manifest
 	opts     Options
+	// ref names what the declared surface is in messages: "manifest", or
+	// "baseline" for a baseline-mode target.
+	ref      string
 	rep      *Report
 	log      *slog.Logger
 	findings []catalogue.Finding
@@ -74,6 +77,12 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 	start := time.Now()
 	t := p.Target
 	r := newRun(t, p.Declared, opts, start)
+	if p.Baseline {
+		r.ref = "baseline"
+		if p.Declared != nil {
+			r.rep.ComparedAgainst = r.ref
+		}
+	}
 	r.rep.Invocation = p.Invocation.clone() // the run fills in outcomes
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
@@ -128,7 +137,7 @@ func startRun(target, baseURL string, declared *manifest.Manifest, opts Options,
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &run{declared: declared, opts: opts, log: opts.Logger.With("target", target), once: map[string]bool{}}
+	r := &run{declared: declared, opts: opts, ref: "manifest", log: opts.Logger.With("target", target), once: map[string]bool{}}
 	r.rep = &Report{
 		DriftdVersion:    opts.Version,
 		Target:           target,
@@ -138,8 +147,11 @@ func startRun(target, baseURL string, declared *manifest.Manifest, opts Options,
 		ProtocolRevision: Revision{Reason: "not established"},
 		AuthPosture:      AuthPosture{AnonymousList: "not_checked"},
 	}
-	if declared != nil && declared.Declares(mcp.KindTool) {
-		r.rep.Tools.Declared = len(declared.Tools)
+	if declared != nil {
+		r.rep.ComparedAgainst = "manifest"
+		if declared.Declares(mcp.KindTool) {
+			r.rep.Tools.Declared = len(declared.Tools)
+		}
 	}
 	return r
 }

@@ -27,7 +27,11 @@ type Report struct {
 	ServerInfo             *mcp.Implementation `json:"server_info"`
 	AuthorizationPresented bool                `json:"authorization_presented"`
 	AuthorizationHeaders   []string            `json:"authorization_headers"`
-	Tools                  ToolCounts          `json:"tools"`
+	// ComparedAgainst is "manifest" or, for a baseline-mode target,
+	// "baseline"; empty when nothing was declared (capture, a baseline
+	// not yet recorded).
+	ComparedAgainst string     `json:"compared_against,omitempty"`
+	Tools           ToolCounts `json:"tools"`
 	// Prompts, Resources and ResourceTemplates are set when the run listed
 	// them: the manifest declares them or the server advertises them.
 	Prompts           *ToolCounts `json:"prompts,omitempty"`

@@ -67,6 +67,7 @@ func apply(prev *State, now time.Time, findings []catalogue.Finding, served []To
 		Version:          FormatVersion,
 		ToolHashes:       prev.ToolHashes,
 		ServedLastChange: prev.ServedLastChange,
+		Baseline:         prev.Baseline,
 		snap:             prev.snap,
 		snapPending:      prev.snapPending,
 	}

@@ -38,6 +38,9 @@ const (
 	KindOpened       = "opened"
 	KindResolved     = "resolved"
 	KindServedChange = "served_change"
+	// KindBaseline records a baseline-mode target's baseline: recorded
+	// from its first successful run, or accepted (by whom, why).
+	KindBaseline = "baseline"
 )
 
 // Tool is one served tool definition, the wire's own type: state reads its
@@ -80,6 +83,10 @@ type State struct {
 	// as of the last write of this file: after a restart it is a lower
 	// bound (Run.LastCompared is exact while the daemon runs).
 	LastCompared time.Time `json:"last_compared,omitzero"`
+	// Baseline is a baseline-mode target's recorded surface; nil for a
+	// target compared against a manifest, or before its first successful
+	// run.
+	Baseline *Baseline `json:"baseline,omitempty"`
 
 	// dirty is set by Apply when the State differs from what Save last
 	// wrote, and cleared by a successful Save: a failed write (full disk)
@@ -135,6 +142,8 @@ type Event struct {
 	Change      string `json:"change,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Message     string `json:"message,omitempty"`
+	// By is who accepted a baseline (KindBaseline events only).
+	By string `json:"by,omitempty"`
 }
 
 // NewState returns the empty state of a target that has never run.
