@@ -89,4 +89,3 @@ func (h *handler) baselineDownload(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Driftd-Baseline-Origin", b.Origin)
 	_, _ = w.Write(canon)
 }
-
