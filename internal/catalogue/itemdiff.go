@@ -59,15 +59,18 @@ func compareArguments(prompt string, declared, served []mcp.PromptArgument) []Fi
 		f.Kind, f.Severity, f.Direction, f.Pointer, f.Change, f.Grade = string(mcp.KindPrompt), g.Severity, string(Input), "/arguments/"+escapePointer(name), ch, g.ID
 		out = append(out, f)
 	}
-	find := func(args []mcp.PromptArgument, name string) (mcp.PromptArgument, bool) {
-		i := slices.IndexFunc(args, func(a mcp.PromptArgument) bool { return a.Name == name })
-		if i < 0 {
-			return mcp.PromptArgument{}, false
+	index := func(args []mcp.PromptArgument) map[string]mcp.PromptArgument {
+		m := make(map[string]mcp.PromptArgument, len(args))
+		for _, a := range args {
+			if _, dup := m[a.Name]; !dup {
+				m[a.Name] = a
+			}
 		}
-		return args[i], true
+		return m
 	}
+	declaredBy, servedBy := index(declared), index(served)
 	for _, d := range declared {
-		s, ok := find(served, d.Name)
+		s, ok := servedBy[d.Name]
 		switch {
 		case !ok:
 			add(schema.ChgPropertyRemoved, d.Name, "removed: callers that send it are refused or ignored")
@@ -78,7 +81,7 @@ func compareArguments(prompt string, declared, served []mcp.PromptArgument) []Fi
 		}
 	}
 	for _, s := range served {
-		if _, ok := find(declared, s.Name); ok {
+		if _, ok := declaredBy[s.Name]; ok {
 			continue
 		}
 		if s.Required {
@@ -130,10 +133,15 @@ func compareMimeType(k mcp.Kind, name, declared, served string) []Finding {
 	return []Finding{f}
 }
 
+// minus is a less b; both may be long (a template is server text).
 func minus(a, b []string) []string {
+	in := make(map[string]bool, len(b))
+	for _, s := range b {
+		in[s] = true
+	}
 	var out []string
 	for _, s := range a {
-		if !slices.Contains(b, s) {
+		if !in[s] {
 			out = append(out, s)
 		}
 	}

@@ -28,6 +28,9 @@ type itemListing struct {
 	meta   []mcp.ResultMeta
 	// absent is set when the server answered -32601: it has no such list.
 	absent bool
+	// pageOf maps a key to the page it was first listed in: evidence
+	// lookup is one map read however many items were served.
+	pageOf map[string]int
 }
 
 func (l *itemListing) first() *mcp.Exchange {
@@ -47,10 +50,8 @@ func (l *itemListing) last() *mcp.Exchange {
 // exchangeOf returns the page exchange an item was first listed in, or
 // the first page's for an item not served.
 func (l *itemListing) exchangeOf(key string) *mcp.Exchange {
-	for i, it := range l.items {
-		if it.Key == key {
-			return l.pageEx[l.itemPage[i]]
-		}
+	if p, ok := l.pageOf[key]; ok {
+		return l.pageEx[p]
 	}
 	return l.first()
 }
@@ -103,7 +104,7 @@ func (r *run) listItems(ctx context.Context, s *mcp.Session) (map[mcp.Kind]*item
 // repeated cursor, with the same limits as tools/list: the run's byte
 // budget (every client shares it) and at most MaxTools items.
 func (r *run) pageItems(ctx context.Context, s *mcp.Session, k mcp.Kind) (*itemListing, *mcp.Exchange, error) {
-	l := &itemListing{kind: k}
+	l := &itemListing{kind: k, pageOf: map[string]int{}}
 	seen := map[string]bool{}
 	cursor := ""
 	for {
@@ -126,6 +127,9 @@ func (r *run) pageItems(ctx context.Context, s *mcp.Session, k mcp.Kind) (*itemL
 			if it.Key != "" {
 				l.items = append(l.items, it)
 				l.itemPage = append(l.itemPage, l.pages-1)
+				if _, dup := l.pageOf[it.Key]; !dup {
+					l.pageOf[it.Key] = l.pages - 1
+				}
 			}
 		}
 		if len(l.raw) > MaxTools {

@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,36 @@ func TestDiffComparesEveryList(t *testing.T) {
 	}
 	if f := find(rep, catalogue.DriftPromptArgument); f.Grade != catalogue.BrkInputRequiredAdded || f.Direction != "input" || f.Pointer != "/arguments/locale" {
 		t.Errorf("argument finding %+v", f)
+	}
+}
+
+// TestManyItemsAreBounded: 99,000 undeclared prompts with a thousand
+// arguments each side of a changed one end within the deadline, the
+// findings capped per rule.
+func TestManyItemsAreBounded(t *testing.T) {
+	const n = 99_000
+	prompts := make([]json.RawMessage, 0, n)
+	for i := range n {
+		prompts = append(prompts, json.RawMessage(`{"name":"p`+strconv.Itoa(i)+`"}`))
+	}
+	args := make([]string, 2000)
+	for i := range args {
+		args[i] = "a" + strconv.Itoa(i)
+	}
+	prompts = append(prompts, prompt("summarise", args[1000:]...))
+	s := surface(func(o *mcptest.Options) { o.Prompts = prompts })
+	srv := mcptest.NewServer(s.opts)
+	defer srv.Close()
+	declared, err := manifest.Parse(surfaceManifest([]json.RawMessage{prompt("summarise", args[:1000]...)}, []json.RawMessage{}, []json.RawMessage{}), ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rep := probeOnce(t, srv, declared, func(tg *config.Target) { tg.Timeout = 10 * time.Second })
+	if el := time.Since(start); el > 11*time.Second || !rep.Success {
+		t.Fatalf("run took %v, success=%v (%s)", el, rep.Success, rep.FailureMessage)
+	}
+	if got := len(toolsOf(rep, catalogue.DriftPromptUndeclared)); got != catalogue.MaxPerRule {
+		t.Errorf("%d undeclared findings listed, want the cap %d", got, catalogue.MaxPerRule)
 	}
 }
