@@ -68,4 +68,3 @@ func registerBaseline(app *kingpin.Application, cmds map[string]func(context.Con
 		return &exitError{exitNoProbe, fmt.Errorf("%s: HTTP %d: %s", *name, resp.StatusCode, text)}
 	}
 }
-
