@@ -70,6 +70,9 @@ targets:
 	if !strings.Contains(rep, `"compared_against": "baseline"`) || !strings.Contains(rep, "declared in the baseline, not served") {
 		t.Errorf("the report does not say it compared against the baseline:\n%.2000s", rep)
 	}
+	if _, page := get(t, base+"/targets/tofu"); !strings.Contains(page, "<dt>Compared against</dt><dd>baseline") {
+		t.Error("the target page does not say it compared against the baseline")
+	}
 
 	// Accept: the next run re-baselines and resolves both findings.
 	req, _ := http.NewRequest("POST", base+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"by":"alice","reason":"reviewed in PR 7"}`))

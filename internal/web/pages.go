@@ -80,6 +80,7 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 <dt>Classification</dt><dd>{{.Classification.Class}} <span class="dim">({{.Classification.Reason}})</span></dd>
 <dt>Era</dt><dd>{{.Era}}, revision {{with .ProtocolRevision.Value}}{{.}}{{else}}not claimed <span class="dim">({{$.Report.ProtocolRevision.Reason}})</span>{{end}}</dd>
 <dt>Server</dt><dd>{{with .ServerInfo}}{{.Name}} {{.Version}}{{else}}unidentified{{end}}</dd>
+{{with .ComparedAgainst}}<dt>Compared against</dt><dd>{{.}}{{if eq . "baseline"}} <span class="dim">(trust on first use: GET …/baseline downloads it; driftd baseline accept re-baselines)</span>{{end}}</dd>{{end}}
 <dt>Tools</dt><dd>{{.Tools.Declared}} declared, {{.Tools.Served}} served in {{.Tools.Pages}} page(s); second connection: {{.Tools.SecondConnection}}</dd>
 {{with .Prompts}}<dt>Prompts</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
 {{with .Resources}}<dt>Resources</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
