@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // ItemPage is one page of prompts/list, resources/list or
@@ -32,9 +34,12 @@ func (s *Session) ListItems(ctx context.Context, k Kind, cursor string) (*ItemPa
 		return page, err
 	}
 	ex.located = nil
-	var members map[string]json.RawMessage
+	// One scan for the members (the result is valid JSON: the response
+	// decoded), one for the array's elements; the items are read by
+	// ParseItem, never decoded here.
+	members, ok := jsonscan.Members(ex.Result)
 	var meta ResultMeta
-	if json.Unmarshal(ex.Result, &members) != nil || json.Unmarshal(ex.Result, &meta) != nil {
+	if !ok || metaOf(members, &meta) != nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result is not a %s result object", method)}
 	}
 	page.ResultMeta = meta
@@ -42,7 +47,7 @@ func (s *Session) ListItems(ctx context.Context, k Kind, cursor string) (*ItemPa
 	if !ok || string(arr) == "null" {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result has no %q array", k.Key())}
 	}
-	if json.Unmarshal(arr, &page.Items) != nil {
+	if page.Items, ok = jsonscan.Elements(arr); !ok {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("%q is not an array", k.Key())}
 	}
 	if raw, ok := members["nextCursor"]; ok && string(raw) != "null" {
@@ -52,6 +57,22 @@ func (s *Session) ListItems(ctx context.Context, k Kind, cursor string) (*ItemPa
 		page.HasNext = true
 	}
 	return page, nil
+}
+
+// metaOf reads the members every modern result carries, as encoding/json
+// would into a ResultMeta, from the result's members.
+func metaOf(members map[string]json.RawMessage, m *ResultMeta) error {
+	small := map[string]json.RawMessage{}
+	for _, k := range []string{"resultType", "ttlMs", "cacheScope", "_meta"} {
+		if v, ok := members[k]; ok {
+			small[k] = v
+		}
+	}
+	b, err := json.Marshal(small)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, m)
 }
 
 // IsMethodNotFound reports whether err is a JSON-RPC -32601 answer: the

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // Kind names one of the lists a server serves to agents. Its values are
@@ -99,38 +101,48 @@ type PromptArgument struct {
 	Required bool
 }
 
-// itemShape is the decode of an item, each member raw so that its type
-// can be checked rather than assumed.
-type itemShape struct {
-	Name        json.RawMessage `json:"name"`
-	Title       json.RawMessage `json:"title"`
-	Description json.RawMessage `json:"description"`
-	URI         json.RawMessage `json:"uri"`
-	URITemplate json.RawMessage `json:"uriTemplate"`
-	MimeType    json.RawMessage `json:"mimeType"`
-	Arguments   json.RawMessage `json:"arguments"`
-}
-
 // ParseItem reads one item of kind k and returns it with the ways it
 // breaks the list's shape in the spec's schema (a missing or mistyped
 // required member, an argument without a name). An item whose Key is
-// empty has no usable identity and is not compared.
+// empty has no usable identity and is not compared. raw must be valid
+// JSON (as every element of a decoded list is): members are located by
+// one scan, keys matched exactly (JSON keys are case-sensitive), the last
+// of a repeated key winning.
 func ParseItem(k Kind, raw json.RawMessage) (Item, []string) {
 	it := Item{Kind: k, Raw: raw}
-	var sh itemShape
-	if json.Unmarshal(raw, &sh) != nil || len(raw) == 0 || raw[0] != '{' {
+	var name, title, description, uri, mime, args []byte
+	uriKey := "uri"
+	if k == KindResourceTemplate {
+		uriKey = "uriTemplate"
+	}
+	if !jsonscan.EachMember(raw, func(key, v []byte) {
+		switch {
+		case jsonscan.KeyIs(key, "name"):
+			name = v
+		case jsonscan.KeyIs(key, "title"):
+			title = v
+		case jsonscan.KeyIs(key, "description"):
+			description = v
+		case jsonscan.KeyIs(key, uriKey):
+			uri = v
+		case jsonscan.KeyIs(key, "mimeType"):
+			mime = v
+		case jsonscan.KeyIs(key, "arguments"):
+			args = v
+		}
+	}) {
 		return it, []string{"not an object"}
 	}
 	var problems []string
-	str := func(member string, v json.RawMessage, required bool) string {
+	str := func(member string, v []byte, required bool) string {
 		if v == nil || string(v) == "null" {
 			if required {
 				problems = append(problems, fmt.Sprintf("%q missing", member))
 			}
 			return ""
 		}
-		var s string
-		if json.Unmarshal(v, &s) != nil {
+		s, ok := jsonscan.Unquote(v)
+		if !ok {
 			problems = append(problems, fmt.Sprintf("%q is not a string", member))
 			return ""
 		}
@@ -139,44 +151,56 @@ func ParseItem(k Kind, raw json.RawMessage) (Item, []string) {
 		}
 		return s
 	}
-	it.Name = str("name", sh.Name, true)
-	it.Title = str("title", sh.Title, false)
-	it.Description = str("description", sh.Description, false)
+	it.Name = str("name", name, true)
+	it.Title = str("title", title, false)
+	it.Description = str("description", description, false)
 	switch k {
 	case KindPrompt:
 		it.Key = it.Name
-		it.Arguments, problems = parseArguments(sh.Arguments, problems)
-	case KindResource:
-		it.URI = str("uri", sh.URI, true)
-		it.MimeType = str("mimeType", sh.MimeType, false)
+		it.Arguments, problems = parseArguments(args, problems)
+	case KindResource, KindResourceTemplate:
+		it.URI = str(uriKey, uri, true)
+		it.MimeType = str("mimeType", mime, false)
 		it.Key = it.URI
-	case KindResourceTemplate:
-		it.URI = str("uriTemplate", sh.URITemplate, true)
-		it.MimeType = str("mimeType", sh.MimeType, false)
-		it.Key = it.Name
+		if k == KindResourceTemplate {
+			it.Key = it.Name
+		}
 	}
 	return it, problems
 }
 
-func parseArguments(raw json.RawMessage, problems []string) ([]PromptArgument, []string) {
+func parseArguments(raw []byte, problems []string) ([]PromptArgument, []string) {
 	if raw == nil || string(raw) == "null" {
 		return nil, problems
 	}
-	var args []struct {
-		Name     json.RawMessage `json:"name"`
-		Required json.RawMessage `json:"required"`
-	}
-	if json.Unmarshal(raw, &args) != nil {
+	elems, ok := jsonscan.Elements(raw)
+	if !ok {
 		return nil, append(problems, `"arguments" is not an array of objects`)
 	}
-	out := make([]PromptArgument, 0, len(args))
-	for i, a := range args {
+	out := make([]PromptArgument, 0, len(elems))
+	for i, e := range elems {
+		var name, required []byte
+		if !jsonscan.EachMember(e, func(key, v []byte) {
+			switch {
+			case jsonscan.KeyIs(key, "name"):
+				name = v
+			case jsonscan.KeyIs(key, "required"):
+				required = v
+			}
+		}) {
+			problems = append(problems, fmt.Sprintf("arguments[%d] is not an object", i))
+			continue
+		}
 		var arg PromptArgument
-		if json.Unmarshal(a.Name, &arg.Name) != nil || arg.Name == "" {
+		if arg.Name, ok = jsonscan.Unquote(name); !ok || arg.Name == "" {
 			problems = append(problems, fmt.Sprintf(`arguments[%d] has no "name" string`, i))
 			continue
 		}
-		if a.Required != nil && string(a.Required) != "null" && json.Unmarshal(a.Required, &arg.Required) != nil {
+		switch string(required) {
+		case "", "null", "false":
+		case "true":
+			arg.Required = true
+		default:
 			problems = append(problems, fmt.Sprintf(`arguments[%d] "required" is not a boolean`, i))
 		}
 		out = append(out, arg)

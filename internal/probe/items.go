@@ -89,7 +89,7 @@ func (r *run) listItems(ctx context.Context, s *mcp.Session) (map[mcp.Kind]*item
 			counts.Declared = len(r.declared.Items[k])
 		}
 		r.rep.setCounts(k, counts)
-		r.conformItems(l, s.Era == mcp.EraModern)
+		r.conformItems(ctx, l, s.Era == mcp.EraModern)
 		r.emitFrom(l.last(), checkPaginationCapped(k, l.capped, r.t.MaxListPages)...)
 		if err != nil {
 			r.failErr(failedEx, err)
@@ -154,7 +154,7 @@ func (r *run) pageItems(ctx context.Context, s *mcp.Session, k mcp.Kind) (*itemL
 
 // conformItems emits the conformance of one item listing, each finding
 // with the page it was read from.
-func (r *run) conformItems(l *itemListing, modern bool) {
+func (r *run) conformItems(ctx context.Context, l *itemListing, modern bool) {
 	if modern {
 		for i, ex := range l.pageEx {
 			for _, check := range pageChecks {
@@ -170,6 +170,9 @@ func (r *run) conformItems(l *itemListing, modern bool) {
 	}
 	count := map[string]int{}
 	for i, it := range l.items {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return // past the deadline: Run reports the timeout
+		}
 		count[it.Key]++
 		r.emitFrom(l.pageEx[l.itemPage[i]], checkDuplicateItem(it, count[it.Key])...)
 	}
@@ -213,8 +216,11 @@ func checkDuplicateItem(it mcp.Item, nth int) []catalogue.Finding {
 
 // driftItems compares each item listing with the manifest's list of its
 // kind, when the manifest declares one.
-func (r *run) driftItems(listings map[mcp.Kind]*itemListing) {
+func (r *run) driftItems(ctx context.Context, listings map[mcp.Kind]*itemListing) {
 	for _, k := range mcp.ItemKinds {
+		if ctx.Err() != nil {
+			return // past the deadline: Run reports the timeout
+		}
 		l, ok := listings[k]
 		if !ok || !r.declared.Declares(k) {
 			continue
@@ -267,7 +273,7 @@ func compareItemSets(k mcp.Kind, declared, served []mcp.Item, capped bool, ref s
 func (r *run) secondItems(ctx context.Context, s *mcp.Session, first map[mcp.Kind]*itemListing) {
 	for _, k := range mcp.ItemKinds {
 		l, ok := first[k]
-		if !ok || l.absent {
+		if !ok || l.absent || ctx.Err() != nil {
 			continue
 		}
 		counts := r.rep.countsOf(k)

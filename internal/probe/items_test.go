@@ -215,9 +215,10 @@ func TestDiffComparesEveryList(t *testing.T) {
 	}
 }
 
-// TestManyItemsAreBounded: 99,000 undeclared prompts with a thousand
-// arguments each side of a changed one end within the deadline, the
-// findings capped per rule.
+// TestManyItemsAreBounded: 99,000 undeclared prompts and a prompt whose
+// thousand arguments were swapped for a thousand others: linear work, the
+// findings capped per rule. About the bound, not speed (under -race on
+// two busy cores this takes seconds), as TestMillionToolsIsBounded.
 func TestManyItemsAreBounded(t *testing.T) {
 	const n = 99_000
 	prompts := make([]json.RawMessage, 0, n)
@@ -237,8 +238,8 @@ func TestManyItemsAreBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	rep := probeOnce(t, srv, declared, func(tg *config.Target) { tg.Timeout = 10 * time.Second })
-	if el := time.Since(start); el > 11*time.Second || !rep.Success {
+	rep := probeOnce(t, srv, declared, func(tg *config.Target) { tg.Timeout = 30 * time.Second })
+	if el := time.Since(start); el > 31*time.Second || !rep.Success {
 		t.Fatalf("run took %v, success=%v (%s)", el, rep.Success, rep.FailureMessage)
 	}
 	if got := len(toolsOf(rep, catalogue.DriftPromptUndeclared)); got != catalogue.MaxPerRule {

@@ -201,7 +201,7 @@ func (r *run) probe(ctx context.Context) {
 		func() {
 			if r.declared != nil {
 				r.drift(served)
-				r.driftItems(items)
+				r.driftItems(ctx, items)
 			}
 		},
 		func() { r.authPosture(ctx, sess, served) },
