@@ -175,3 +175,32 @@ func TestInteropSurface(t *testing.T) {
 		})
 	}
 }
+
+// TestInteropSurfaceNotServed: a manifest that declares prompts, resources
+// and templates against SDK servers that serve none (and do not advertise
+// them) is compared, not failed: each declared item is missing.
+func TestInteropSurfaceNotServed(t *testing.T) {
+	path := writeFile(t, "surface.json", `{"tools":[],"prompts":[{"name":"summarise"}],"resources":[{"uri":"orders://recent","name":"recent"}],"resourceTemplates":[{"name":"order","uriTemplate":"orders://{id}"}]}`)
+	for _, sdk := range []struct {
+		name  string
+		build func() http.Handler
+	}{
+		{"go-sdk stateless", func() http.Handler { return newGoSDKServer(true, "") }},
+		{"go-sdk stateful", func() http.Handler { return newGoSDKServer(false, "") }},
+		{"mcp-go", func() http.Handler { return newMCPGoServer("") }},
+	} {
+		t.Run(sdk.name, func(t *testing.T) {
+			noLeaks(t)
+			code, rep := checkSurface(t, path, serve(t, sdk.build()))
+			want := map[string]bool{catalogue.DriftPromptMissing: false, catalogue.DriftResourceMissing: false, catalogue.DriftResourceTemplateMissing: false}
+			for _, f := range rep.Findings {
+				if _, ok := want[f.Rule]; ok {
+					want[f.Rule] = true
+				}
+			}
+			if code != exitFindings || !want[catalogue.DriftPromptMissing] || !want[catalogue.DriftResourceMissing] || !want[catalogue.DriftResourceTemplateMissing] {
+				t.Errorf("exit %d, missing findings %v", code, want)
+			}
+		})
+	}
+}

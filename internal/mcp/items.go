@@ -81,3 +81,9 @@ func IsMethodNotFound(err error) bool {
 	var me *Error
 	return errors.As(err, &me) && me.RPC != nil && me.RPC.Code == CodeMethodNotFound
 }
+
+// IsRPCError reports whether err is a JSON-RPC error answer, of any code.
+func IsRPCError(err error) bool {
+	var me *Error
+	return errors.As(err, &me) && me.RPC != nil
+}

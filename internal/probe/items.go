@@ -110,7 +110,10 @@ func (r *run) pageItems(ctx context.Context, s *mcp.Session, k mcp.Kind) (*itemL
 	for {
 		p, err := s.ListItems(ctx, k, cursor)
 		if err != nil {
-			if l.pages == 0 && mcp.IsMethodNotFound(err) {
+			// No such list: -32601, or any JSON-RPC error from a server
+			// that never advertised it (servers word that refusal
+			// differently). Served empty, not a failed run.
+			if l.pages == 0 && (mcp.IsMethodNotFound(err) || !s.Advertises(k) && mcp.IsRPCError(err)) {
 				l.absent = true
 				return l, nil, nil
 			}

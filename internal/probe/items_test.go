@@ -1,7 +1,11 @@
 package probe_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -244,5 +248,49 @@ func TestManyItemsAreBounded(t *testing.T) {
 	}
 	if got := len(toolsOf(rep, catalogue.DriftPromptUndeclared)); got != catalogue.MaxPerRule {
 		t.Errorf("%d undeclared findings listed, want the cap %d", got, catalogue.MaxPerRule)
+	}
+}
+
+// refusePrompts answers prompts/list with a JSON-RPC -32603, the way some
+// servers refuse a list they do not have.
+func refusePrompts(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		_ = json.Unmarshal(body, &msg)
+		if msg.Method == "prompts/list" {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(msg.ID) + `,"error":{"code":-32603,"message":"prompts not supported"}}`))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// TestUnadvertisedListRefused: a JSON-RPC error to a list the server never
+// advertised means it has none (each declared prompt missing); the same
+// error to a list it advertises fails the run.
+func TestUnadvertisedListRefused(t *testing.T) {
+	for _, advertised := range []bool{false, true} {
+		s := surface(func(o *mcptest.Options) {
+			if !advertised {
+				o.Prompts = nil
+			}
+		})
+		srv := mcptest.NewServer(s.opts)
+		front := httptest.NewServer(refusePrompts(srv.Handler))
+		rep := probeOnce(t, srv, surfaceDeclared(t), func(tg *config.Target) { tg.URL = front.URL + mcptest.EndpointPath })
+		front.Close()
+		srv.Close()
+		switch {
+		case !advertised && (!rep.Success || len(toolsOf(rep, catalogue.DriftPromptMissing)) != 2):
+			t.Errorf("not advertised: success=%v (%s), missing %v", rep.Success, rep.FailureMessage, toolsOf(rep, catalogue.DriftPromptMissing))
+		case advertised && (rep.Success || rep.FailureReason != mcp.ReasonJSONRPCError):
+			t.Errorf("advertised: success=%v reason=%s", rep.Success, rep.FailureReason)
+		}
 	}
 }
