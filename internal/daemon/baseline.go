@@ -77,7 +77,10 @@ func (d *Daemon) rebaseline(t *target, run *state.Run, rep *probe.Report, b *sta
 	}
 	b.Manifest, b.RecordedAt = raw, nowFunc()
 	run = state.WithBaseline(run, b, strings.Join(counts, ", "), historyLimit)
-	run.Report.ComparedAgainst = "baseline" // this run's own copy, not yet published: it is the baseline
+	// This run's own copy of the report, not yet published: the tools it
+	// served are now the declared ones. (Its prompt, resource and template
+	// counts are shared with the probe's report and stay as they were.)
+	run.Report.ComparedAgainst, run.Report.Tools.Declared = "baseline", len(m.Tools)
 	log.Info("baseline recorded", "origin", b.Origin, "by", b.By, "surface", strings.Join(counts, ", "))
 	return run
 }

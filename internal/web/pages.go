@@ -94,7 +94,7 @@ var targetTmpl = template.Must(template.New("target").Funcs(funcs).Parse(layout 
 {{else}}<p class="empty">No run has finished since start.</p>{{end}}
 <h2>Change timeline</h2>
 {{if .HistoryErr}}<p class="empty">The history could not be read: {{.HistoryErr}}</p>{{else if not .History}}<p class="empty">No changes recorded.</p>{{else}}
-<ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{if .ItemKind}}<span class="dim">{{.ItemKind}}</span> {{end}}{{.Tool}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
+<ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{if .ItemKind}}<span class="dim">{{.ItemKind}}</span> {{end}}{{.Tool}}{{with .By}} by {{.}}{{end}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
 <h2>Recent log</h2>
 {{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
 {{end}}</pre>{{end}}
