@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/tracing"
 )
@@ -130,10 +133,15 @@ func (f *reportFlags) finish(stdout io.Writer, rep *probe.Report, text func() er
 }
 
 func registerCapture(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
-	cmd := app.Command("capture", "Write the served tool set as a canonical manifest.")
+	cmd := app.Command("capture", "Write the served surface as a canonical manifest: tools and every list the server advertises (prompts, resources, resource templates).")
 	tf := addTargetFlags(cmd)
 	out := cmd.Flag("output", "Write the manifest to FILE instead of stdout.").Short('o').PlaceHolder("FILE").String()
+	only := cmd.Flag("only", "Write only these lists, comma-separated: tools, prompts, resources, resourceTemplates.").PlaceHolder("LISTS").String()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
+		kinds, err := parseOnly(*only)
+		if err != nil {
+			return err
+		}
 		t, err := tf.target()
 		if err != nil {
 			return err
@@ -142,14 +150,17 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if !rep.Success {
 			return &exitError{exitNoProbe, fmt.Errorf("probe failed (%s): %s", rep.FailureReason, rep.FailureMessage)}
 		}
-		if rep.Tools.PageCapReached {
-			return &exitError{exitNoProbe, fmt.Errorf("the page cap of %d was reached: the manifest would be incomplete; raise --max-list-pages", t.MaxListPages)}
+		m, counts, warnings, err := probe.ServedManifest(rep, kinds, *only != "")
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "driftd capture: warning: %s\n", w)
 		}
-		tools, dropped := probe.Unique(rep.Served())
-		for _, name := range dropped {
-			fmt.Fprintf(stderr, "driftd capture: warning: tool %q served more than once; kept the first\n", name)
+		if err != nil {
+			if strings.Contains(err.Error(), "page cap") {
+				err = fmt.Errorf("%v; raise --max-list-pages", err)
+			}
+			return &exitError{exitNoProbe, err}
 		}
-		b, err := manifest.Canonical(tools)
+		b, err := m.Canonical()
 		if err != nil {
 			return err
 		}
@@ -160,9 +171,27 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if err := atomicfile.Write(*out, b); err != nil {
 			return &exitError{exitUsage, err}
 		}
-		fmt.Fprintf(stderr, "driftd capture: wrote %d tools (%s era, %s) to %s\n", len(tools), rep.Era, revisionText(rep), *out)
+		fmt.Fprintf(stderr, "driftd capture: wrote %s (%s era, %s) to %s\n", strings.Join(counts, ", "), rep.Era, revisionText(rep), *out)
 		return nil
 	}
+}
+
+// parseOnly reads --only: the kinds to write, all when empty.
+func parseOnly(s string) ([]mcp.Kind, error) {
+	if s == "" {
+		return mcp.Kinds, nil
+	}
+	var kinds []mcp.Kind
+	for _, part := range strings.Split(s, ",") {
+		k, ok := mcp.ParseKind(strings.TrimSpace(part))
+		if !ok {
+			return nil, usageErr("--only: unknown list %q (want tools, prompts, resources or resourceTemplates)", part)
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds, nil
 }
 
 func revisionText(rep *probe.Report) string {

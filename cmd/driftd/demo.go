@@ -76,22 +76,29 @@ func browsable(addr string) string {
 	return net.JoinHostPort(host, port)
 }
 
-// demoMock serves the drifted tool set anonymously on /mcp and behind the
-// example's bearer token on /auth/mcp.
+// demoMock serves the drifted surface (tools, prompts, resources and
+// resource templates) anonymously on /mcp and behind the example's bearer
+// token on /auth/mcp.
 func demoMock() (http.Handler, error) {
 	b, err := fs.ReadFile(driftdfiles.Demo, "examples/demo-served.json")
 	if err != nil {
 		return nil, err
 	}
-	var tools []json.RawMessage
-	if err := json.Unmarshal(b, &tools); err != nil {
+	var served struct {
+		Tools             []json.RawMessage `json:"tools"`
+		Prompts           []json.RawMessage `json:"prompts"`
+		Resources         []json.RawMessage `json:"resources"`
+		ResourceTemplates []json.RawMessage `json:"resourceTemplates"`
+	}
+	if err := json.Unmarshal(b, &served); err != nil {
 		return nil, err
 	}
 	token, err := fs.ReadFile(driftdfiles.Demo, "examples/secrets/orders-token")
 	if err != nil {
 		return nil, err
 	}
-	opts := mcptest.Options{Tools: tools, ServerName: "orders-demo", ServerVersion: "2.3.0"}
+	opts := mcptest.Options{Tools: served.Tools, Prompts: served.Prompts, Resources: served.Resources,
+		ResourceTemplates: served.ResourceTemplates, ServerName: "orders-demo", ServerVersion: "2.3.0"}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcptest.NewHandler(opts))
 	opts.BearerToken = strings.TrimSpace(string(token))

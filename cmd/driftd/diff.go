@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 )
 
@@ -38,8 +40,31 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 		}
 		rep := probe.Diff(*target, old, updated, probe.Options{Version: version, Policy: policy})
 		return rf.finish(stdout, rep, func() error {
-			fmt.Fprintf(stdout, "diff %s → %s: %d tools → %d tools\n", old.Path, updated.Path, len(old.Tools), len(updated.Tools))
+			fmt.Fprintf(stdout, "diff %s → %s: %s\n", old.Path, updated.Path, listCounts(old, updated))
 			return writeFindingsText(stdout, rep, colour(stdout))
 		})
 	}
+}
+
+// listCounts names the size of each list on both sides, "3 tools → 2
+// tools, 2 prompts → 2 prompts"; a list only one side declares is shown
+// as "-" there and is not compared.
+func listCounts(old, updated *manifest.Manifest) string {
+	var parts []string
+	for _, k := range mcp.Kinds {
+		if !old.Declares(k) && !updated.Declares(k) {
+			continue
+		}
+		n := func(m *manifest.Manifest) string {
+			switch {
+			case !m.Declares(k):
+				return "-"
+			case k == mcp.KindTool:
+				return fmt.Sprint(len(m.Tools))
+			}
+			return fmt.Sprint(len(m.Items[k]))
+		}
+		parts = append(parts, fmt.Sprintf("%s %s → %s %s", n(old), k.Key(), n(updated), k.Key()))
+	}
+	return strings.Join(parts, ", ")
 }

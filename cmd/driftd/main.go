@@ -61,6 +61,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	registerRules(app, cmds)
 	registerRun(app, cmds)
 	registerConfigCheck(app, cmds)
+	registerBaseline(app, cmds)
 	registerDemo(app, cmds)
 	registerVersion(app, cmds)
 

@@ -79,14 +79,25 @@ func TestDemoServesToolMissing(t *testing.T) {
 		}
 		return m != nil
 	})
-	want := `driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders-demo",tool="cancel_order"} 1`
+	want := `driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders-demo",tool="cancel_order"} 1`
 	waitFor(t, 20*time.Second-time.Since(start), "MCP-DRIFT-TOOL-MISSING on /metrics", func() bool {
 		return strings.Contains(scrape("http://"+addr+"/metrics"), want)
 	})
 	page := scrape("http://" + addr + "/targets/orders-demo")
-	for _, s := range []string{"MCP-DRIFT-TOOL-MISSING", "MCP-DRIFT-SCHEMA", "MCP-DRIFT-TOOL-UNDECLARED", "MCP-AUTH-ANONYMOUS-LIST"} {
+	for _, s := range []string{"MCP-DRIFT-TOOL-MISSING", "MCP-DRIFT-SCHEMA", "MCP-DRIFT-TOOL-UNDECLARED", "MCP-AUTH-ANONYMOUS-LIST",
+		"MCP-DRIFT-PROMPT-ARGUMENT", "MCP-DRIFT-URI-TEMPLATE"} {
 		if !strings.Contains(page, s) {
 			t.Errorf("demo target page lacks %s", s)
+		}
+	}
+	metrics := scrape("http://" + addr + "/metrics")
+	for _, s := range []string{
+		`driftd_finding{kind="prompt",rule="MCP-DRIFT-PROMPT-ARGUMENT",severity="ERROR",target="orders-demo",tool="summarise_order"} 1`,
+		`driftd_finding{kind="resource_template",rule="MCP-DRIFT-URI-TEMPLATE",severity="ERROR",target="orders-demo",tool="order"} 1`,
+		`driftd_list_items{kind="prompt",source="served",target="orders-demo"} 2`,
+	} {
+		if !strings.Contains(metrics, s) {
+			t.Errorf("demo /metrics lacks %s", s)
 		}
 	}
 	waitFor(t, 20*time.Second, "the authenticated demo target", func() bool {

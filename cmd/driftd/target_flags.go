@@ -47,7 +47,7 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	cmd.Flag("header-file", "Send header NAME with the contents of PATH, re-read on every request (repeatable).").PlaceHolder("NAME=PATH").StringsVar(&f.headerFiles)
 	cmd.Flag("bearer-token-file", "Send Authorization: Bearer with the token in PATH, re-read on every request.").PlaceHolder("PATH").StringVar(&f.bearerTokenFile)
 	cmd.Flag("timeout", "Deadline for the whole probe.").Default(config.DefaultTimeout.String()).DurationVar(&f.timeout)
-	cmd.Flag("max-list-pages", "Stop paging tools/list after this many pages.").Default(fmt.Sprint(config.DefaultMaxListPages)).IntVar(&f.maxListPages)
+	cmd.Flag("max-list-pages", "Stop paging tools/list (and prompts/list, resources/list, resources/templates/list) after this many pages.").Default(fmt.Sprint(config.DefaultMaxListPages)).IntVar(&f.maxListPages)
 	defaults := config.DefaultGlobal()
 	cmd.Flag("max-response-bytes", "Largest HTTP response body read (e.g. 16MiB).").Default(defaults.MaxResponseBytes.String()).StringVar(&f.maxResponse)
 	cmd.Flag("max-run-bytes", "Bytes the whole run may read, all responses together (e.g. 64MiB): bounds its memory.").Default(defaults.MaxRunBytes.String()).StringVar(&f.maxRun)

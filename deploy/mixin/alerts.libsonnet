@@ -9,22 +9,23 @@ local lib = import 'lib.libsonnet';
     local m(name, matchers='') = lib.metric(cfg, name, matchers),
     local runbook(alert) = cfg.runbookURLPattern % std.asciiLower(alert),
 
-    // One alert per tool from the per-tool series, and its two extra arms
-    // (see MCPToolMissing's comment), for the findings of one selector.
+    // One alert per tool (prompt, resource, template: the kind label) from
+    // the per-tool series, and its two extra arms (see MCPToolMissing's
+    // comment), for the findings of one selector.
     local perToolFinding(matchers) = |||
       %(finding)s
       or
       (
         %(findings)s > 0
-        unless ignoring(tool)
+        unless ignoring(kind, tool)
         %(finding)s
       )
       or
       (
         max_over_time(timestamp(%(finding)s)[%(hold)s:1m])
-        > ignoring(rule, severity, tool) group_left()
+        > ignoring(kind, rule, severity, tool) group_left()
         %(lastSuccess)s
-        and ignoring(rule, severity, tool)
+        and ignoring(kind, rule, severity, tool)
         %(success)s == 0
       )
     ||| % {
@@ -126,6 +127,34 @@ local lib = import 'lib.libsonnet';
               or get results they cannot read. The report names the pointer, direction and BRK-* grade.
             |||),
             runbook_url: runbook('MCPBreakingSchemaDrift'),
+          },
+        },
+        {
+          comment:: |||
+            Breaking drift of the rest of the agent-facing surface: a declared prompt,
+            resource or resource template not served, a prompt argument change
+            graded breaking (a required argument added, an argument removed or made
+            required), or a template whose uriTemplate changed. The kind label says
+            which list; the tool label names the prompt, resource (by uri) or
+            template. Same extra arms as MCPToolMissing.
+          |||,
+          alert: 'MCPSurfaceBreakingDrift',
+          expr: perToolFinding('rule=~"MCP-DRIFT-(PROMPT-MISSING|PROMPT-ARGUMENT|RESOURCE-MISSING|RESOURCE-TEMPLATE-MISSING|URI-TEMPLATE)",severity="ERROR"'),
+          'for': cfg.findingFor,
+          labels: {
+            severity: cfg.pageSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: {{ $labels.rule }}{{ if $labels.tool }} on {{ $labels.kind }} "{{ $labels.tool }}"{{ end }}',
+            description: lib.fold(|||
+              {{ if $labels.tool }}The {{ $labels.kind }} "{{ $labels.tool }}" of {{ $labels.target }} differs{{ else }}{{ $value }}
+              prompt(s), resource(s) or template(s) of {{ $labels.target }} differ{{ end }} from the
+              manifest in a way that breaks agents built against it ({{ $labels.rule }}, {{ $labels.severity }}):
+              a prompt or resource they use is gone, a prompt needs an argument they do not send, or the
+              URIs they build from a template no longer match.
+            |||),
+            runbook_url: runbook('MCPSurfaceBreakingDrift'),
           },
         },
         {

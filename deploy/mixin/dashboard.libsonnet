@@ -193,12 +193,12 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
       timeseries('Opened by rule', 'Findings opened per rule over the chosen window. Counts first openings too (a counter that appeared in the window counts its whole value).', pos(8, 12, 12, 31), [
         range('sum by (rule) (%s) > 0' % opened(t('driftd_findings_opened_total'), '$window'), '{{rule}}'),
       ]),
-      table('Findings per tool', 'driftd_finding: one row per active finding that names a tool (capped at per_tool_series_limit per target; see dropped series below).', pos(8, 12, 0, 39), [
+      table('Findings per tool', 'driftd_finding: one row per active finding that names a tool, prompt, resource or resource template (kind; capped at per_tool_series_limit per target; see dropped series below).', pos(8, 12, 0, 39), [
         tableQuery(t('driftd_finding')),
       ], [
         { id: 'organize', options: {
           excludeByName: { Time: true, Value: true, __name__: true, job: true, instance: true },
-          indexByName: { target: 0, tool: 1, rule: 2, severity: 3 },
+          indexByName: { target: 0, kind: 1, tool: 2, rule: 3, severity: 4 },
         } },
       ]),
       timeseries('Served-set changes', 'driftd_served_changes_total: run-to-run changes of what the servers serve, by CHG id, whether or not a manifest declares them.', pos(8, 12, 12, 39), [
@@ -243,8 +243,9 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
       ], unit='s'),
 
       row('Tools', 87),
-      timeseries('Tools declared and served', 'driftd_tools: tools the manifest declares against tools the server serves, per target.', pos(8, 12, 0, 88), [
-        range('sum by (target, source) (%s)' % t('driftd_tools'), '{{target}} {{source}}'),
+      timeseries('Tools, prompts and resources declared and served', 'driftd_tools: tools the manifest declares against tools the server serves, per target; driftd_list_items: the same for prompts, resources and resource templates (kind), on targets whose runs list them.', pos(8, 12, 0, 88), [
+        range('sum by (target, source) (%s)' % t('driftd_tools'), '{{target}} tools {{source}}'),
+        range('sum by (target, kind, source) (%s)' % t('driftd_list_items'), '{{target}} {{kind}} {{source}}', 'B'),
       ]),
       table('Declared versus served', 'Per target: tools declared, tools served, and the difference (declared minus served).', pos(8, 12, 12, 88), [
         tableQuery('sum by (target) (%s)' % t('driftd_tools', 'source="declared"'), 'A'),

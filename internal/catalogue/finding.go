@@ -48,17 +48,21 @@ func ParseSeverity(s string) (Severity, bool) {
 // Finding is one rule firing. Messages describe what was observed; they
 // never quote a credential or a value a tool returned.
 type Finding struct {
-	Rule           string   `json:"rule"`
-	Severity       Severity `json:"severity"`
-	Tool           string   `json:"tool"`
-	Direction      string   `json:"direction,omitempty"`
-	Pointer        string   `json:"pointer"`
-	Change         string   `json:"change,omitempty"`
-	Grade          string   `json:"grade,omitempty"`
-	Classification string   `json:"classification,omitempty"`
-	Message        string   `json:"message"`
-	Fingerprint    string   `json:"fingerprint"`
-	TraceID        string   `json:"trace_id,omitempty"`
+	Rule     string   `json:"rule"`
+	Severity Severity `json:"severity"`
+	Tool     string   `json:"tool"`
+	// Kind is set when the finding is about a prompt, resource or
+	// resource template (prompt, resource, resource_template); Tool then
+	// names it (a resource by its uri). Empty for tools.
+	Kind           string `json:"kind,omitempty"`
+	Direction      string `json:"direction,omitempty"`
+	Pointer        string `json:"pointer"`
+	Change         string `json:"change,omitempty"`
+	Grade          string `json:"grade,omitempty"`
+	Classification string `json:"classification,omitempty"`
+	Message        string `json:"message"`
+	Fingerprint    string `json:"fingerprint"`
+	TraceID        string `json:"trace_id,omitempty"`
 	// IgnoreReason is set on ignored findings: the matching entry's reason.
 	IgnoreReason string `json:"ignore_reason,omitempty"`
 	SpanID       string `json:"span_id,omitempty"`
@@ -72,10 +76,15 @@ func New(rule, tool, message string) Finding {
 }
 
 // Identity is what makes two findings of one target the same finding: rule,
-// tool, direction, pointer and change, NUL-separated. A run reports each
-// identity once, and Fingerprint hashes it.
+// tool, direction, pointer and change, NUL-separated, and the kind when
+// there is one (so a tool's identity, and fingerprint, never moved). A run
+// reports each identity once, and Fingerprint hashes it.
 func (f Finding) Identity() string {
-	return strings.Join([]string{f.Rule, f.Tool, f.Direction, f.Pointer, f.Change}, "\x00")
+	id := strings.Join([]string{f.Rule, f.Tool, f.Direction, f.Pointer, f.Change}, "\x00")
+	if f.Kind != "" {
+		id += "\x00" + f.Kind
+	}
+	return id
 }
 
 // Fingerprint is the first 16 hex digits of SHA-256 over the target and
@@ -93,6 +102,7 @@ func Sort(fs []Finding) {
 			cmp.Compare(b.Severity.Rank(), a.Severity.Rank()),
 			cmp.Compare(a.Rule, b.Rule),
 			cmp.Compare(a.Tool, b.Tool),
+			cmp.Compare(a.Kind, b.Kind),
 			cmp.Compare(a.Pointer, b.Pointer),
 			cmp.Compare(a.Message, b.Message),
 		)

@@ -32,6 +32,17 @@ const (
 	DriftCallErrorShape      = "MCP-DRIFT-CALL-ERROR-SHAPE"
 	DriftCallInputRequired   = "MCP-DRIFT-CALL-INPUT-REQUIRED"
 
+	DriftPromptMissing              = "MCP-DRIFT-PROMPT-MISSING"
+	DriftPromptUndeclared           = "MCP-DRIFT-PROMPT-UNDECLARED"
+	DriftPromptArgument             = "MCP-DRIFT-PROMPT-ARGUMENT"
+	DriftPromptArgumentCompatible   = "MCP-DRIFT-PROMPT-ARGUMENT-COMPATIBLE"
+	DriftResourceMissing            = "MCP-DRIFT-RESOURCE-MISSING"
+	DriftResourceUndeclared         = "MCP-DRIFT-RESOURCE-UNDECLARED"
+	DriftResourceTemplateMissing    = "MCP-DRIFT-RESOURCE-TEMPLATE-MISSING"
+	DriftResourceTemplateUndeclared = "MCP-DRIFT-RESOURCE-TEMPLATE-UNDECLARED"
+	DriftURITemplate                = "MCP-DRIFT-URI-TEMPLATE"
+	DriftMimeType                   = "MCP-DRIFT-MIME-TYPE"
+
 	ConfCacheHints     = "MCP-CONF-CACHE-HINTS"
 	ConfResultType     = "MCP-CONF-RESULT-TYPE"
 	ConfToolName       = "MCP-CONF-TOOL-NAME"
@@ -45,6 +56,8 @@ const (
 	ConfServerInfo     = "MCP-CONF-SERVER-INFO"
 	ConfRedirect       = "MCP-CONF-REDIRECT"
 	ConfToolHeader     = "MCP-CONF-TOOL-HEADER-INVALID"
+	ConfListShape      = "MCP-CONF-LIST-SHAPE"
+	ConfDuplicateItem  = "MCP-CONF-DUPLICATE-ITEM"
 
 	AuthAnonymousList      = "MCP-AUTH-ANONYMOUS-LIST"
 	AuthEnforced           = "MCP-AUTH-ENFORCED"
@@ -59,7 +72,8 @@ type Rule struct {
 	Family   Family   `json:"family"`
 	Severity Severity `json:"severity"`
 	Doc      string   `json:"doc"`
-	// HasTool is true when findings of this rule name a tool.
+	// HasTool is true when findings of this rule name a tool (or, with
+	// a kind, a prompt, resource or resource template).
 	HasTool bool `json:"has_tool"`
 	// Emitter is the package-qualified function that builds this rule's
 	// findings, such as "probe.checkToolNameFormat": where a rule is
@@ -75,29 +89,41 @@ var Rules = []Rule{
 	{DriftSchema, FamilyDrift, Error, "a served schema differs in a way a BRK-* grade calls breaking; carries direction, pointer, change and grade (severity from the grade)", true, "catalogue.compareSchema"},
 	{DriftSchemaCompatible, FamilyDrift, Info, "a served schema differs in a way its BRK-* grade calls compatible (WARN or INFO from the grade)", true, "catalogue.compareSchema"},
 	{DriftAnnotation, FamilyDrift, Warn, "a declared hint differs from the served one, compared on effective values (destructiveHint and openWorldHint default to true)", true, "catalogue.compareAnnotations"},
-	{DriftDescription, FamilyDrift, Warn, "a tool's description changed: descriptions are model instructions, the rug-pull vector", true, "catalogue.compareTexts"},
-	{DriftTitle, FamilyDrift, Info, "a tool's title or annotations.title changed", true, "catalogue.compareTexts"},
+	{DriftDescription, FamilyDrift, Warn, "a tool's, prompt's, resource's or resource template's description changed: descriptions are model instructions, the rug-pull vector (reported by length and digest, never the text)", true, "catalogue.compareTexts"},
+	{DriftTitle, FamilyDrift, Info, "a tool's title or annotations.title, or a prompt's, resource's or resource template's title (a resource's or template's name too) changed", true, "catalogue.compareTexts"},
+	{DriftPromptMissing, FamilyDrift, Error, "a prompt declared in the manifest is not served (suppressed when prompts/list paging was capped)", true, "probe.compareItemSets"},
+	{DriftPromptUndeclared, FamilyDrift, Warn, "a served prompt is not declared (only when the manifest declares prompts)", true, "probe.compareItemSets"},
+	{DriftPromptArgument, FamilyDrift, Error, "a prompt's arguments changed in a way that breaks callers: a required argument added, an argument removed, or an optional one became required; carries change and grade (input direction, severity from the grade)", true, "catalogue.compareArguments"},
+	{DriftPromptArgumentCompatible, FamilyDrift, Info, "a prompt's arguments changed compatibly: an optional argument added, or a required one became optional", true, "catalogue.compareArguments"},
+	{DriftResourceMissing, FamilyDrift, Error, "a resource (by uri) declared in the manifest is not served (suppressed when resources/list paging was capped)", true, "probe.compareItemSets"},
+	{DriftResourceUndeclared, FamilyDrift, Warn, "a served resource is not declared (only when the manifest declares resources)", true, "probe.compareItemSets"},
+	{DriftResourceTemplateMissing, FamilyDrift, Error, "a resource template (by name) declared in the manifest is not served (suppressed when resources/templates/list paging was capped)", true, "probe.compareItemSets"},
+	{DriftResourceTemplateUndeclared, FamilyDrift, Warn, "a served resource template is not declared (only when the manifest declares resourceTemplates)", true, "probe.compareItemSets"},
+	{DriftURITemplate, FamilyDrift, Error, "a resource template's uriTemplate changed: its variables (change CHG-URI-TEMPLATE-VARIABLES) or its literal text (CHG-URI-TEMPLATE-CHANGED); URIs callers build no longer match", true, "catalogue.compareURITemplate"},
+	{DriftMimeType, FamilyDrift, Warn, "a resource's or resource template's mimeType changed (added, removed or different): consumers parse contents by it", true, "catalogue.compareMimeType"},
 	{DriftCallOutputSchema, FamilyDrift, Error, "a called tool's structuredContent does not conform to the declared outputSchema", true, "probe.checkCall"},
 	{DriftCallNoStructured, FamilyDrift, Error, "a called tool declares an outputSchema and returned no structuredContent", true, "probe.checkCall"},
 	{DriftCallErrorShape, FamilyDrift, Warn, "a called tool's failure came as a JSON-RPC error instead of a result with isError: true", true, "probe.checkCall"},
 	{DriftCallInputRequired, FamilyDrift, Info, "a called tool answered input_required (multi round-trip); recorded, never pursued; ERROR when the InputRequiredResult's shape breaks the spec (neither inputRequests nor requestState, requestState not a string, inputRequests not an object of requests, or a request for a capability driftd did not declare)", true, "probe.checkInputRequired"},
 	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false, "probe.checkProtocolUnsupported"},
 	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false, "probe.checkLegacyServer"},
-	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached; missing-tool findings suppressed", false, "probe.checkPaginationCapped"},
+	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached on a list (tools, or with a kind prompts, resources or resource templates); that list's missing findings are suppressed", false, "probe.checkPaginationCapped"},
 
-	{ConfCacheHints, FamilyConf, Warn, "a modern tools/list page lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
+	{ConfCacheHints, FamilyConf, Warn, "a modern list page (tools/list, prompts/list, resources/list, resources/templates/list) lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
 	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one", false, "probe.checkResultType"},
 	{ConfToolName, FamilyConf, Error, "a served tool has no usable name (missing, null, empty or not a string); one finding per such tool, at its position in the served list", false, "probe.checkToolName"},
 	{ConfToolNameFormat, FamilyConf, Info, "a tool name is outside 1-128 characters of A-Za-z0-9_-. (a SHOULD)", true, "probe.checkToolNameFormat"},
 	{ConfDuplicateTool, FamilyConf, Error, "two served tools share a name", true, "probe.checkDuplicateTool"},
 	{ConfInputSchema, FamilyConf, Error, `inputSchema missing, not an object, or root type not "object"`, true, "probe.checkInputSchema"},
 	{ConfSchemaInvalid, FamilyConf, Error, "an input or output schema does not compile as JSON Schema, or exceeds driftd's bounds", true, "probe.checkSchemasCompile"},
-	{ConfToolsetVaries, FamilyConf, Error, "the tool set differs on a second connection", false, "probe.checkToolsetStable"},
-	{ConfOrderVaries, FamilyConf, Info, "the same tool set came in a different order on a second connection", false, "probe.checkToolsetStable"},
-	{ConfPaginationLoop, FamilyConf, Error, "a nextCursor repeated", false, "probe.checkPaginationLoop"},
+	{ConfToolsetVaries, FamilyConf, Error, "the tool set (with a kind: the prompt, resource or resource template set) differs on a second connection", false, "probe.checkToolsetStable"},
+	{ConfOrderVaries, FamilyConf, Info, "the same tool (or prompt, resource, template) set came in a different order on a second connection", false, "probe.checkToolsetStable"},
+	{ConfPaginationLoop, FamilyConf, Error, "a nextCursor repeated (in any list; the finding's kind says which)", false, "probe.checkPaginationLoop"},
 	{ConfServerInfo, FamilyConf, Info, "no io.modelcontextprotocol/serverInfo in a modern result's _meta (a SHOULD)", false, "probe.checkServerInfo"},
 	{ConfRedirect, FamilyConf, Error, "the endpoint answered with a redirect (never followed)", false, "probe.checkRedirect"},
 	{ConfToolHeader, FamilyConf, Error, "a modern server's tool carries an invalid x-mcp-header annotation (empty, not a token, a case-insensitive duplicate, on a number or non-primitive, or reached through items/anyOf/$ref/…); clients must exclude it, and driftd never calls it", true, "probe.checkHeaderAnnotations"},
+	{ConfListShape, FamilyConf, Error, "a served prompt, resource or resource template breaks its list's shape: not an object, name (a resource's uri, a template's uriTemplate) missing or not a string, title/description/mimeType not strings, arguments not an array of named objects, required not a boolean; one finding per item, at its position", false, "probe.checkListShape"},
+	{ConfDuplicateItem, FamilyConf, Error, "two served prompts or resource templates share a name, or two resources a uri", true, "probe.checkDuplicateItem"},
 
 	{AuthAnonymousList, FamilyAuth, Warn, "tools/list succeeded without credentials (INFO local, WARN dev/staging/unknown, ERROR production)", false, "probe.checkAnonymousList"},
 	{AuthEnforced, FamilyAuth, Info, "a request without credentials was refused with 401/403", false, "probe.checkRefusal"},

@@ -21,7 +21,7 @@ func CompareTool(d, s mcp.Tool) []Finding {
 	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
 		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
 	}
-	out = append(out, compareTexts(d, s)...)
+	out = append(out, compareTexts(toolTexts(d, s))...)
 	return out
 }
 
@@ -88,20 +88,41 @@ func compareAnnotations(tool string, declared, served json.RawMessage) []Finding
 	return out
 }
 
-// compareTexts compares the texts a model reads: annotations.title, the
-// description and the title.
-func compareTexts(d, s mcp.Tool) []Finding {
-	var out []Finding
+// texts are the model-facing texts of one definition, declared and served.
+type texts struct {
+	kind, name string
+	// pairs are (pointer, what, declared, served), compared in order.
+	pairs [][4]string
+}
+
+func toolTexts(d, s mcp.Tool) texts {
+	tx := texts{name: s.Name}
 	if !bytes.Equal(d.Annotations, s.Annotations) {
-		if dt, st := annotationTitle(d.Annotations), annotationTitle(s.Annotations); dt != st {
-			out = append(out, textChanged(DriftTitle, s.Name, "/annotations/title", "annotations.title", dt, st))
+		tx.pairs = append(tx.pairs, [4]string{"/annotations/title", "annotations.title", annotationTitle(d.Annotations), annotationTitle(s.Annotations)})
+	}
+	tx.pairs = append(tx.pairs, [4]string{"/description", "description", d.Description, s.Description},
+		[4]string{"/title", "title", d.Title, s.Title})
+	return tx
+}
+
+// compareTexts compares the texts a model reads: a tool's
+// annotations.title, description and title; an item's description, title
+// and (for resources and templates, whose identity is elsewhere) name.
+// A description is MCP-DRIFT-DESCRIPTION, every other text
+// MCP-DRIFT-TITLE; both are reported by length and digest only.
+func compareTexts(tx texts) []Finding {
+	var out []Finding
+	for _, p := range tx.pairs {
+		if p[2] == p[3] {
+			continue
 		}
-	}
-	if d.Description != s.Description {
-		out = append(out, textChanged(DriftDescription, s.Name, "/description", "description", d.Description, s.Description))
-	}
-	if d.Title != s.Title {
-		out = append(out, textChanged(DriftTitle, s.Name, "/title", "title", d.Title, s.Title))
+		rule := DriftTitle
+		if p[0] == "/description" {
+			rule = DriftDescription
+		}
+		f := textChanged(rule, tx.name, p[0], p[1], p[2], p[3])
+		f.Kind = tx.kind
+		out = append(out, f)
 	}
 	return out
 }

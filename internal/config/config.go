@@ -174,8 +174,13 @@ func (c *Config) finish(col *collector, dir string) {
 				is = append(is, x)
 			}
 		}
-		if t.Manifest == "" {
-			is = append(is, issue{"manifest", "required: the manifest the server is compared against"})
+		switch {
+		case t.Baseline != "" && t.Baseline != BaselineFirstSeen:
+			is = append(is, issue{"baseline", fmt.Sprintf("%q is not a baseline mode (the one mode is %q)", t.Baseline, BaselineFirstSeen)})
+		case t.Baseline != "" && t.Manifest != "":
+			is = append(is, issue{"baseline", "set together with manifest: a target is compared against its manifest or against a baseline, not both"})
+		case t.Manifest == "" && t.Baseline == "":
+			is = append(is, issue{"manifest", "required: the manifest the server is compared against (or baseline: first_seen to take the first served surface as the baseline)"})
 		}
 		if first, dup := seen[t.Name]; dup && t.Name != "" {
 			is = append(is, issue{"name", fmt.Sprintf("%q is already used at line %d", t.Name, col.pos.line(fmt.Sprintf("targets[%d].name", first)))})
@@ -183,7 +188,9 @@ func (c *Config) finish(col *collector, dir string) {
 			seen[t.Name] = i
 		}
 		col.add(at, is)
-		t.Manifest = promconfig.JoinDir(dir, t.Manifest)
+		if t.Manifest != "" {
+			t.Manifest = promconfig.JoinDir(dir, t.Manifest)
+		}
 		t.HTTPClient.SetDirectory(dir)
 		t.Classification = slices.Clone(g.Classification)
 	}

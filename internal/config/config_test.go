@@ -87,6 +87,10 @@ func TestLoadBadConfigs(t *testing.T) {
 			`:4: global.otlp_endpoint: "otel-collector:4318" has no scheme; write http://otel-collector:4318 or https://otel-collector:4318`,
 		}},
 		{"bad-missing.yml", []string{":2: targets[0].manifest: required"}},
+		{"bad-baseline.yml", []string{
+			`:4: targets[0].baseline: "first-seen" is not a baseline mode (the one mode is "first_seen")`,
+			":8: targets[1].baseline: set together with manifest",
+		}},
 		{"bad-duplicate-key.yml", []string{":5: targets[0].url: duplicate key: already set at line 3"}},
 		{"bad-two-documents.yml", []string{":5: a config file holds one YAML document"}},
 		// yaml drops a sequence element that fails to decode; the next
@@ -114,6 +118,20 @@ func TestLoadBadConfigs(t *testing.T) {
 				t.Errorf("%d errors, want %d:\n%s", n, len(tc.want), got)
 			}
 		})
+	}
+}
+
+func TestLoadBaseline(t *testing.T) {
+	c, err := Load("testdata/good-baseline.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg := c.Targets[0]; tg.Baseline != BaselineFirstSeen || tg.Manifest != "" {
+		t.Fatalf("target %+v", tg)
+	}
+	out, err := c.Redacted()
+	if err != nil || !strings.Contains(string(out), "baseline: first_seen") || strings.Contains(string(out), "manifest:") {
+		t.Fatalf("effective config:\n%s", out)
 	}
 }
 

@@ -31,6 +31,9 @@ const (
 	DefaultPerToolSeriesLimit = 200
 )
 
+// BaselineFirstSeen is the one baseline mode: trust on first use.
+const BaselineFirstSeen = "first_seen"
+
 // Classes are the environment classifications a target can have.
 var Classes = []string{"local", "dev", "staging", "production", "unknown"}
 
@@ -40,9 +43,13 @@ var targetName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // effective settings, with the global ones inherited. Its YAML keys are
 // those of DESIGN §4 (see targetYAML for the file's shape).
 type Target struct {
-	Name             string
-	URL              string
-	Manifest         string
+	Name     string
+	URL      string
+	Manifest string
+	// Baseline is "first_seen" for a target without a manifest: its first
+	// successful run's served surface becomes the baseline it is compared
+	// against (docs/configuration.md#baseline-mode). Empty with a manifest.
+	Baseline         string
 	Schedule         Schedule
 	Timeout          time.Duration
 	MaxListPages     int

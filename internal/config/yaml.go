@@ -85,7 +85,8 @@ func (rs *ClassificationRules) UnmarshalYAML(unmarshal func(any) error) error {
 type targetYAML struct {
 	Name             string                 `yaml:"name"`
 	URL              string                 `yaml:"url"`
-	Manifest         string                 `yaml:"manifest"`
+	Manifest         string                 `yaml:"manifest,omitempty"`
+	Baseline         string                 `yaml:"baseline,omitempty"`
 	Schedule         Schedule               `yaml:"schedule,omitempty"`
 	Timeout          time.Duration          `yaml:"timeout,omitempty"`
 	MaxListPages     int                    `yaml:"max_list_pages,omitempty"`
@@ -141,6 +142,7 @@ func (t *Target) UnmarshalYAML(unmarshal func(any) error) error {
 		Name:             raw.Name,
 		URL:              raw.URL,
 		Manifest:         raw.Manifest,
+		Baseline:         raw.Baseline,
 		Schedule:         raw.Schedule,
 		Timeout:          raw.Timeout,
 		MaxListPages:     raw.MaxListPages,
@@ -176,6 +178,7 @@ func (t Target) MarshalYAML() (any, error) {
 		Name:             t.Name,
 		URL:              RedactedURL(t.URL),
 		Manifest:         t.Manifest,
+		Baseline:         t.Baseline,
 		Schedule:         t.Schedule,
 		Timeout:          t.Timeout,
 		MaxListPages:     t.MaxListPages,

@@ -63,7 +63,7 @@ targets:
 	drifting.SetTools(mockTools("a"))
 	opened := `driftd_findings_opened_total{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting"}`
 	body = waitMetric(t, base, opened, 1)
-	if _, ok := metric(body, `driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting",tool="b"}`); !ok {
+	if _, ok := metric(body, `driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting",tool="b"}`); !ok {
 		t.Error("no driftd_finding series naming the missing tool")
 	}
 	var history []state.Event
@@ -89,7 +89,7 @@ targets:
 	// A failed run compared nothing: the finding stays on /metrics.
 	drifting.SetOptions(func(o *mcptest.Options) { o.Fault = mcptest.FaultStatus500 })
 	waitMetric(t, base, `driftd_probe_success{target="drifting"}`, 0)
-	if _, body := get(t, base+"/metrics"); !strings.Contains(body, `driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting",tool="b"} 1`) {
+	if _, body := get(t, base+"/metrics"); !strings.Contains(body, `driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="drifting",tool="b"} 1`) {
 		t.Error("a failed run made the active finding vanish from /metrics")
 	}
 	// The scheduler's lateness reaches /metrics (DESIGN §14).

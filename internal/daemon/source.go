@@ -132,5 +132,12 @@ func (d *Daemon) Declared(name string) (*manifest.Manifest, error) {
 	if !ok {
 		return nil, web.ErrUnknownTarget
 	}
+	if tc.t.Baseline != "" {
+		b, err := d.Baseline(name)
+		if err != nil {
+			return nil, err
+		}
+		return d.target(name).parsedBaseline(b)
+	}
 	return d.manifests.load(tc.t.Manifest)
 }

@@ -25,7 +25,7 @@ func TestOutageOnEverySurface(t *testing.T) {
 	waitMetric(t, base, `driftd_probe_success{target="orders"}`, 0)
 
 	// /metrics keeps the finding: an outage resolves nothing.
-	if _, body := get(t, base+"/metrics"); !strings.Contains(body, `driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders",tool="b"} 1`) {
+	if _, body := get(t, base+"/metrics"); !strings.Contains(body, `driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders",tool="b"} 1`) {
 		t.Error("/metrics lost the finding during the outage")
 	}
 	// The API: the row and the report agree with /metrics.

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
@@ -25,6 +26,18 @@ const historyLimit = 100
 // that target's current run; readers load it without a lock.
 type target struct {
 	run atomic.Pointer[state.Run]
+	// accept is a pending baseline accept (POST …/baseline), taken by the
+	// target's next run.
+	accept atomic.Pointer[state.Baseline]
+	// baseline is the recorded baseline, parsed, keyed by the hash of its
+	// bytes: parsed once, not at every run.
+	baseline atomic.Pointer[parsedBaseline]
+}
+
+// parsedBaseline is a baseline's manifest and the hash of its bytes.
+type parsedBaseline struct {
+	sum [32]byte
+	m   *manifest.Manifest
 }
 
 // target returns the target's runtime, creating it (and loading its state
@@ -70,8 +83,11 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	// report is a copy without it.
 	bodies := &mcp.Bodies{}
 	defer bodies.Release()
-	rep := d.probe(ctx, tc, log, bodies)
+	rep, rebase := d.probe(ctx, tc, t, log, bodies)
 	run := state.Apply(t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
+	if rebase != nil {
+		run = d.rebaseline(t, run, rep, rebase, log)
+	}
 	if run.SnapshotErr != nil {
 		log.Warn("served changes of changed tools not detailed", "err", run.SnapshotErr)
 	}
@@ -98,8 +114,10 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 }
 
 // probe runs the probe of one target with the daemon's hooks, or reports
-// why it could not start.
-func (d *Daemon) probe(ctx context.Context, tc *targetConfig, log *slog.Logger, bodies *mcp.Bodies) *probe.Report {
+// why it could not start. For a baseline-mode target whose run is to
+// record the baseline (the first, or one an accept asked for) it also
+// returns that baseline, to be filled from the run's served surface.
+func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *slog.Logger, bodies *mcp.Bodies) (*probe.Report, *state.Baseline) {
 	opts := probe.Options{
 		Version: d.opts.Build.Version,
 		Logger:  log,
@@ -117,11 +135,14 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, log *slog.Logger, 
 	if p := d.traces.Load(); p != nil {
 		opts.Tracer = p.Tracer()
 	}
-	m, err := d.manifests.load(tc.t.Manifest)
-	if err != nil {
-		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts)
-	}
 	opts.HTTPClient = tc.keptClient(d.opts.Build.Version)
 	defer tc.runDone()
-	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts)
+	if tc.t.Baseline != "" {
+		return d.probeBaseline(ctx, tc, t, opts)
+	}
+	m, err := d.manifests.load(tc.t.Manifest)
+	if err != nil {
+		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts), nil
+	}
+	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts), nil
 }

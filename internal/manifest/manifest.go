@@ -1,5 +1,9 @@
-// Package manifest reads declared tool manifests and writes canonical ones.
-// A manifest is a saved tools/list result: what consumers were built against.
+// Package manifest reads declared manifests and writes canonical ones. A
+// manifest is a saved tools/list result, optionally with the results of
+// prompts/list, resources/list and resources/templates/list beside it
+// (one object with tools, prompts, resources and resourceTemplates): what
+// consumers were built against. A list that is absent is not declared and
+// not compared.
 package manifest
 
 import (
@@ -21,10 +25,26 @@ import (
 	"github.com/driftd/driftd/internal/yamlsyntax"
 )
 
-// Manifest is a declared tool set.
+// Manifest is a declared surface: tools and, optionally, prompts,
+// resources and resource templates.
 type Manifest struct {
 	Path  string
 	Tools []mcp.Tool
+	// Items are the declared lists of the other kinds; a kind without an
+	// entry is not declared (an empty list is: it declares none).
+	Items map[mcp.Kind][]mcp.Item
+	// NoTools is set when the manifest declares lists but no "tools":
+	// then tools are not compared. The zero value declares tools.
+	NoTools bool
+}
+
+// Declares reports whether the manifest declares the list of k.
+func (m *Manifest) Declares(k mcp.Kind) bool {
+	if k == mcp.KindTool {
+		return !m.NoTools
+	}
+	_, ok := m.Items[k]
+	return ok
 }
 
 // Names returns the declared tool names in manifest order.
@@ -81,12 +101,22 @@ func parse(b []byte, ext string) (*Manifest, *Error) {
 	} else if err := syntaxCheck(b); err != nil {
 		return nil, err
 	}
-	raws, err := toolArray(b)
+	items, hasTools, err := itemArrays(b)
 	if err != nil {
 		return nil, &Error{Msg: err.Error()}
 	}
+	var raws []json.RawMessage
+	if hasTools || len(items) == 0 {
+		if raws, err = toolArray(b); err != nil {
+			return nil, &Error{Msg: err.Error()}
+		}
+	}
 	m, err := fromRaw(raws)
 	if err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	m.NoTools = !hasTools && len(items) > 0
+	if m.Items, err = itemsFromRaw(items); err != nil {
 		return nil, &Error{Msg: err.Error()}
 	}
 	return m, nil
@@ -168,7 +198,7 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 // manifests. It is computed on demand: rendering the canonical form costs
 // more than the rest of a load, and a check needs none of it.
 func (m *Manifest) Hash() (string, error) {
-	canon, err := Canonical(m.Tools)
+	canon, err := m.Canonical()
 	if err != nil {
 		return "", err
 	}
@@ -179,24 +209,56 @@ func (m *Manifest) Hash() (string, error) {
 // Canonical renders tools as a tools/list result sorted by name, with keys
 // in a stable order, numbers kept exactly, and no HTML escaping.
 func Canonical(tools []mcp.Tool) ([]byte, error) {
-	sorted := slices.Clone(tools)
-	slices.SortStableFunc(sorted, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	out := make([]any, len(sorted))
-	for i, t := range sorted {
-		dec := json.NewDecoder(bytes.NewReader(t.Raw))
-		dec.UseNumber()
-		if err := dec.Decode(&out[i]); err != nil {
-			return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+	return (&Manifest{Tools: tools}).Canonical()
+}
+
+// Canonical renders every list the manifest declares, each sorted by its
+// identity (a tool's, prompt's or template's name, a resource's uri), with
+// keys in a stable order, numbers kept exactly and no HTML escaping. A
+// tools-only manifest renders as the tools/list result it always was.
+func (m *Manifest) Canonical() ([]byte, error) {
+	doc := map[string]any{}
+	if m.Declares(mcp.KindTool) {
+		sorted := slices.Clone(m.Tools)
+		slices.SortStableFunc(sorted, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
+		out := make([]any, len(sorted))
+		for i, t := range sorted {
+			if err := decodeExact(t.Raw, &out[i]); err != nil {
+				return nil, fmt.Errorf("tool %q: %w", t.Name, err)
+			}
 		}
+		doc[mcp.KindTool.Key()] = out
+	}
+	for _, k := range mcp.ItemKinds {
+		items, ok := m.Items[k]
+		if !ok {
+			continue
+		}
+		sorted := slices.Clone(items)
+		slices.SortStableFunc(sorted, func(a, b mcp.Item) int { return strings.Compare(a.Key, b.Key) })
+		out := make([]any, len(sorted))
+		for i, it := range sorted {
+			if err := decodeExact(it.Raw, &out[i]); err != nil {
+				return nil, fmt.Errorf("%s %q: %w", k.Noun(), it.Key, err)
+			}
+		}
+		doc[k.Key()] = out
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(map[string]any{"tools": out}); err != nil {
+	if err := enc.Encode(doc); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// decodeExact decodes raw keeping numbers as written.
+func decodeExact(raw json.RawMessage, v *any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	return dec.Decode(v)
 }
 
 // syntaxCheck reports a JSON syntax error with its line and column.

@@ -119,7 +119,7 @@ func TestLoadNamesTheFile(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, p := range []string{"testdata/result.json", "testdata/array.json", "testdata/envelope.json", "testdata/manifest.yaml"} {
+	for _, p := range []string{"testdata/result.json", "testdata/array.json", "testdata/envelope.json", "testdata/manifest.yaml", "testdata/surface.json"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -127,6 +127,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add([]byte(`[{"name":"\u00e9"}]`))
+	f.Add([]byte(`{"prompts":[{"name":"p","arguments":[{"name":"a","required":true}]}],"resourceTemplates":[]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := Parse(b, "")
 		if err != nil {
@@ -135,7 +136,7 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		c, err := Canonical(m.Tools)
+		c, err := m.Canonical()
 		if err != nil {
 			t.Fatalf("parsed manifest does not canonicalise: %v", err)
 		}

@@ -23,11 +23,22 @@ type Session struct {
 	FallbackReason string
 	// Retried is true when server/discover was retried after -32022.
 	Retried bool
+	// Capabilities are the server's advertised capabilities, by name
+	// (tools, prompts, resources, …), from server/discover or initialize.
+	Capabilities map[string]json.RawMessage
+}
+
+// Advertises reports whether the server advertised the capability that
+// lists k.
+func (s *Session) Advertises(k Kind) bool {
+	v, ok := s.Capabilities[k.Capability()]
+	return ok && string(v) != "null"
 }
 
 // DiscoverResult is the part of server/discover's result driftd reads.
 type DiscoverResult struct {
-	SupportedVersions []string `json:"supportedVersions"`
+	SupportedVersions []string                   `json:"supportedVersions"`
+	Capabilities      map[string]json.RawMessage `json:"capabilities"`
 	ResultMeta
 }
 
@@ -128,6 +139,7 @@ func (s *Session) fromDiscover(ctx context.Context, result json.RawMessage) (*Se
 	}
 	if slices.Contains(d.SupportedVersions, ModernVersion) {
 		s.Era, s.Version, s.Discover, s.ServerInfo = EraModern, ModernVersion, &d, d.ServerInfo()
+		s.Capabilities = d.Capabilities
 		return s, nil
 	}
 	if v := NewestLegacy(d.SupportedVersions); v != "" {
@@ -158,8 +170,9 @@ func (s *Session) legacy(ctx context.Context, version, why string) (*Session, er
 		return nil, fmt.Errorf("legacy fallback (%s): %w", why, err)
 	}
 	var init struct {
-		ProtocolVersion string          `json:"protocolVersion"`
-		ServerInfo      *Implementation `json:"serverInfo"`
+		ProtocolVersion string                     `json:"protocolVersion"`
+		ServerInfo      *Implementation            `json:"serverInfo"`
+		Capabilities    map[string]json.RawMessage `json:"capabilities"`
 	}
 	if err := json.Unmarshal(ex.Result, &init); err != nil {
 		return nil, &Error{Reason: ReasonInvalidResponse, Method: "initialize", Err: err}
@@ -169,7 +182,7 @@ func (s *Session) legacy(ctx context.Context, version, why string) (*Session, er
 			Supported: []string{init.ProtocolVersion}, Detail: "initialize negotiated a version driftd does not speak"}
 	}
 	s.Era, s.Version, s.FallbackReason = EraLegacy, init.ProtocolVersion, why
-	s.SessionID, s.ServerInfo = h.Get(HeaderSessionID), init.ServerInfo
+	s.SessionID, s.ServerInfo, s.Capabilities = h.Get(HeaderSessionID), init.ServerInfo, init.Capabilities
 	_, _, err = s.c.do(ctx, call{era: EraLegacy, version: s.Version, method: "notifications/initialized",
 		sessionID: s.SessionID, notify: true})
 	if err != nil {
@@ -182,7 +195,7 @@ func (s *Session) legacy(ctx context.Context, version, why string) (*Session, er
 // modern server nothing is sent, a legacy server gets its own initialize.
 // Like Connect, an Open that fails leaves no connection open.
 func (c *Client) Open(ctx context.Context, like *Session) (*Session, error) {
-	s := &Session{c: c, Era: like.Era, Version: like.Version, ServerInfo: like.ServerInfo}
+	s := &Session{c: c, Era: like.Era, Version: like.Version, ServerInfo: like.ServerInfo, Capabilities: like.Capabilities}
 	if like.Era == EraModern {
 		return s, nil
 	}

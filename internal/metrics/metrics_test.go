@@ -129,7 +129,7 @@ func expositionGolden(t *testing.T, golden string, opts Options) {
 		t.Fatalf("exposition differs from %s (go test ./internal/metrics -update):\n%s", golden, got)
 	}
 	for _, must := range []string{
-		`driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders",tool="cancel_order"} 1`,
+		`driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders",tool="cancel_order"} 1`,
 		`driftd_finding_series_dropped{target="orders"} 1`,
 		`driftd_target_info{classification="production",protocol_revision="2026-07-28",server_name="orders",server_version="2.3.0",target="orders",team="payments"} 1`,
 		`driftd_probe_failures_total{reason="timeout",target="search"} 1`,

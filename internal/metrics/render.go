@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/sanitize"
 )
@@ -193,6 +194,19 @@ func (m *Metrics) render(e *expo) {
 			e.start("driftd_tools").label("source", "served").label("target", name).value(float64(rep.Tools.Served))
 		}
 	})
+	e.family("driftd_list_items", "gauge", "Prompts, resources and resource templates (kind) declared in the manifest and served on the last successful run; only for lists the run read.")
+	m.each(func(name string, _ *targetState, rep *probe.Report) {
+		for _, k := range mcp.ItemKinds {
+			c := rep.ListCounts(k)
+			if c == nil {
+				continue
+			}
+			e.start("driftd_list_items").label("kind", string(k)).label("source", "declared").label("target", name).value(float64(c.Declared))
+			if rep.Success {
+				e.start("driftd_list_items").label("kind", string(k)).label("source", "served").label("target", name).value(float64(c.Served))
+			}
+		}
+	})
 }
 
 // renderCounts writes a per-target counter family keyed by one or two
@@ -221,7 +235,7 @@ func (m *Metrics) renderCounts(e *expo, name, help string, of func(*targetState)
 func (m *Metrics) renderFindings(e *expo) {
 	type key struct{ rule, sev string }
 	type perTarget struct {
-		tools   [][3]string
+		tools   [][4]string
 		counts  map[key]int
 		dropped int
 	}
@@ -232,7 +246,7 @@ func (m *Metrics) renderFindings(e *expo) {
 			continue
 		}
 		pt := &all[i]
-		seen := map[[3]string]bool{}
+		seen := map[[4]string]bool{}
 		for _, f := range st.run.State.Active() {
 			if pt.counts == nil {
 				pt.counts = map[key]int{}
@@ -241,7 +255,11 @@ func (m *Metrics) renderFindings(e *expo) {
 			if f.Tool == "" {
 				continue
 			}
-			k := [3]string{f.Rule, string(f.Severity), sanitize.Name(f.Tool)}
+			kind := f.ItemKind
+			if kind == "" {
+				kind = "tool"
+			}
+			k := [4]string{kind, f.Rule, string(f.Severity), sanitize.Name(f.Tool)}
 			if seen[k] {
 				continue
 			}
@@ -259,12 +277,12 @@ func (m *Metrics) renderFindings(e *expo) {
 			pt.counts[key{o.Rule, string(o.Severity)}] += o.Count
 		}
 	}
-	e.family("driftd_finding", "gauge", "One active finding that names a tool (capped per target).")
+	e.family("driftd_finding", "gauge", "One active finding that names a tool, prompt, resource or resource template (kind), capped per target.")
 	for i, name := range m.names {
 		tools := all[i].tools
-		slices.SortFunc(tools, func(a, b [3]string) int { return slices.Compare(a[:], b[:]) })
+		slices.SortFunc(tools, func(a, b [4]string) int { return slices.Compare(a[:], b[:]) })
 		for _, k := range tools {
-			e.start("driftd_finding").label("rule", k[0]).label("severity", k[1]).label("target", name).label("tool", k[2]).value(1)
+			e.start("driftd_finding").label("kind", k[0]).label("rule", k[1]).label("severity", k[2]).label("target", name).label("tool", k[3]).value(1)
 		}
 	}
 	e.family("driftd_finding_series_dropped", "gauge", "Active findings with a tool left out of driftd_finding by the per-target cap (targets where it dropped any).")

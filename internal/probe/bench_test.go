@@ -37,7 +37,7 @@ func benchSets(tb testing.TB, n int) (declared, served []mcp.Tool) {
 // diffAll runs compareSets to the end and counts its findings.
 func diffAll(declared, served []mcp.Tool) int {
 	n := 0
-	for range compareSets(declared, served, false) {
+	for range compareSets(declared, served, false, "manifest") {
 		n++
 	}
 	return n
@@ -101,7 +101,7 @@ func TestDiffScaling(t *testing.T) {
 	for _, n := range []int{1000, 10000} {
 		declared, served := benchSets(t, n)
 		changed := map[string]bool{}
-		for f := range compareSets(declared, served, false) {
+		for f := range compareSets(declared, served, false, "manifest") {
 			changed[f.Tool] = true
 		}
 		if len(changed) != n {

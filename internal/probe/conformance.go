@@ -51,7 +51,7 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 			r.conformResult(ex, fmt.Sprintf("tools/list page %d", i+1), l.meta[i], pageChecks)
 		}
 	}
-	r.emitFrom(l.last(), checkPaginationLoop(l)...)
+	r.emitFrom(l.last(), checkPaginationLoop(mcp.KindTool, l.pages, l.loop)...)
 	for _, i := range l.unnamed {
 		r.emitFrom(l.rawExchange(i), checkToolName(i)...)
 	}
@@ -140,13 +140,14 @@ func cacheHintProblem(m mcp.ResultMeta) string {
 	return ""
 }
 
-// checkPaginationLoop reports a listing that stopped on a repeated cursor.
-func checkPaginationLoop(l *listing) []catalogue.Finding {
-	if !l.loop {
+// checkPaginationLoop reports a listing of k that stopped on a repeated
+// cursor after pages pages.
+func checkPaginationLoop(k mcp.Kind, pages int, loop bool) []catalogue.Finding {
+	if !loop {
 		return nil
 	}
-	return one(catalogue.New(catalogue.ConfPaginationLoop, "",
-		fmt.Sprintf("tools/list page %d returned a nextCursor already seen; paging stopped", l.pages)))
+	return kinded(k, catalogue.New(catalogue.ConfPaginationLoop, "",
+		fmt.Sprintf("%s page %d returned a nextCursor already seen; paging stopped", k.Method(), pages)))
 }
 
 // checkToolName reports served tools[i], which has no usable name: each
@@ -227,20 +228,29 @@ func checkSchemasCompile(t mcp.Tool, _ int) []catalogue.Finding {
 	return out
 }
 
-// checkToolsetStable compares the names a second connection listed (b)
-// with the first listing's (a), and names the outcome.
-func checkToolsetStable(a, b []string) (string, []catalogue.Finding) {
+// checkToolsetStable compares the names (keys) of k a second connection
+// listed (b) with the first listing's (a), and names the outcome.
+func checkToolsetStable(k mcp.Kind, a, b []string) (string, []catalogue.Finding) {
 	switch {
 	case !sameSet(a, b):
 		onlyFirst, onlySecond := setMinus(a, b), setMinus(b, a)
-		return "set_varies", one(catalogue.New(catalogue.ConfToolsetVaries, "",
-			fmt.Sprintf("a second connection served a different tool set: %d tools only on the first (%s), %d only on the second (%s)",
-				len(onlyFirst), quoteList(onlyFirst), len(onlySecond), quoteList(onlySecond))))
+		return "set_varies", kinded(k, catalogue.New(catalogue.ConfToolsetVaries, "",
+			fmt.Sprintf("a second connection served a different %s set: %d %ss only on the first (%s), %d only on the second (%s)",
+				k.Noun(), len(onlyFirst), k.Noun(), quoteList(onlyFirst), len(onlySecond), quoteList(onlySecond))))
 	case !slices.Equal(a, b):
-		return "order_varies", one(catalogue.New(catalogue.ConfOrderVaries, "",
-			"a second connection served the same tools in a different order (tools/list SHOULD be deterministic)"))
+		return "order_varies", kinded(k, catalogue.New(catalogue.ConfOrderVaries, "",
+			fmt.Sprintf("a second connection served the same %ss in a different order (%s SHOULD be deterministic)", k.Noun(), k.Method())))
 	}
 	return "same", nil
+}
+
+// kinded returns f as one finding, about a list of k: a tool finding
+// carries no kind, so its identity and fingerprint stay what they were.
+func kinded(k mcp.Kind, f catalogue.Finding) []catalogue.Finding {
+	if k != mcp.KindTool {
+		f.Kind = string(k)
+	}
+	return one(f)
 }
 
 // checkRedirect reports a request answered with a redirect, which driftd

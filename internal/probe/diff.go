@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 )
 
 // Diff compares two manifests through the same rules as a probe: old plays
@@ -15,9 +16,20 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	r.rep.Success = true
 	r.rep.Classification = Classification{Class: "unknown", Reason: "manifest comparison: " + old.Path + " → " + new.Path}
 	r.rep.ProtocolRevision = Revision{Reason: "manifest comparison"}
-	r.rep.Tools.Served = len(new.Tools)
-	for f := range compareSets(old.Tools, new.Tools, false) {
-		r.emitFrom(nil, f) // no request: no span
+	if old.Declares(mcp.KindTool) && new.Declares(mcp.KindTool) {
+		r.rep.Tools.Served = len(new.Tools)
+		for f := range compareSets(old.Tools, new.Tools, false, "manifest") {
+			r.emitFrom(nil, f) // no request: no span
+		}
+	}
+	// A list is compared when both manifests declare it: a list only one
+	// declares says nothing about the other side.
+	for _, k := range mcp.ItemKinds {
+		if !old.Declares(k) || !new.Declares(k) {
+			continue
+		}
+		r.rep.setCounts(k, &ToolCounts{Declared: len(old.Items[k]), Served: len(new.Items[k])})
+		r.emitFrom(nil, compareItemSets(k, old.Items[k], new.Items[k], false, "manifest")...)
 	}
 	r.finish(time.Since(start))
 	return r.rep

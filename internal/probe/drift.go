@@ -12,21 +12,25 @@ import (
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
-// drift compares the served set with the declared manifest.
+// drift compares the served tools with the declared manifest's, when it
+// declares tools.
 func (r *run) drift(served *listing) {
-	for f := range compareSets(r.declared.Tools, served.tools, served.capped) {
+	if !r.declared.Declares(mcp.KindTool) {
+		return
+	}
+	for f := range compareSets(r.declared.Tools, served.tools, served.capped, r.ref) {
 		r.emitFrom(served.exchangeOf(f.Tool), f)
 	}
 }
 
-// checkPaginationCapped reports a listing that reached the page cap with
-// more to come.
-func checkPaginationCapped(l *listing, maxPages int) []catalogue.Finding {
-	if !l.capped {
+// checkPaginationCapped reports a listing of k that reached the page cap
+// with more to come.
+func checkPaginationCapped(k mcp.Kind, capped bool, maxPages int) []catalogue.Finding {
+	if !capped {
 		return nil
 	}
-	return one(catalogue.New(catalogue.DriftPaginationCapped, "",
-		fmt.Sprintf("stopped after max_list_pages=%d pages with more to come; missing-tool findings are suppressed", maxPages)))
+	return kinded(k, catalogue.New(catalogue.DriftPaginationCapped, "",
+		fmt.Sprintf("%s stopped after max_list_pages=%d pages with more to come; missing-%s findings are suppressed", k.Method(), maxPages, k.Noun())))
 }
 
 // checkProtocolUnsupported reports a server that refused every revision
@@ -46,13 +50,14 @@ func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
 		fmt.Sprintf("no 2026-07-28 server/discover (%s); compared over legacy initialize at %s, revision not claimed", s.FallbackReason, s.Version)))
 }
 
-// compareSets compares declared tools with served ones: presence by name
+// compareSets compares declared tools (of ref: "manifest" or "baseline")
+// with served ones: presence by name
 // (missing tools suppressed when the listing was capped), then each tool
 // on both sides, and yields the findings in that order. A duplicated
 // served name is compared once, first wins. The findings are yielded, not
 // gathered, so 10,000 tools' findings are not copied into one more slice
 // of megabytes before the report takes them.
-func compareSets(declared, served []mcp.Tool, capped bool) iter.Seq[catalogue.Finding] {
+func compareSets(declared, served []mcp.Tool, capped bool, ref string) iter.Seq[catalogue.Finding] {
 	return func(yield func(catalogue.Finding) bool) {
 		pairs, undeclared := matchNames(declared, served)
 		for k, d := range declared {
@@ -64,13 +69,13 @@ func compareSets(declared, served []mcp.Tool, capped bool) iter.Seq[catalogue.Fi
 					}
 				}
 			case !capped:
-				if !yield(catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the manifest, not served")) {
+				if !yield(catalogue.New(catalogue.DriftToolMissing, d.Name, "declared in the "+ref+", not served")) {
 					return
 				}
 			}
 		}
 		for _, name := range undeclared {
-			if !yield(catalogue.New(catalogue.DriftToolUndeclared, name, "served, not declared in the manifest")) {
+			if !yield(catalogue.New(catalogue.DriftToolUndeclared, name, "served, not declared in the "+ref)) {
 				return
 			}
 		}
@@ -138,7 +143,7 @@ func sameOrder(declared, served []mcp.Tool) bool {
 
 // secondConnection lists again on a fresh TCP connection: the tool set
 // must not vary per connection.
-func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *listing) {
+func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *listing, items map[mcp.Kind]*itemListing) {
 	c, err := r.client(r.t.HTTPClient, true, nil)
 	if err != nil {
 		r.rep.Tools.SecondConnection = "failed: config"
@@ -156,9 +161,10 @@ func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *li
 		r.rep.Tools.SecondConnection = "failed: listing"
 		return
 	}
-	state, fs := checkToolsetStable(first.names(), second.names())
+	state, fs := checkToolsetStable(mcp.KindTool, first.names(), second.names())
 	r.rep.Tools.SecondConnection = state
 	r.emitFrom(second.first(), fs...)
+	r.secondItems(ctx, s, items)
 }
 
 func nameSet(names []string) map[string]bool {

@@ -91,7 +91,7 @@ func (l *listing) names() []string {
 func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) {
 	l, err := r.page(ctx, s, nil)
 	r.conformListing(ctx, l, s.Era == mcp.EraModern)
-	r.emitFrom(l.last(), checkPaginationCapped(l, r.t.MaxListPages)...)
+	r.emitFrom(l.last(), checkPaginationCapped(mcp.KindTool, l.capped, r.t.MaxListPages)...)
 	r.rep.Tools.PageCapReached = l.capped
 	if err != nil {
 		r.failErr(l.failedEx, err)

@@ -23,6 +23,10 @@ type Prepared struct {
 	Invocation *Invocation
 	// Refused is the gate that refused the plan (it wraps ErrGate).
 	Refused error
+	// Baseline is set when Declared is the target's recorded baseline
+	// (baseline: first_seen), not a manifest file: the report then says
+	// it compared against "baseline".
+	Baseline bool
 }
 
 // Prepare checks the tools/call gates of t against declared and plans the

@@ -58,6 +58,9 @@ type run struct {
 	t        config.Target
 	declared *manifest.Manifest
 	opts     Options
+	// ref names what the declared surface is in messages: "manifest", or
+	// "baseline" for a baseline-mode target.
+	ref      string
 	rep      *Report
 	log      *slog.Logger
 	findings []catalogue.Finding
@@ -81,6 +84,12 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 	start := time.Now()
 	t := p.Target
 	r := newRun(t, p.Declared, opts, start)
+	if p.Baseline {
+		r.ref = "baseline"
+		if p.Declared != nil {
+			r.rep.ComparedAgainst = r.ref
+		}
+	}
 	r.rep.Invocation = p.Invocation.clone() // the run fills in outcomes
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
@@ -135,7 +144,7 @@ func startRun(target, baseURL string, declared *manifest.Manifest, opts Options,
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &run{declared: declared, opts: opts, log: opts.Logger.With("target", target), once: map[string]bool{}}
+	r := &run{declared: declared, opts: opts, ref: "manifest", log: opts.Logger.With("target", target), once: map[string]bool{}}
 	r.rep = &Report{
 		DriftdVersion:    opts.Version,
 		Target:           target,
@@ -146,7 +155,10 @@ func startRun(target, baseURL string, declared *manifest.Manifest, opts Options,
 		AuthPosture:      AuthPosture{AnonymousList: "not_checked"},
 	}
 	if declared != nil {
-		r.rep.Tools.Declared = len(declared.Tools)
+		r.rep.ComparedAgainst = "manifest"
+		if declared.Declares(mcp.KindTool) {
+			r.rep.Tools.Declared = len(declared.Tools)
+		}
 	}
 	return r
 }
@@ -179,15 +191,24 @@ func (r *run) probe(ctx context.Context) {
 	if !ok {
 		return
 	}
+	items, ok := r.listItems(ctx, sess)
+	if !ok {
+		return
+	}
 	r.rep.Success = true
 	r.rep.Tools.Served = len(served.tools)
 	r.rep.served = served.tools
+	r.rep.servedItems = make(map[mcp.Kind][]mcp.Item, len(items))
+	for k, l := range items {
+		r.rep.servedItems[k] = l.items
+	}
 	// Each step checks the deadline first: the checks' CPU counts too.
 	for _, step := range []func(){
-		func() { r.secondConnection(ctx, sess, served) },
+		func() { r.secondConnection(ctx, sess, served, items) },
 		func() {
 			if r.declared != nil {
 				r.drift(served)
+				r.driftItems(ctx, items)
 			}
 		},
 		func() { r.authPosture(ctx, sess, served) },

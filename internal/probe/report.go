@@ -27,10 +27,19 @@ type Report struct {
 	ServerInfo             *mcp.Implementation `json:"server_info"`
 	AuthorizationPresented bool                `json:"authorization_presented"`
 	AuthorizationHeaders   []string            `json:"authorization_headers"`
-	Tools                  ToolCounts          `json:"tools"`
-	Drift                  Section             `json:"drift"`
-	Conformance            Section             `json:"conformance"`
-	AuthPosture            AuthPosture         `json:"auth_posture"`
+	// ComparedAgainst is "manifest" or, for a baseline-mode target,
+	// "baseline"; empty when nothing was declared (capture, a baseline
+	// not yet recorded).
+	ComparedAgainst string     `json:"compared_against,omitempty"`
+	Tools           ToolCounts `json:"tools"`
+	// Prompts, Resources and ResourceTemplates are set when the run listed
+	// them: the manifest declares them or the server advertises them.
+	Prompts           *ToolCounts `json:"prompts,omitempty"`
+	Resources         *ToolCounts `json:"resources,omitempty"`
+	ResourceTemplates *ToolCounts `json:"resource_templates,omitempty"`
+	Drift             Section     `json:"drift"`
+	Conformance       Section     `json:"conformance"`
+	AuthPosture       AuthPosture `json:"auth_posture"`
 	// Seed and Invocation are set when the target configures tools/call.
 	Seed       *uint64             `json:"seed,omitempty"`
 	Invocation *Invocation         `json:"invocation,omitempty"`
@@ -49,6 +58,44 @@ type Report struct {
 
 	// served holds the served tools for capture; not part of the artifact.
 	served []mcp.Tool
+	// servedItems holds the other served lists, by kind, for capture.
+	servedItems map[mcp.Kind][]mcp.Item
+}
+
+// ServedItems returns the items of k the server returned on this run, in
+// served order, and whether the run listed k at all (a list answered
+// with -32601 is listed and empty).
+func (r *Report) ServedItems(k mcp.Kind) ([]mcp.Item, bool) {
+	items, ok := r.servedItems[k]
+	return items, ok
+}
+
+// ListCounts returns the counts of the list of k; nil for a kind the run
+// did not list.
+func (r *Report) ListCounts(k mcp.Kind) *ToolCounts { return r.countsOf(k) }
+
+// countsOf returns the counts of the list of k; nil for a kind not listed.
+func (r *Report) countsOf(k mcp.Kind) *ToolCounts {
+	switch k {
+	case mcp.KindPrompt:
+		return r.Prompts
+	case mcp.KindResource:
+		return r.Resources
+	case mcp.KindResourceTemplate:
+		return r.ResourceTemplates
+	}
+	return &r.Tools
+}
+
+func (r *Report) setCounts(k mcp.Kind, c *ToolCounts) {
+	switch k {
+	case mcp.KindPrompt:
+		r.Prompts = c
+	case mcp.KindResource:
+		r.Resources = c
+	case mcp.KindResourceTemplate:
+		r.ResourceTemplates = c
+	}
 }
 
 // Served returns the tools the server returned on this run, in served order.
@@ -60,7 +107,7 @@ func (r *Report) Served() []mcp.Tool { return r.served }
 // snapshot file holds those).
 func (r *Report) Copy() *Report {
 	out := *r
-	out.served = nil
+	out.served, out.servedItems = nil, nil
 	return &out
 }
 
@@ -86,7 +133,8 @@ type Revision struct {
 	Reason string  `json:"reason"`
 }
 
-// ToolCounts summarises the listing.
+// ToolCounts summarises the listing of tools, and of each other list the
+// run read (prompts, resources, resource templates).
 type ToolCounts struct {
 	Declared       int  `json:"declared"`
 	Served         int  `json:"served"`
@@ -95,6 +143,9 @@ type ToolCounts struct {
 	// SecondConnection is "same", "order_varies", "set_varies",
 	// "failed: <reason>" or "" when not checked.
 	SecondConnection string `json:"second_connection"`
+	// MethodNotFound is set when the list's method answered -32601: the
+	// server serves no such list (never set for tools).
+	MethodNotFound bool `json:"method_not_found,omitempty"`
 }
 
 // Section holds the findings of one family.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 )
 
@@ -17,7 +18,9 @@ type scenario struct {
 	declared []string
 	// declaredTools, if set, is the manifest instead of tools(declared...).
 	declaredTools []json.RawMessage
-	tweak         func(*config.Target)
+	// manifest, if set, is the whole manifest document instead of either.
+	manifest json.RawMessage
+	tweak    func(*config.Target)
 	// wrap, if set, puts a handler in front of the mock.
 	wrap func(http.Handler) http.Handler
 }
@@ -68,6 +71,32 @@ func callScenario(result string, rpc *mcptest.RPCError) scenario {
 }
 
 var fires = map[string]scenario{
+	catalogue.DriftPromptMissing:    surface(func(o *mcptest.Options) { o.Prompts = o.Prompts[:1] }),
+	catalogue.DriftPromptUndeclared: surface(func(o *mcptest.Options) { o.Prompts = append(o.Prompts, prompt("new")) }),
+	catalogue.DriftPromptArgument: surface(func(o *mcptest.Options) {
+		o.Prompts[0] = prompt("summarise", "order_id!", "tone", "locale!")
+	}),
+	catalogue.DriftPromptArgumentCompatible: surface(func(o *mcptest.Options) {
+		o.Prompts[0] = prompt("summarise", "order_id!", "tone", "format")
+	}),
+	catalogue.DriftResourceMissing: surface(func(o *mcptest.Options) { o.Resources = []json.RawMessage{} }),
+	catalogue.DriftResourceUndeclared: surface(func(o *mcptest.Options) {
+		o.Resources = append(o.Resources, resource("orders://all", "application/json"))
+	}),
+	catalogue.DriftResourceTemplateMissing: surface(func(o *mcptest.Options) {
+		o.ResourceTemplates = []json.RawMessage{}
+	}),
+	catalogue.DriftResourceTemplateUndeclared: surface(func(o *mcptest.Options) {
+		o.ResourceTemplates = append(o.ResourceTemplates, template("invoice", "invoices://{id}"))
+	}),
+	catalogue.DriftURITemplate: surface(func(o *mcptest.Options) {
+		o.ResourceTemplates[0] = template("order", "orders://{tenant}/{order_id}")
+	}),
+	catalogue.DriftMimeType: surface(func(o *mcptest.Options) { o.Resources[0] = resource("orders://recent", "text/csv") }),
+	catalogue.ConfListShape: surface(func(o *mcptest.Options) {
+		o.Prompts = append(o.Prompts, json.RawMessage(`{"description":"no name"}`))
+	}),
+	catalogue.ConfDuplicateItem:      surface(func(o *mcptest.Options) { o.Prompts = append(o.Prompts, prompt("apology")) }),
 	catalogue.DriftCallOutputSchema:  callScenario(`{"content":[],"structuredContent":{"hits":"MARKER-returned"}}`, nil),
 	catalogue.DriftCallNoStructured:  callScenario(`{"content":[{"type":"text","text":"MARKER-returned"}]}`, nil),
 	catalogue.DriftCallErrorShape:    callScenario(``, &mcptest.RPCError{Code: -32603, Message: "MARKER-returned"}),
@@ -116,10 +145,25 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
-	catalogue.DriftCallOutputSchema:  callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
-	catalogue.DriftCallNoStructured:  callScenario(`{"content":[],"structuredContent":{"hits":[1]}}`, nil),
-	catalogue.DriftCallErrorShape:    callScenario(`{"content":[{"type":"text","text":"failed"}],"isError":true}`, nil),
-	catalogue.DriftCallInputRequired: callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
+	catalogue.DriftPromptMissing:    surface(nil),
+	catalogue.DriftPromptUndeclared: surfaceToolsOnly,
+	// A required argument that became optional is compatible.
+	catalogue.DriftPromptArgument: surface(func(o *mcptest.Options) {
+		o.Prompts[0] = prompt("summarise", "order_id", "tone")
+	}),
+	catalogue.DriftPromptArgumentCompatible:   surface(nil),
+	catalogue.DriftResourceMissing:            surface(nil),
+	catalogue.DriftResourceUndeclared:         surfaceToolsOnly,
+	catalogue.DriftResourceTemplateMissing:    surface(nil),
+	catalogue.DriftResourceTemplateUndeclared: surfaceToolsOnly,
+	catalogue.DriftURITemplate:                surface(nil),
+	catalogue.DriftMimeType:                   surface(nil),
+	catalogue.ConfListShape:                   surface(nil),
+	catalogue.ConfDuplicateItem:               surface(nil),
+	catalogue.DriftCallOutputSchema:           callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
+	catalogue.DriftCallNoStructured:           callScenario(`{"content":[],"structuredContent":{"hits":[1]}}`, nil),
+	catalogue.DriftCallErrorShape:             callScenario(`{"content":[{"type":"text","text":"failed"}],"isError":true}`, nil),
+	catalogue.DriftCallInputRequired:          callScenario(`{"content":[],"structuredContent":{"hits":[]}}`, nil),
 	catalogue.ConfToolHeader: withOpts(func(o *mcptest.Options) {
 		o.Tools = append(o.Tools, json.RawMessage(`{"name":"d","inputSchema":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"},"Region":{"type":"string","x-mcp-header":"Region"}}}}`))
 	}),
@@ -186,6 +230,13 @@ func (s scenario) run(t *testing.T) (rules map[string]bool) {
 	declared := declare(t, s.declared...)
 	if s.declaredTools != nil {
 		declared = declareRaw(t, s.declaredTools)
+	}
+	if s.manifest != nil {
+		m, err := manifest.Parse(s.manifest, ".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		declared = m
 	}
 	rep := probeOnce(t, srv, declared, tweak)
 	rules = map[string]bool{}

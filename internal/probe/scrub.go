@@ -38,6 +38,16 @@ func (r *run) scrub() {
 	if sec.Empty() {
 		return
 	}
+	for k, items := range rep.servedItems {
+		redacted := make([]mcp.Item, 0, len(items))
+		for _, it := range items {
+			if raw := sec.RedactBytes(it.Raw); string(raw) != string(it.Raw) {
+				it, _ = mcp.ParseItem(k, raw)
+			}
+			redacted = append(redacted, it)
+		}
+		rep.servedItems[k] = redacted
+	}
 	for i, t := range rep.served {
 		if raw := sec.RedactBytes(t.Raw); len(raw) != len(t.Raw) || string(raw) != string(t.Raw) {
 			if parsed, err := mcp.ParseTool(raw); err == nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/sanitize"
@@ -26,7 +27,10 @@ import (
 func TestEchoedCredentialIsRedacted(t *testing.T) {
 	const secret = "MARKER-echo-5ecr3t-token"
 	echo := json.RawMessage(fmt.Sprintf(`{"name":"echo_%s","description":"you sent %s","inputSchema":{"type":"object","properties":{"%s":{"type":"string"}}}}`, secret, secret, secret))
-	srv := mcptest.NewServer(mcptest.Options{Tools: []json.RawMessage{echo, tool("a")}, BearerToken: secret})
+	// Prompts and resources echo it too: in a name, a uri, a description.
+	prompts := []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"name":"p_%s","description":"%s"}`, secret, secret))}
+	resources := []json.RawMessage{json.RawMessage(fmt.Sprintf(`{"uri":"x://%s","name":"%s"}`, secret, secret))}
+	srv := mcptest.NewServer(mcptest.Options{Tools: []json.RawMessage{echo, tool("a")}, BearerToken: secret, Prompts: prompts, Resources: resources})
 	defer srv.Close()
 	rep := probeOnce(t, srv, declare(t, "a"), withBearer(t, secret))
 	if !rep.Success || !has(rep, "MCP-DRIFT-TOOL-UNDECLARED") {
@@ -40,6 +44,15 @@ func TestEchoedCredentialIsRedacted(t *testing.T) {
 	var raws []string
 	for _, tl := range rep.Served() {
 		raws = append(raws, string(tl.Raw), tl.Name, tl.Description)
+	}
+	for _, k := range mcp.ItemKinds {
+		items, _ := rep.ServedItems(k)
+		for _, it := range items {
+			raws = append(raws, string(it.Raw), it.Key, it.Name, it.Description, it.URI)
+		}
+	}
+	if items, _ := rep.ServedItems(mcp.KindPrompt); len(items) != 1 {
+		t.Fatalf("prompts not listed: %v", items)
 	}
 	for what, out := range map[string]string{"report": reportJSON(rep), "text": text.String(), "served": string(served), "raw": strings.Join(raws, "\n")} {
 		mustNotContain(t, what, out, secret)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
@@ -26,6 +27,12 @@ func WriteText(w io.Writer, r *Report) error {
 	if r.Success {
 		fmt.Fprintf(&b, "tools: %d declared, %d served in %d page(s); second connection: %s; anonymous list: %s\n",
 			r.Tools.Declared, r.Tools.Served, r.Tools.Pages, r.Tools.SecondConnection, r.AuthPosture.AnonymousList)
+		for _, k := range mcp.ItemKinds {
+			if c := r.countsOf(k); c != nil {
+				fmt.Fprintf(&b, "%s: %d declared, %d served in %d page(s); second connection: %s\n",
+					k.Key(), c.Declared, c.Served, c.Pages, c.SecondConnection)
+			}
+		}
 	} else {
 		fmt.Fprintf(&b, "probe failed (%s): %s\n", r.FailureReason, r.FailureMessage)
 	}
@@ -72,6 +79,9 @@ func WriteFindings(w io.Writer, r *Report) error {
 		fmt.Fprintf(&b, "\n%s (%d)\n", sev, r.Summary.Of(sev))
 		for _, f := range group {
 			subject := f.Tool
+			if f.Kind != "" {
+				subject = mcp.Kind(f.Kind).Noun() + " " + subject
+			}
 			if f.Pointer != "" {
 				subject += " " + f.Pointer
 			}

@@ -67,6 +67,7 @@ func apply(prev *State, now time.Time, findings []catalogue.Finding, served []To
 		Version:          FormatVersion,
 		ToolHashes:       prev.ToolHashes,
 		ServedLastChange: prev.ServedLastChange,
+		Baseline:         prev.Baseline,
 		snap:             prev.snap,
 		snapPending:      prev.snapPending,
 	}
@@ -106,7 +107,7 @@ func diffFindings(prev, next *State, now time.Time, findings []catalogue.Finding
 		if !ok {
 			next.Findings[fp] = active(f, now)
 			tr.Opened = append(tr.Opened, Event{
-				Time: now, Kind: KindOpened, Rule: f.Rule, Severity: f.Severity, Tool: f.Tool,
+				Time: now, Kind: KindOpened, Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, ItemKind: f.Kind,
 				Pointer: f.Pointer, Direction: f.Direction, Change: f.Change, Fingerprint: fp, Message: f.Message,
 			})
 			continue
@@ -124,7 +125,7 @@ func diffFindings(prev, next *State, now time.Time, findings []catalogue.Finding
 		}
 		if _, ok := next.Findings[fp]; !ok {
 			tr.Resolved = append(tr.Resolved, Event{
-				Time: now, Kind: KindResolved, Rule: old.Rule, Severity: old.Severity, Tool: old.Tool,
+				Time: now, Kind: KindResolved, Rule: old.Rule, Severity: old.Severity, Tool: old.Tool, ItemKind: old.ItemKind,
 				Pointer: old.Pointer, Direction: old.Direction, Change: old.Change, Fingerprint: fp,
 			})
 		}

@@ -38,6 +38,9 @@ const (
 	KindOpened       = "opened"
 	KindResolved     = "resolved"
 	KindServedChange = "served_change"
+	// KindBaseline records a baseline-mode target's baseline: recorded
+	// from its first successful run, or accepted (by whom, why).
+	KindBaseline = "baseline"
 )
 
 // Tool is one served tool definition, the wire's own type: state reads its
@@ -80,6 +83,10 @@ type State struct {
 	// as of the last write of this file: after a restart it is a lower
 	// bound (Run.LastCompared is exact while the daemon runs).
 	LastCompared time.Time `json:"last_compared,omitzero"`
+	// Baseline is a baseline-mode target's recorded surface; nil for a
+	// target compared against a manifest, or before its first successful
+	// run.
+	Baseline *Baseline `json:"baseline,omitempty"`
 
 	// dirty is set by Apply when the State differs from what Save last
 	// wrote, and cleared by a successful Save: a failed write (full disk)
@@ -107,11 +114,14 @@ type ActiveFinding struct {
 	Rule        string             `json:"rule"`
 	Severity    catalogue.Severity `json:"severity"`
 	Tool        string             `json:"tool,omitempty"`
-	Direction   string             `json:"direction,omitempty"`
-	Pointer     string             `json:"pointer,omitempty"`
-	Change      string             `json:"change,omitempty"`
-	Grade       string             `json:"grade,omitempty"`
-	FirstSeen   time.Time          `json:"first_seen"`
+	// ItemKind is the finding's kind (prompt, resource,
+	// resource_template); empty for tools.
+	ItemKind  string    `json:"kind,omitempty"`
+	Direction string    `json:"direction,omitempty"`
+	Pointer   string    `json:"pointer,omitempty"`
+	Change    string    `json:"change,omitempty"`
+	Grade     string    `json:"grade,omitempty"`
+	FirstSeen time.Time `json:"first_seen"`
 }
 
 // Event is one history entry: a finding opened or resolved, or one served
@@ -119,16 +129,21 @@ type ActiveFinding struct {
 // ChgToolRemoved, or catalogue.ServedChangeID of a CompareTool finding)
 // and Fingerprint is empty.
 type Event struct {
-	Time        time.Time          `json:"time"`
-	Kind        string             `json:"kind"`
-	Rule        string             `json:"rule,omitempty"`
-	Severity    catalogue.Severity `json:"severity,omitempty"`
-	Tool        string             `json:"tool,omitempty"`
-	Pointer     string             `json:"pointer,omitempty"`
-	Direction   string             `json:"direction,omitempty"`
-	Change      string             `json:"change,omitempty"`
-	Fingerprint string             `json:"fingerprint,omitempty"`
-	Message     string             `json:"message,omitempty"`
+	Time     time.Time          `json:"time"`
+	Kind     string             `json:"kind"`
+	Rule     string             `json:"rule,omitempty"`
+	Severity catalogue.Severity `json:"severity,omitempty"`
+	Tool     string             `json:"tool,omitempty"`
+	// ItemKind is the finding's kind (prompt, resource,
+	// resource_template); empty for tools. Kind is the event's own kind.
+	ItemKind    string `json:"item_kind,omitempty"`
+	Pointer     string `json:"pointer,omitempty"`
+	Direction   string `json:"direction,omitempty"`
+	Change      string `json:"change,omitempty"`
+	Fingerprint string `json:"fingerprint,omitempty"`
+	Message     string `json:"message,omitempty"`
+	// By is who accepted a baseline (KindBaseline events only).
+	By string `json:"by,omitempty"`
 }
 
 // NewState returns the empty state of a target that has never run.
@@ -166,7 +181,7 @@ func (st *State) Dirty() bool { return st.dirty || st.snapPending }
 // active is the stored form of f, first seen at first.
 func active(f catalogue.Finding, first time.Time) ActiveFinding {
 	return ActiveFinding{
-		Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, Direction: f.Direction,
+		Rule: f.Rule, Severity: f.Severity, Tool: f.Tool, ItemKind: f.Kind, Direction: f.Direction,
 		Pointer: f.Pointer, Change: f.Change, Grade: f.Grade, FirstSeen: first,
 	}
 }

@@ -122,7 +122,7 @@ func (r *Run) Findings() []Finding {
 	for _, a := range r.State.Active() {
 		f, ok := byFP[a.Fingerprint]
 		if !ok {
-			f = catalogue.Finding{Rule: a.Rule, Severity: a.Severity, Tool: a.Tool, Direction: a.Direction,
+			f = catalogue.Finding{Rule: a.Rule, Severity: a.Severity, Tool: a.Tool, Kind: a.ItemKind, Direction: a.Direction,
 				Pointer: a.Pointer, Change: a.Change, Grade: a.Grade, Fingerprint: a.Fingerprint}
 		}
 		f.Severity = a.Severity

@@ -75,9 +75,9 @@ var targetTmpl = sync.OnceValue(func() *template.Template {
 {{if .Findings}}The findings below could not be re-checked: they are as of the last run that compared{{with .Status.LastCompared}}, {{ts .}}{{end}}.{{end}}</div>{{end}}
 <h2>Active findings <small>{{len .Findings}}</small></h2>
 {{if not .Findings}}<p class="empty">{{if eq .Status.Drift "unknown"}}Nothing compared yet.{{else}}No active findings.{{end}}</p>{{else}}
-<table><thead><tr><th>Severity</th><th>Rule</th><th>Tool</th><th>Where</th><th>Message</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>
-{{range .Findings}}<tr class="sev-{{sev .Severity}}{{if .Stale}} stale{{end}}"><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span>{{if .Stale}} <span class="badge stale">stale</span>{{end}}</td><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td>
-<td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}{{if and .Direction .Tool}}<div><a href="{{$.Prefix}}/targets/{{$.Status.Name}}/schema?tool={{.Tool}}&amp;direction={{.Direction}}&amp;pointer={{.Pointer}}">compare side by side</a></div>{{end}}</td><td>{{.Message}}<div class="dim"><code>{{.Fingerprint}}</code></div></td><td>{{ts .FirstSeen}}</td><td>{{with .LastSeen}}{{ts .}}{{else}}—{{end}}</td></tr>{{end}}
+<table><thead><tr><th>Severity</th><th>Rule</th><th>Tool, prompt or resource</th><th>Where</th><th>Message</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>
+{{range .Findings}}<tr class="sev-{{sev .Severity}}{{if .Stale}} stale{{end}}"><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span>{{if .Stale}} <span class="badge stale">stale</span>{{end}}</td><td><code>{{.Rule}}</code></td><td>{{if .Kind}}<span class="dim">{{.Kind}}</span> {{end}}{{.Tool}}</td>
+<td>{{if .Direction}}{{.Direction}} {{end}}<code>{{.Pointer}}</code>{{if .Grade}}<div class="dim">{{.Change}} · {{.Grade}}</div>{{end}}{{if and .Direction .Tool (not .Kind)}}<div><a href="{{$.Prefix}}/targets/{{$.Status.Name}}/schema?tool={{.Tool}}&amp;direction={{.Direction}}&amp;pointer={{.Pointer}}">compare side by side</a></div>{{end}}</td><td>{{.Message}}<div class="dim"><code>{{.Fingerprint}}</code></div></td><td>{{ts .FirstSeen}}</td><td>{{with .LastSeen}}{{ts .}}{{else}}—{{end}}</td></tr>{{end}}
 </tbody></table>{{end}}
 {{with .Report}}
 <h2>Last run</h2>
@@ -86,17 +86,21 @@ var targetTmpl = sync.OnceValue(func() *template.Template {
 <dt>Classification</dt><dd>{{.Classification.Class}} <span class="dim">({{.Classification.Reason}})</span></dd>
 <dt>Era</dt><dd>{{.Era}}, revision {{with .ProtocolRevision.Value}}{{.}}{{else}}not claimed <span class="dim">({{$.Report.ProtocolRevision.Reason}})</span>{{end}}</dd>
 <dt>Server</dt><dd>{{with .ServerInfo}}{{.Name}} {{.Version}}{{else}}unidentified{{end}}</dd>
+{{with .ComparedAgainst}}<dt>Compared against</dt><dd>{{.}}{{if eq . "baseline"}} <span class="dim">(trust on first use: GET …/baseline downloads it; driftd baseline accept re-baselines)</span>{{end}}</dd>{{end}}
 <dt>Tools</dt><dd>{{.Tools.Declared}} declared, {{.Tools.Served}} served in {{.Tools.Pages}} page(s); second connection: {{.Tools.SecondConnection}}</dd>
+{{with .Prompts}}<dt>Prompts</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
+{{with .Resources}}<dt>Resources</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
+{{with .ResourceTemplates}}<dt>Resource templates</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
 <dt>Anonymous list</dt><dd>{{.AuthPosture.AnonymousList}}{{if .AuthorizationPresented}} <span class="dim">(credentials: {{range .AuthorizationHeaders}}{{.}} {{end}})</span>{{end}}</dd>
 </dl></section>
 {{range .FindingsOmitted}}<p class="dim">{{.Count}} more <code>{{.Rule}}</code> findings are not listed (at most 100 per rule).</p>{{end}}
 {{if .Ignored}}<h2>Ignored <small>{{len .Ignored}}</small></h2><table><tbody>
-{{range .Ignored}}<tr><td><code>{{.Rule}}</code></td><td>{{.Tool}}</td><td><code>{{.Pointer}}</code></td><td>{{.IgnoreReason}}</td></tr>{{end}}</tbody></table>{{if .IgnoredOmitted}}<p class="dim">{{.IgnoredOmitted}} more not listed.</p>{{end}}{{end}}
+{{range .Ignored}}<tr><td><code>{{.Rule}}</code></td><td>{{if .Kind}}<span class="dim">{{.Kind}}</span> {{end}}{{.Tool}}</td><td><code>{{.Pointer}}</code></td><td>{{.IgnoreReason}}</td></tr>{{end}}</tbody></table>{{if .IgnoredOmitted}}<p class="dim">{{.IgnoredOmitted}} more not listed.</p>{{end}}{{end}}
 {{if .StaleIgnores}}<h2>Stale ignores</h2><ul>{{range .StaleIgnores}}<li><code>{{.Rule}} {{.Tool}} {{.Pointer}} {{.Fingerprint}}</code> — {{.Why}} ({{.Reason}})</li>{{end}}</ul>{{end}}
 {{else}}<p class="empty">No run has finished since start.</p>{{end}}
 <h2>Change timeline</h2>
 {{if .HistoryErr}}<p class="empty">The history could not be read: {{.HistoryErr}}</p>{{else if not .History}}<p class="empty">No changes recorded.</p>{{else}}
-<ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{.Tool}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
+<ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{if .ItemKind}}<span class="dim">{{.ItemKind}}</span> {{end}}{{.Tool}}{{with .By}} by {{.}}{{end}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
 <h2>Recent log</h2>
 {{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
 {{end}}</pre>{{end}}

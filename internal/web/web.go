@@ -21,6 +21,8 @@ import (
 var (
 	ErrUnknownTarget  = errors.New("unknown target")
 	ErrAlreadyRunning = errors.New("a run of this target is in progress")
+	ErrNotBaseline    = errors.New("the target is compared against a manifest, not a baseline (baseline: first_seen)")
+	ErrNoBaseline     = errors.New("no baseline recorded yet: the target has not had a successful run")
 )
 
 // TargetStatus is one row of /api/v1/targets and of the status page: the
@@ -68,6 +70,12 @@ type Source interface {
 	ConfigYAML() ([]byte, error)
 	Reload() error
 	Probe(name string) error
+	// AcceptBaseline asks a baseline-mode target's next run to record its
+	// served surface as the baseline (and starts that run); Baseline
+	// returns the recorded one. ErrNotBaseline for a target with a
+	// manifest, ErrNoBaseline before the first successful run.
+	AcceptBaseline(name, by, reason string) error
+	Baseline(name string) (*state.Baseline, error)
 }
 
 // Options configure the handler.
@@ -95,6 +103,8 @@ func New(src Source, opts Options) http.Handler {
 	mux.HandleFunc("GET /api/v1/targets/{name}/history", h.history)
 	mux.HandleFunc("POST /api/v1/targets/{name}/probe", h.lifecycle(h.probe))
 	mux.HandleFunc("GET /api/v1/targets/{name}/manifest", h.manifestDownload)
+	mux.HandleFunc("GET /api/v1/targets/{name}/baseline", h.baselineDownload)
+	mux.HandleFunc("POST /api/v1/targets/{name}/baseline", h.lifecycle(h.baselineAccept))
 	mux.HandleFunc("GET /targets/{name}/schema", h.schemaView)
 	mux.HandleFunc("GET /api/v1/rules", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, catalogue.Catalogue()) })
 	mux.HandleFunc("GET /config", h.config)

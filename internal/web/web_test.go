@@ -25,6 +25,8 @@ type fakeSource struct {
 	reloaded int
 	probed   []string
 	rep      *probe.Report
+	// accepted are the baseline accepts, "target by reason".
+	accepted []string
 }
 
 func (f *fakeSource) Ready() bool { return f.ready }
@@ -70,6 +72,25 @@ func (f *fakeSource) History(name string) ([]state.Event, error) {
 func (f *fakeSource) Logs(string) []string        { return []string{`level=INFO msg="run finished"`} }
 func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }
 func (f *fakeSource) Reload() error               { f.reloaded++; return nil }
+func (f *fakeSource) AcceptBaseline(name, by, reason string) error {
+	switch name {
+	case "orders":
+		return ErrNotBaseline
+	case "tofu":
+		f.accepted = append(f.accepted, name+" "+by+" "+reason)
+		return nil
+	}
+	return ErrUnknownTarget
+}
+func (f *fakeSource) Baseline(name string) (*state.Baseline, error) {
+	switch name {
+	case "orders":
+		return nil, ErrNotBaseline
+	case "tofu":
+		return &state.Baseline{Manifest: json.RawMessage(`{"tools":[]}`), Origin: state.OriginFirstSeen, RecordedAt: time.Unix(0, 0)}, nil
+	}
+	return nil, ErrUnknownTarget
+}
 func (f *fakeSource) Probe(name string) error {
 	if name != "orders" {
 		return ErrUnknownTarget
@@ -120,6 +141,10 @@ func TestEndpoints(t *testing.T) {
 		{"GET", "/targets/nope", 404, "text/plain", ""},
 		{"POST", "/-/reload", 403, "text/plain", "--web.enable-lifecycle"},
 		{"POST", "/api/v1/targets/orders/probe", 403, "text/plain", "--web.enable-lifecycle"},
+		{"POST", "/api/v1/targets/tofu/baseline", 403, "text/plain", "--web.enable-lifecycle"},
+		{"GET", "/api/v1/targets/tofu/baseline", 200, "application/json", `"tools": []`},
+		{"GET", "/api/v1/targets/orders/baseline", 409, "application/json", "not a baseline"},
+		{"GET", "/api/v1/targets/nope/baseline", 404, "application/json", "unknown target"},
 		{"GET", "/-/reload", 405, "", ""},
 	} {
 		code, body, h := do(t, tc.method, srv.URL+tc.path)
@@ -130,7 +155,7 @@ func TestEndpoints(t *testing.T) {
 			t.Errorf("%s: a server-controlled string reached the page unescaped", tc.path)
 		}
 	}
-	if src.reloaded != 0 || len(src.probed) != 0 {
+	if src.reloaded != 0 || len(src.probed) != 0 || len(src.accepted) != 0 {
 		t.Fatal("a lifecycle action ran without the flag")
 	}
 }
@@ -146,6 +171,17 @@ func TestLifecycleEnabled(t *testing.T) {
 	}
 	if code, _, _ := do(t, "POST", srv.URL+"/api/v1/targets/nope/probe"); code != 404 {
 		t.Fatalf("probe unknown: %d", code)
+	}
+	req, _ := http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"reason":"reviewed in PR 7"}`))
+	req.SetBasicAuth("alice", "pw")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 202 || len(src.accepted) != 1 || src.accepted[0] != "tofu alice reviewed in PR 7" {
+		t.Fatalf("baseline accept: %v %v %q", err, resp, src.accepted)
+	}
+	if code, _, _ := do(t, "POST", srv.URL+"/api/v1/targets/orders/baseline"); code != 409 {
+		t.Fatalf("baseline accept on a manifest target: %d", code)
+	}
+	if code, _, _ := do(t, "POST", srv.URL+"/api/v1/targets/nope/baseline"); code != 404 {
+		t.Fatalf("baseline accept unknown: %d", code)
 	}
 	if code, _, _ := do(t, "GET", srv.URL+"/-/ready"); code != 503 {
 		t.Fatalf("ready before start: %d", code)

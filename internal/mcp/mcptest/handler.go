@@ -63,6 +63,8 @@ func NewHandler(opts Options) *Handler {
 func cloneOptions(o Options) Options {
 	o.Tools = slices.Clone(o.Tools)
 	o.OtherConnTools = slices.Clone(o.OtherConnTools)
+	o.Prompts, o.Resources = slices.Clone(o.Prompts), slices.Clone(o.Resources)
+	o.ResourceTemplates, o.OtherConnPrompts = slices.Clone(o.ResourceTemplates), slices.Clone(o.OtherConnPrompts)
 	o.SupportedVersions = slices.Clone(o.SupportedVersions)
 	o.FaultMethods = slices.Clone(o.FaultMethods)
 	if o.TTLMs != nil {

@@ -226,7 +226,7 @@ func (c *call) initialize(supported []string) reply {
 	}
 	rep := rpcResult(c.id(), map[string]any{
 		"protocolVersion": version,
-		"capabilities":    map[string]any{"tools": map[string]any{}},
+		"capabilities":    c.capabilities(),
 		"serverInfo":      c.serverInfo(),
 	})
 	if c.opts.Legacy && c.opts.Sessions {
@@ -275,6 +275,10 @@ func (c *call) legacyDispatch() reply {
 		return c.toolsList(params, false)
 	case "tools/call":
 		return c.toolsCall(params, false)
+	case "prompts/list", "resources/list", "resources/templates/list":
+		if rep, ok := c.itemsList(c.env.method, params, false); ok {
+			return rep
+		}
 	}
 	return c.inband(mcp.CodeMethodNotFound, "Method not found: "+c.env.method, nil)
 }

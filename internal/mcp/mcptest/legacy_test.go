@@ -33,7 +33,7 @@ func TestLegacyStateless(t *testing.T) {
 	r = post(t, c, s, legacyHeader(""), legacyMsg(3, "initialize", initParams("2025-11-25")))
 	res := r.result(t)
 	if r.status != 200 || string(res["protocolVersion"]) != `"2025-11-25"` || r.header.Get("Mcp-Session-Id") != "" ||
-		!strings.Contains(string(res["serverInfo"]), "mcptest") || string(res["capabilities"]) != `{"tools":{}}` {
+		!strings.Contains(string(res["serverInfo"]), "mcptest") || string(res["capabilities"]) != `{"tools":{"listChanged":false}}` {
 		t.Fatalf("initialize: %d %v %s", r.status, r.header, r.body)
 	}
 	// An unknown requested version is answered with the newest supported.

@@ -13,7 +13,21 @@ type Options struct {
 	// Tools are the served tool objects, in order.
 	Tools []json.RawMessage
 	// PageSize is the number of tools per tools/list page; 0 means one page.
+	// Prompts, resources and templates are paged by it too.
 	PageSize int
+
+	// Prompts, Resources and ResourceTemplates are the served items of
+	// prompts/list, resources/list and resources/templates/list, in order.
+	// A nil list is not served: its method answers -32601 and its
+	// capability is not advertised (resources is advertised when either
+	// Resources or ResourceTemplates is set). Drift is these lists
+	// differing from a manifest's, changed mid-test with SetOptions.
+	Prompts, Resources, ResourceTemplates []json.RawMessage
+	// OtherConnPrompts, if non-nil, is served as prompts to every TCP
+	// connection other than the first (as OtherConnTools).
+	OtherConnPrompts []json.RawMessage
+	// HideCapabilities advertises only tools, whatever lists are served.
+	HideCapabilities bool
 
 	// Legacy makes the server initialize-based (2025-11-25 rules) only.
 	Legacy bool

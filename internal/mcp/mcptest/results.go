@@ -36,8 +36,23 @@ func (c *call) id() json.RawMessage {
 func (c *call) discoverResult(versions []string) map[string]any {
 	return map[string]any{
 		"supportedVersions": versions,
-		"capabilities":      map[string]any{"tools": map[string]any{"listChanged": false}},
+		"capabilities":      c.capabilities(),
 	}
+}
+
+// capabilities advertises tools, and prompts and resources when served.
+func (c *call) capabilities() map[string]any {
+	caps := map[string]any{"tools": map[string]any{"listChanged": false}}
+	if c.opts.HideCapabilities {
+		return caps
+	}
+	if c.opts.Prompts != nil {
+		caps["prompts"] = map[string]any{"listChanged": false}
+	}
+	if c.opts.Resources != nil || c.opts.ResourceTemplates != nil {
+		caps["resources"] = map[string]any{"listChanged": false, "subscribe": false}
+	}
+	return caps
 }
 
 // result decorates a modern result with resultType, cache hints and

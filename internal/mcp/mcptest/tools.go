@@ -36,7 +36,44 @@ func (c *call) refuse(code int, why string) reply {
 }
 
 func (c *call) toolsList(params map[string]json.RawMessage, modern bool) reply {
-	tools := c.servedTools()
+	return c.listPage("tools", c.servedTools(), params, modern)
+}
+
+// itemsList answers prompts/list, resources/list or
+// resources/templates/list; ok is false when that list is not served.
+func (c *call) itemsList(method string, params map[string]json.RawMessage, modern bool) (reply, bool) {
+	var items []json.RawMessage
+	var key string
+	switch method {
+	case "prompts/list":
+		items, key = c.opts.Prompts, "prompts"
+		if c.conn != 1 && c.opts.OtherConnPrompts != nil {
+			items = c.opts.OtherConnPrompts
+		}
+	case "resources/list":
+		items, key = c.opts.Resources, "resources"
+		if items == nil && c.opts.ResourceTemplates != nil {
+			items = []json.RawMessage{}
+		}
+	case "resources/templates/list":
+		items, key = c.opts.ResourceTemplates, "resourceTemplates"
+		if items == nil && c.opts.Resources != nil {
+			items = []json.RawMessage{}
+		}
+	}
+	if items == nil {
+		return reply{}, false
+	}
+	if c.conn != 1 && c.opts.ReverseOtherConns {
+		items = slices.Clone(items)
+		slices.Reverse(items)
+	}
+	return c.listPage(key, items, params, modern), true
+}
+
+// listPage answers one page of a list: items from the params' cursor on,
+// PageSize of them, and a nextCursor when more remain.
+func (c *call) listPage(key string, items []json.RawMessage, params map[string]json.RawMessage, modern bool) reply {
 	offset := 0
 	if raw, ok := params["cursor"]; ok {
 		cur, ok := stringOf(raw)
@@ -49,16 +86,16 @@ func (c *call) toolsList(params map[string]json.RawMessage, modern bool) reply {
 	}
 	size := c.opts.PageSize
 	if size <= 0 {
-		size = len(tools)
+		size = len(items)
 	}
-	offset = min(offset, len(tools))
-	end := min(offset+size, len(tools))
-	res := map[string]any{"tools": tools[offset:end]}
-	if end < len(tools) {
+	offset = min(offset, len(items))
+	end := min(offset+size, len(items))
+	res := map[string]any{key: items[offset:end]}
+	if end < len(items) {
 		res["nextCursor"] = c.h.cursorFor(end)
 	}
 	if c.faultOn(FaultCursorLoop) {
-		res["nextCursor"] = c.h.cursorFor(min(size, len(tools)))
+		res["nextCursor"] = c.h.cursorFor(min(size, len(items)))
 	}
 	if !modern {
 		return rpcResult(c.id(), res)
