@@ -75,7 +75,9 @@ func callScenario(result string, rpc *mcptest.RPCError) scenario {
 // orders://recent with execution on.
 func readScenario(getResult, readResult string) scenario {
 	s := surface(func(o *mcptest.Options) {
-		o.GetPrompt = func(string, json.RawMessage) (json.RawMessage, *mcptest.RPCError) { return json.RawMessage(getResult), nil }
+		o.GetPrompt = func(string, json.RawMessage) (json.RawMessage, *mcptest.RPCError) {
+			return json.RawMessage(getResult), nil
+		}
 		o.ReadResource = func(string) (json.RawMessage, *mcptest.RPCError) { return json.RawMessage(readResult), nil }
 	})
 	s.tweak = func(t *config.Target) {
@@ -90,8 +92,8 @@ const (
 )
 
 var fires = map[string]scenario{
-	catalogue.ConfGetResultShape:  readScenario(`{"messages":[{"role":"MARKER-returned","content":"MARKER-returned"}]}`, goodRead),
-	catalogue.ConfReadResultShape: readScenario(goodGet, `{"contents":[{"uri":"orders://recent","text":"MARKER-returned","blob":"TUFSS0VS"}]}`),
+	catalogue.ConfGetResultShape:    readScenario(`{"messages":[{"role":"MARKER-returned","content":"MARKER-returned"}]}`, goodRead),
+	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","text":"MARKER-returned","blob":"TUFSS0VS"}]}`),
 	catalogue.DriftPromptMissing:    surface(func(o *mcptest.Options) { o.Prompts = o.Prompts[:1] }),
 	catalogue.DriftPromptUndeclared: surface(func(o *mcptest.Options) { o.Prompts = append(o.Prompts, prompt("new")) }),
 	catalogue.DriftPromptArgument: surface(func(o *mcptest.Options) {
@@ -166,8 +168,8 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
-	catalogue.ConfGetResultShape:  readScenario(goodGet, goodRead),
-	catalogue.ConfReadResultShape: readScenario(goodGet, `{"contents":[{"uri":"orders://recent","blob":"TUFSS0VS","mimeType":"application/octet-stream"}]}`),
+	catalogue.ConfGetResultShape:    readScenario(goodGet, goodRead),
+	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","blob":"TUFSS0VS","mimeType":"application/octet-stream"}]}`),
 	catalogue.DriftPromptMissing:    surface(nil),
 	catalogue.DriftPromptUndeclared: surfaceToolsOnly,
 	// A required argument that became optional is compatible.
