@@ -72,8 +72,8 @@ func TestGetReadGatesInTheCLI(t *testing.T) {
 		t.Fatalf("plan: exit %d, %d sent\n%s", code, srv.Count("prompts/get")+srv.Count("resources/read"), stdout)
 	}
 	code, stdout, stderr := driftd(t, append(plan, "--execute")...)
-	if code != exitOK || !strings.Contains(stdout, "prompts/get summarise") || !strings.Contains(stdout, "→ result (1 messages") ||
-		!strings.Contains(stdout, "resources/read orders://recent → result (1 contents") {
+	if code != exitOK || !strings.Contains(stdout, "prompts/get summarise") || !strings.Contains(stdout, "→ result (messages: 1,") ||
+		!strings.Contains(stdout, "resources/read orders://recent → result (contents: 1,") {
 		t.Fatalf("execute: exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	if err := srv.CheckNoViolations(); err != nil {

@@ -137,7 +137,7 @@ func writeRead(b *strings.Builder, pr PlannedRead) {
 	case pr.Outcome != "":
 		fmt.Fprintf(b, " → %s", pr.Outcome)
 		if pr.Items != nil {
-			fmt.Fprintf(b, " (%d %s, %d bytes)", *pr.Items, resultKey(mcp.Kind(pr.Kind)), pr.Bytes)
+			fmt.Fprintf(b, " (%s: %d, %d bytes)", resultKey(mcp.Kind(pr.Kind)), *pr.Items, pr.Bytes)
 		}
 	case pr.Error != "":
 		fmt.Fprintf(b, ": %s", pr.Error)
