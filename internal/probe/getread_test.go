@@ -182,3 +182,24 @@ func TestReadResultConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsShareTheLimits: a read answers within the response size limit
+// and the run's deadline like every other request; past them the outcome
+// is failed with the reason, and the run itself still succeeds.
+func TestReadsShareTheLimits(t *testing.T) {
+	big := strings.Repeat("x", 4096)
+	srv := mcptest.NewServer(surface(func(o *mcptest.Options) {
+		o.ReadResource = func(uri string) (json.RawMessage, *mcptest.RPCError) {
+			return json.RawMessage(`{"contents":[{"uri":"` + uri + `","text":"` + big + `"}]}`), nil
+		}
+	}).opts)
+	defer srv.Close()
+	rep := probeOnce(t, srv, surfaceDeclared(t), func(tg *config.Target) {
+		readsInvoke(true)(tg)
+		tg.MaxResponseBytes = 2048
+	})
+	reads := rep.Invocation.Reads
+	if !rep.Success || len(reads) != 3 || reads[0].Outcome != "result" || reads[2].Outcome != "failed: response_too_large" {
+		t.Fatalf("success %v, reads %+v", rep.Success, reads)
+	}
+}
