@@ -36,6 +36,10 @@ func surfaceTemplate(ch surfaceChange) string {
 	return "orders://{order_id}"
 }
 
+// surfaceReturned is the text every surface prompt and resource returns:
+// a marker that must reach no output.
+const surfaceReturned = "MARKER-returned-by-the-surface"
+
 // newGoSDKSurface is a go-sdk v1.8.0 server with one tool, two prompts,
 // a resource and a resource template, changed by ch.
 func newGoSDKSurface(stateless bool, ch surfaceChange) http.Handler {
@@ -45,7 +49,7 @@ func newGoSDKSurface(stateless bool, ch surfaceChange) http.Handler {
 			return nil, echoOut(in), nil
 		})
 	prompt := func(context.Context, *gosdk.GetPromptRequest) (*gosdk.GetPromptResult, error) {
-		return &gosdk.GetPromptResult{}, nil
+		return &gosdk.GetPromptResult{Messages: []*gosdk.PromptMessage{{Role: "user", Content: &gosdk.TextContent{Text: surfaceReturned}}}}, nil
 	}
 	args := []*gosdk.PromptArgument{{Name: "order_id", Required: true}, {Name: "tone"}}
 	if ch == surfaceRequiredArg {
@@ -55,8 +59,8 @@ func newGoSDKSurface(stateless bool, ch surfaceChange) http.Handler {
 	if ch != surfacePromptRemoved {
 		s.AddPrompt(&gosdk.Prompt{Name: "apology", Description: "Apologise for a late order."}, prompt)
 	}
-	read := func(context.Context, *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
-		return &gosdk.ReadResourceResult{}, nil
+	read := func(_ context.Context, r *gosdk.ReadResourceRequest) (*gosdk.ReadResourceResult, error) {
+		return &gosdk.ReadResourceResult{Contents: []*gosdk.ResourceContents{{URI: r.Params.URI, MIMEType: "application/json", Text: surfaceReturned}}}, nil
 	}
 	s.AddResource(&gosdk.Resource{URI: "orders://recent", Name: "recent", MIMEType: "application/json"}, read)
 	s.AddResourceTemplate(&gosdk.ResourceTemplate{URITemplate: surfaceTemplate(ch), Name: "order", MIMEType: "application/json"}, read)
@@ -73,7 +77,7 @@ func newMCPGoSurface(ch surfaceChange) http.Handler {
 			return mcpgo.NewToolResultText(r.GetString("text", "")), nil
 		})
 	prompt := func(context.Context, mcpgo.GetPromptRequest) (*mcpgo.GetPromptResult, error) {
-		return &mcpgo.GetPromptResult{}, nil
+		return &mcpgo.GetPromptResult{Messages: []mcpgo.PromptMessage{{Role: mcpgo.RoleUser, Content: mcpgo.NewTextContent(surfaceReturned)}}}, nil
 	}
 	opts := []mcpgo.PromptOption{mcpgo.WithPromptDescription("Summarise one order."),
 		mcpgo.WithArgument("order_id", mcpgo.RequiredArgument()), mcpgo.WithArgument("tone")}
@@ -84,7 +88,9 @@ func newMCPGoSurface(ch surfaceChange) http.Handler {
 	if ch != surfacePromptRemoved {
 		s.AddPrompt(mcpgo.NewPrompt("apology", mcpgo.WithPromptDescription("Apologise for a late order.")), prompt)
 	}
-	read := func(context.Context, mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) { return nil, nil }
+	read := func(_ context.Context, r mcpgo.ReadResourceRequest) ([]mcpgo.ResourceContents, error) {
+		return []mcpgo.ResourceContents{mcpgo.TextResourceContents{URI: r.Params.URI, MIMEType: "application/json", Text: surfaceReturned}}, nil
+	}
 	s.AddResource(mcpgo.NewResource("orders://recent", "recent", mcpgo.WithMIMEType("application/json")), read)
 	s.AddResourceTemplate(mcpgo.NewResourceTemplate(surfaceTemplate(ch), "order", mcpgo.WithTemplateMIMEType("application/json")), read)
 	return mcpgoserver.NewStreamableHTTPServer(s, mcpgoserver.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler)))

@@ -208,6 +208,12 @@ func TestConfigCheck(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, "missing.json") || !strings.Contains(stderr, "MCP-NOPE") {
 		t.Fatalf("bad config: exit %d\n%s", code, stderr)
 	}
+	// The invocation gates, prompts and resources included, with the line.
+	os.WriteFile(filepath.Join(dir, "reads.yml"), []byte("targets:\n  - name: one\n    url: http://127.0.0.1:1/mcp\n    manifest: a.json\n    invoke:\n      prompts: [summarise]\n"), 0o644)
+	code, _, stderr = driftd(t, "config", "check", filepath.Join(dir, "reads.yml"))
+	if code != exitUsage || !strings.Contains(stderr, `reads.yml:5: targets[0].invoke: invocation refused: prompt "summarise" is not declared in the manifest`) {
+		t.Fatalf("undeclared prompt: exit %d\n%s", code, stderr)
+	}
 	code, _, stderr = driftd(t, "config", "check", filepath.Join(dir, "nope.yml"))
 	if code != exitUsage || !strings.Contains(stderr, "nope.yml") {
 		t.Fatalf("missing file: exit %d %s", code, stderr)

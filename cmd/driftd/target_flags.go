@@ -34,6 +34,9 @@ type targetFlags struct {
 	environment     string
 	invokeTools     []string
 	invokeArgs      []string
+	invokePrompts   []string
+	invokeResources []string
+	promptArgs      []string
 	execute         bool
 	iKnowProduction bool
 	seed            uint64
@@ -56,11 +59,15 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	return f
 }
 
-// addInvokeFlags adds the opt-in tools/call flags of check.
+// addInvokeFlags adds the opt-in tools/call, prompts/get and
+// resources/read flags of check.
 func (f *targetFlags) addInvokeFlags(cmd *kingpin.CmdClause) {
 	cmd.Flag("invoke-tool", "Plan a tools/call of this declared tool (exact name, repeatable); nothing is sent without --execute.").PlaceHolder("NAME").StringsVar(&f.invokeTools)
 	cmd.Flag("invoke-arguments", "Call NAME with this JSON object instead of generated arguments; checked against its declared inputSchema first (repeatable).").PlaceHolder("NAME=JSON").StringsVar(&f.invokeArgs)
-	cmd.Flag("execute", "Send the planned tools/call requests.").BoolVar(&f.execute)
+	cmd.Flag("invoke-prompt", "Plan a prompts/get of this declared prompt (exact name, repeatable); nothing is sent without --execute.").PlaceHolder("NAME").StringsVar(&f.invokePrompts)
+	cmd.Flag("invoke-resource", "Plan a resources/read of this declared resource (exact uri, repeatable); nothing is sent without --execute.").PlaceHolder("URI").StringsVar(&f.invokeResources)
+	cmd.Flag("invoke-prompt-arguments", "Get prompt NAME with these arguments, a JSON object of strings; required ones not given are generated from --seed (repeatable).").PlaceHolder("NAME=JSON").StringsVar(&f.promptArgs)
+	cmd.Flag("execute", "Send the planned tools/call, prompts/get and resources/read requests.").BoolVar(&f.execute)
 	cmd.Flag("i-know-this-is-production", "Allow --execute on a target that does not classify as local, dev or staging.").BoolVar(&f.iKnowProduction)
 	cmd.Flag("seed", "Seed for the generated arguments (recorded in the report).").Default("1").Uint64Var(&f.seed)
 }
@@ -96,7 +103,19 @@ func (f *targetFlags) target() (config.Target, error) {
 		}
 		*b.into = size.Bytes()
 	}
-	t.Invoke = config.Invoke{Tools: f.invokeTools, Execute: f.execute, IKnowThisIsProduction: f.iKnowProduction, Seed: f.seed}
+	t.Invoke = config.Invoke{Tools: f.invokeTools, Prompts: f.invokePrompts, Resources: f.invokeResources,
+		Execute: f.execute, IKnowThisIsProduction: f.iKnowProduction, Seed: f.seed}
+	for _, a := range f.promptArgs {
+		name, raw, _ := strings.Cut(a, "=")
+		var args map[string]string
+		if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil || !slices.Contains(f.invokePrompts, name) {
+			return t, usageErr("--invoke-prompt-arguments for %q: want NAME=JSON, a JSON object of strings, for a prompt named by --invoke-prompt", name)
+		}
+		if t.Invoke.PromptArguments == nil {
+			t.Invoke.PromptArguments = map[string]map[string]string{}
+		}
+		t.Invoke.PromptArguments[name] = args
+	}
 	for _, a := range f.invokeArgs {
 		name, raw, _ := strings.Cut(a, "=")
 		var args map[string]any

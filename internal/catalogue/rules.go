@@ -58,6 +58,10 @@ const (
 	ConfToolHeader     = "MCP-CONF-TOOL-HEADER-INVALID"
 	ConfListShape      = "MCP-CONF-LIST-SHAPE"
 	ConfDuplicateItem  = "MCP-CONF-DUPLICATE-ITEM"
+	// ConfGetResultShape and ConfReadResultShape check the results of the
+	// opt-in prompts/get and resources/read (docs/invoking.md).
+	ConfGetResultShape  = "MCP-CONF-GET-RESULT-SHAPE"
+	ConfReadResultShape = "MCP-CONF-READ-RESULT-SHAPE"
 
 	AuthAnonymousList      = "MCP-AUTH-ANONYMOUS-LIST"
 	AuthEnforced           = "MCP-AUTH-ENFORCED"
@@ -109,8 +113,8 @@ var Rules = []Rule{
 	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false, "probe.checkLegacyServer"},
 	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached on a list (tools, or with a kind prompts, resources or resource templates); that list's missing findings are suppressed", false, "probe.checkPaginationCapped"},
 
-	{ConfCacheHints, FamilyConf, Warn, "a modern list page (tools/list, prompts/list, resources/list, resources/templates/list) lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
-	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one", false, "probe.checkResultType"},
+	{ConfCacheHints, FamilyConf, Warn, "a modern list page (tools/list, prompts/list, resources/list, resources/templates/list), or an invoked resources/read result (the finding then names the resource), lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
+	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one (one of an invoked prompts/get or resources/read names its prompt or resource)", false, "probe.checkResultType"},
 	{ConfToolName, FamilyConf, Error, "a served tool has no usable name (missing, null, empty or not a string); one finding per such tool, at its position in the served list", false, "probe.checkToolName"},
 	{ConfToolNameFormat, FamilyConf, Info, "a tool name is outside 1-128 characters of A-Za-z0-9_-. (a SHOULD)", true, "probe.checkToolNameFormat"},
 	{ConfDuplicateTool, FamilyConf, Error, "two served tools share a name", true, "probe.checkDuplicateTool"},
@@ -124,6 +128,8 @@ var Rules = []Rule{
 	{ConfToolHeader, FamilyConf, Error, "a modern server's tool carries an invalid x-mcp-header annotation (empty, not a token, a case-insensitive duplicate, on a number or non-primitive, or reached through items/anyOf/$ref/…); clients must exclude it, and driftd never calls it", true, "probe.checkHeaderAnnotations"},
 	{ConfListShape, FamilyConf, Error, "a served prompt, resource or resource template breaks its list's shape: not an object, name (a resource's uri, a template's uriTemplate) missing or not a string, title/description/mimeType not strings, arguments not an array of named objects, required not a boolean; one finding per item, at its position", false, "probe.checkListShape"},
 	{ConfDuplicateItem, FamilyConf, Error, "two served prompts or resource templates share a name, or two resources a uri", true, "probe.checkDuplicateItem"},
+	{ConfGetResultShape, FamilyConf, Error, `an invoked prompts/get result breaks GetPromptResult: "messages" missing or not an array, a message not an object, its role not "user" or "assistant", its content not an object with a "type" string, or a description that is not a string; positions and counts only, never returned text`, true, "probe.checkGetResult"},
+	{ConfReadResultShape, FamilyConf, Error, `an invoked resources/read result breaks ReadResourceResult: "contents" missing or not an array, an item not an object, without a "uri" string, without exactly one of "text" (a string) and "blob" (a base64 string), or with a mimeType that is not a string; positions and counts only, never returned content`, true, "probe.checkReadResult"},
 
 	{AuthAnonymousList, FamilyAuth, Warn, "tools/list succeeded without credentials (INFO local, WARN dev/staging/unknown, ERROR production)", false, "probe.checkAnonymousList"},
 	{AuthEnforced, FamilyAuth, Info, "a request without credentials was refused with 401/403", false, "probe.checkRefusal"},

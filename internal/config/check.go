@@ -75,13 +75,28 @@ func (t *Target) check() []issue {
 			is.add(fmt.Sprintf("invoke.tools[%d]", i), "empty: name a declared tool exactly")
 		}
 	}
+	for i, name := range t.Invoke.Prompts {
+		if name == "" {
+			is.add(fmt.Sprintf("invoke.prompts[%d]", i), "empty: name a declared prompt exactly")
+		}
+	}
+	for i, uri := range t.Invoke.Resources {
+		if uri == "" {
+			is.add(fmt.Sprintf("invoke.resources[%d]", i), "empty: give a declared resource's uri exactly")
+		}
+	}
 	for _, name := range slices.Sorted(maps.Keys(t.Invoke.Arguments)) {
 		if !slices.Contains(t.Invoke.Tools, name) {
 			is.add("invoke.arguments."+name, "no tool of that name in invoke.tools")
 		}
 	}
-	if t.Invoke.Execute && len(t.Invoke.Tools) == 0 {
-		is.add("invoke.execute", "true with no tools named: execute is not a wildcard")
+	for _, name := range slices.Sorted(maps.Keys(t.Invoke.PromptArguments)) {
+		if !slices.Contains(t.Invoke.Prompts, name) {
+			is.add("invoke.prompt_arguments."+name, "no prompt of that name in invoke.prompts")
+		}
+	}
+	if t.Invoke.Execute && !t.Invoke.Named() {
+		is.add("invoke.execute", "true with no tool, prompt or resource named: execute is not a wildcard")
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.Labels)) {
 		if msg := checkLabel(name); msg != "" {

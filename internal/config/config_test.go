@@ -34,7 +34,10 @@ func TestLoadBadConfigs(t *testing.T) {
 			":2: targets[0].nmae: unknown field; did you mean name?\n",
 			":7: targets[1].manifests: unknown field; did you mean manifest?",
 		}},
-		{"bad-invoke.yml", []string{`:6: targets[0].invoke.tools[1]: empty: name a declared tool exactly`, ":11: targets[1].invoke.execute: true with no tools named"}},
+		{"bad-invoke.yml", []string{`:6: targets[0].invoke.tools[1]: empty: name a declared tool exactly`, ":11: targets[1].invoke.execute: true with no tool, prompt or resource named",
+			`:16: targets[2].invoke.prompts[1]: empty: name a declared prompt exactly`,
+			`:17: targets[2].invoke.resources[0]: empty: give a declared resource's uri exactly`,
+			`:19: targets[2].invoke.prompt_arguments.apology: no prompt of that name in invoke.prompts`}},
 		{"bad-schedule.yml", []string{
 			`:2: global.schedule: "*/61 * * * *": step /61 is wider than the minute field (0-59)`,
 			`:7: targets[0].schedule: "every five minutes": expected exactly 5 fields, found 3`,

@@ -68,16 +68,22 @@ type Target struct {
 	// Classification is the global host rules, copied into every target so
 	// a probe needs nothing but its target.
 	Classification []ClassificationRule
-	// Invoke configures opt-in tools/call (docs/invoking.md).
+	// Invoke configures opt-in tools/call, prompts/get and resources/read
+	// (docs/invoking.md).
 	Invoke Invoke
 }
 
-// Invoke is the opt-in tools/call of a target. Tools are exact names
+// Invoke is the opt-in tools/call, prompts/get and resources/read of a
+// target. Tools and Prompts are exact names and Resources exact URIs,
 // resolved against the declared manifest, never globs; without Execute
 // only the plan is made; a target that is not local, dev or staging also
 // needs IKnowThisIsProduction. Annotations open no gate.
 type Invoke struct {
-	Tools                 []string `yaml:"tools,omitempty"`
+	Tools []string `yaml:"tools,omitempty"`
+	// Prompts are the declared prompts to get (prompts/get), by name.
+	Prompts []string `yaml:"prompts,omitempty"`
+	// Resources are the declared resources to read (resources/read), by uri.
+	Resources             []string `yaml:"resources,omitempty"`
 	Execute               bool     `yaml:"execute,omitempty"`
 	IKnowThisIsProduction bool     `yaml:"i_know_this_is_production,omitempty"`
 	// Seed makes the generated arguments deterministic; recorded in the report.
@@ -86,6 +92,16 @@ type Invoke struct {
 	// with these; they are validated against the declared inputSchema
 	// before anything is sent, as generated ones are.
 	Arguments map[string]map[string]any `yaml:"arguments,omitempty"`
+	// PromptArguments, per prompt named in Prompts, give argument values
+	// (prompt arguments are strings); a required argument without one is
+	// generated from Seed, a name the declared prompt lacks is refused.
+	PromptArguments map[string]map[string]string `yaml:"prompt_arguments,omitempty"`
+}
+
+// Named reports whether anything is named to invoke: a tool, a prompt or
+// a resource.
+func (inv Invoke) Named() bool {
+	return len(inv.Tools)+len(inv.Prompts)+len(inv.Resources) > 0
 }
 
 // ClassificationRule maps hosts matching a regexp to a class.

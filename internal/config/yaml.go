@@ -195,7 +195,7 @@ func (t Target) MarshalYAML() (any, error) {
 }
 
 func invokeOrNil(inv Invoke) *Invoke {
-	if len(inv.Tools) == 0 && !inv.Execute && !inv.IKnowThisIsProduction && inv.Seed == 0 {
+	if !inv.Named() && !inv.Execute && !inv.IKnowThisIsProduction && inv.Seed == 0 {
 		return nil
 	}
 	return &inv

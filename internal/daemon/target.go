@@ -100,7 +100,7 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	t.run.Store(run)
 	d.metrics.Observe(run)
 	if inv := rep.Invocation; inv != nil && inv.Refused != "" {
-		log.Error("tools/call refused; nothing was called", "reason", inv.Refused)
+		log.Error("invocation refused; nothing was sent", "reason", inv.Refused)
 	}
 	attrs := []any{"success", rep.Success, "duration", time.Duration(rep.DurationSeconds * float64(time.Second)).Round(time.Millisecond),
 		"findings", len(rep.Findings), "opened", len(run.Opened), "resolved", len(run.Resolved), "served_changes", len(run.ServedChanges)}

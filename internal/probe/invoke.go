@@ -18,9 +18,11 @@ import (
 
 // Invocation is the report's invocation section: the plan, whether it was
 // executed, and the MCP-DRIFT-CALL-* findings. It never holds a value a
-// tool returned.
+// tool, a prompt or a resource returned.
 type Invocation struct {
-	Planned  []PlannedCall       `json:"planned"`
+	Planned []PlannedCall `json:"planned"`
+	// Reads are the planned prompts/get and resources/read requests.
+	Reads    []PlannedRead       `json:"reads,omitempty"`
 	Executed bool                `json:"executed"`
 	Seed     uint64              `json:"seed"`
 	Refused  string              `json:"refused,omitempty"`
@@ -47,7 +49,7 @@ type PlannedCall struct {
 
 // ErrGate is the class of invocation refusals; each happens before any
 // request is sent.
-var ErrGate = errors.New("tools/call refused")
+var ErrGate = errors.New("invocation refused")
 
 // Plan checks the invocation gates of t and generates every argument from
 // the declared manifest. It sends nothing. A gate that does not open is an
@@ -55,12 +57,12 @@ var ErrGate = errors.New("tools/call refused")
 func Plan(t config.Target, declared *manifest.Manifest) (*Invocation, error) {
 	inv := t.Invoke
 	plan := &Invocation{Seed: inv.Seed, Planned: []PlannedCall{}, Findings: []catalogue.Finding{}}
-	if inv.Execute && len(inv.Tools) == 0 {
-		return nil, fmt.Errorf("%w: execute with no tool named is not a wildcard", ErrGate)
+	if inv.Execute && !inv.Named() {
+		return nil, fmt.Errorf("%w: execute with no tool, prompt or resource named is not a wildcard", ErrGate)
 	}
 	if inv.Execute && !inv.IKnowThisIsProduction {
 		if cl := Classify(t); cl.Class != "local" && cl.Class != "dev" && cl.Class != "staging" {
-			return nil, fmt.Errorf("%w: target %q classifies as %s (%s); calling its tools needs i_know_this_is_production (--i-know-this-is-production)",
+			return nil, fmt.Errorf("%w: target %q classifies as %s (%s); calling its tools, getting its prompts or reading its resources needs i_know_this_is_production (--i-know-this-is-production)",
 				ErrGate, t.Name, cl.Class, cl.Reason)
 		}
 	}
@@ -92,12 +94,18 @@ func Plan(t config.Target, declared *manifest.Manifest) (*Invocation, error) {
 		}
 		plan.Planned = append(plan.Planned, pc)
 	}
+	reads, err := planReads(inv, declared)
+	if err != nil {
+		return nil, err
+	}
+	plan.Reads = reads
 	return plan, nil
 }
 
-// invoke executes the plan on s when it is gated open, checking every result
-// against the declared outputSchema.
-func (r *run) invoke(ctx context.Context, s *mcp.Session, served *listing) {
+// invoke executes the plan on s when it is gated open, checking every
+// tools/call result against the declared outputSchema, then every
+// prompts/get and resources/read result against the spec's shape.
+func (r *run) invoke(ctx context.Context, s *mcp.Session, served *listing, items map[mcp.Kind]*itemListing) {
 	inv := r.rep.Invocation
 	if inv == nil || inv.Refused != "" || !r.t.Invoke.Execute {
 		return
@@ -123,6 +131,7 @@ func (r *run) invoke(ctx context.Context, s *mcp.Session, served *listing) {
 		}
 		pc.Outcome = r.call(ctx, s, declared[pc.Tool], servedTool, pc.Arguments)
 	}
+	r.invokeReads(ctx, s, items)
 }
 
 // call sends one planned tools/call and names its outcome. The

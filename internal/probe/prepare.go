@@ -18,7 +18,8 @@ import (
 type Prepared struct {
 	Target   config.Target
 	Declared *manifest.Manifest
-	// Invocation is the tools/call plan, nil when none is configured. A
+	// Invocation is the tools/call, prompts/get and resources/read plan,
+	// nil when none is configured. A
 	// refused plan carries the reason in Invocation.Refused.
 	Invocation *Invocation
 	// Refused is the gate that refused the plan (it wraps ErrGate).
@@ -29,11 +30,11 @@ type Prepared struct {
 	Baseline bool
 }
 
-// Prepare checks the tools/call gates of t against declared and plans the
-// calls: the one place a plan is computed.
+// Prepare checks the invocation gates of t against declared and plans the
+// calls, gets and reads: the one place a plan is computed.
 func Prepare(t config.Target, declared *manifest.Manifest) *Prepared {
 	p := &Prepared{Target: t, Declared: declared}
-	if len(t.Invoke.Tools) == 0 && !t.Invoke.Execute {
+	if !t.Invoke.Named() && !t.Invoke.Execute {
 		return p
 	}
 	p.Invocation, p.Refused = Plan(t, declared)
@@ -50,6 +51,7 @@ func (inv *Invocation) clone() *Invocation {
 	}
 	c := *inv
 	c.Planned = slices.Clone(inv.Planned)
+	c.Reads = slices.Clone(inv.Reads)
 	c.Findings = slices.Clone(inv.Findings)
 	return &c
 }

@@ -212,7 +212,7 @@ func (r *run) probe(ctx context.Context) {
 			}
 		},
 		func() { r.authPosture(ctx, sess, served) },
-		func() { r.invoke(ctx, sess, served) },
+		func() { r.invoke(ctx, sess, served, items) },
 	} {
 		if ctx.Err() != nil {
 			return

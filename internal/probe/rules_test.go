@@ -70,7 +70,30 @@ func callScenario(result string, rpc *mcptest.RPCError) scenario {
 	}
 }
 
+// readScenario serves the surface, answers prompts/get with getResult and
+// resources/read with readResult, and gets summarise and reads
+// orders://recent with execution on.
+func readScenario(getResult, readResult string) scenario {
+	s := surface(func(o *mcptest.Options) {
+		o.GetPrompt = func(string, json.RawMessage) (json.RawMessage, *mcptest.RPCError) {
+			return json.RawMessage(getResult), nil
+		}
+		o.ReadResource = func(string) (json.RawMessage, *mcptest.RPCError) { return json.RawMessage(readResult), nil }
+	})
+	s.tweak = func(t *config.Target) {
+		t.Invoke = config.Invoke{Prompts: []string{"summarise"}, Resources: []string{"orders://recent"}, Execute: true, Seed: 1}
+	}
+	return s
+}
+
+const (
+	goodGet  = `{"messages":[{"role":"user","content":{"type":"text","text":"MARKER-returned"}}]}`
+	goodRead = `{"contents":[{"uri":"orders://recent","text":"MARKER-returned"}]}`
+)
+
 var fires = map[string]scenario{
+	catalogue.ConfGetResultShape:    readScenario(`{"messages":[{"role":"MARKER-returned","content":"MARKER-returned"}]}`, goodRead),
+	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","text":"MARKER-returned","blob":"TUFSS0VS"}]}`),
 	catalogue.DriftPromptMissing:    surface(func(o *mcptest.Options) { o.Prompts = o.Prompts[:1] }),
 	catalogue.DriftPromptUndeclared: surface(func(o *mcptest.Options) { o.Prompts = append(o.Prompts, prompt("new")) }),
 	catalogue.DriftPromptArgument: surface(func(o *mcptest.Options) {
@@ -145,6 +168,8 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
+	catalogue.ConfGetResultShape:    readScenario(goodGet, goodRead),
+	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","blob":"TUFSS0VS","mimeType":"application/octet-stream"}]}`),
 	catalogue.DriftPromptMissing:    surface(nil),
 	catalogue.DriftPromptUndeclared: surfaceToolsOnly,
 	// A required argument that became optional is compatible.

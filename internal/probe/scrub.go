@@ -34,6 +34,10 @@ func (r *run) scrub() {
 			pc := &inv.Planned[i]
 			pc.Tool, pc.Error, pc.Outcome = name(pc.Tool), text(pc.Error), text(pc.Outcome)
 		}
+		for i := range inv.Reads {
+			pr := &inv.Reads[i]
+			pr.Name, pr.Error, pr.Outcome = name(pr.Name), text(pr.Error), text(pr.Outcome)
+		}
 	}
 	if sec.Empty() {
 		return

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -39,11 +40,11 @@ func WriteText(w io.Writer, r *Report) error {
 	if inv := r.Invocation; inv != nil {
 		switch {
 		case inv.Refused != "":
-			fmt.Fprintf(&b, "tools/call refused, nothing called: %s\n", inv.Refused)
+			fmt.Fprintf(&b, "invocation refused, nothing sent: %s\n", inv.Refused)
 		case !inv.Executed:
-			fmt.Fprintf(&b, "tools/call plan (seed %d), not executed: add --execute to call\n", inv.Seed)
+			fmt.Fprintf(&b, "invocation plan (seed %d), not executed: add --execute to send it\n", inv.Seed)
 		default:
-			fmt.Fprintf(&b, "tools/call executed (seed %d)\n", inv.Seed)
+			fmt.Fprintf(&b, "invocation executed (seed %d)\n", inv.Seed)
 		}
 		for _, pc := range inv.Planned {
 			switch {
@@ -54,6 +55,9 @@ func WriteText(w io.Writer, r *Report) error {
 			default:
 				fmt.Fprintf(&b, "  %s %s\n", pc.Tool, pc.Arguments)
 			}
+		}
+		for _, pr := range inv.Reads {
+			writeRead(&b, pr)
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -115,4 +119,28 @@ func WriteFindings(w io.Writer, r *Report) error {
 	fmt.Fprintf(&b, "\n%d ERROR, %d WARN, %d INFO\n", r.Summary.Error, r.Summary.Warn, r.Summary.Info)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeRead renders one planned prompts/get or resources/read: what it
+// sends and, once executed, its outcome, item count and size; never what
+// the server returned.
+func writeRead(b *strings.Builder, pr PlannedRead) {
+	fmt.Fprintf(b, "  %s %s", pr.method(), pr.Name)
+	if pr.Kind == string(mcp.KindPrompt) {
+		args, _ := json.Marshal(pr.Arguments)
+		if pr.Arguments == nil {
+			args = []byte("{}")
+		}
+		fmt.Fprintf(b, " %s", args)
+	}
+	switch {
+	case pr.Outcome != "":
+		fmt.Fprintf(b, " → %s", pr.Outcome)
+		if pr.Items != nil {
+			fmt.Fprintf(b, " (%s: %d, %d bytes)", resultKey(mcp.Kind(pr.Kind)), *pr.Items, pr.Bytes)
+		}
+	case pr.Error != "":
+		fmt.Fprintf(b, ": %s", pr.Error)
+	}
+	b.WriteString("\n")
 }

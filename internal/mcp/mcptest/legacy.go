@@ -275,6 +275,8 @@ func (c *call) legacyDispatch() reply {
 		return c.toolsList(params, false)
 	case "tools/call":
 		return c.toolsCall(params, false)
+	case "prompts/get", "resources/read":
+		return c.getRead(params, false)
 	case "prompts/list", "resources/list", "resources/templates/list":
 		if rep, ok := c.itemsList(c.env.method, params, false); ok {
 			return rep

@@ -65,6 +65,8 @@ func (c *call) modern() reply {
 		return c.toolsList(params, true)
 	case "tools/call":
 		return c.toolsCall(params, true)
+	case "prompts/get", "resources/read":
+		return c.getRead(params, true)
 	case "prompts/list", "resources/list", "resources/templates/list":
 		if rep, ok := c.itemsList(env.method, params, true); ok {
 			return rep

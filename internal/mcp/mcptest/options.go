@@ -106,6 +106,13 @@ type Options struct {
 	// When nil, a name not in the served tools gets -32602 and a known one
 	// gets {"content":[]}.
 	CallTool func(name string, args json.RawMessage) (result json.RawMessage, rpcErr *RPCError)
+	// GetPrompt handles prompts/get (args is nil when the request had
+	// none). When nil, a served prompt gets one user message and a name
+	// not served -32602. A malformed result is a knob: return one.
+	GetPrompt func(name string, args json.RawMessage) (result json.RawMessage, rpcErr *RPCError)
+	// ReadResource handles resources/read. When nil, a served resource
+	// gets one text content and a uri not served -32602.
+	ReadResource func(uri string) (result json.RawMessage, rpcErr *RPCError)
 }
 
 // Fault is a hostile server behaviour.
