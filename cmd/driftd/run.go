@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -30,6 +31,8 @@ type daemonFlags struct {
 	log       *logFlags
 	ringBytes *units.Base2Bytes
 	perTarget *bool
+	memLimit  *bool
+	memRatio  *float64
 }
 
 type webFlags struct {
@@ -71,6 +74,8 @@ func addDaemonFlags(cmd *kingpin.CmdClause, listen, logFormat string) *daemonFla
 		log:       addLogFlags(cmd, logFormat),
 		ringBytes: cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
 		perTarget: cmd.Flag("metrics.per-target-histograms", "Give driftd_probe_duration_seconds a target label (15 series per target; off, one histogram for the instance and driftd_probe_last_duration_seconds per target).").Bool(),
+		memLimit:  cmd.Flag("auto-gomemlimit", "Set the Go runtime's soft memory limit (GOMEMLIMIT) to --auto-gomemlimit.ratio of the cgroup's memory limit, so the heap is collected harder near a container's limit instead of being OOM-killed. GOMEMLIMIT in the environment wins.").Default("true").Bool(),
+		memRatio:  cmd.Flag("auto-gomemlimit.ratio", "The share of the cgroup's memory limit --auto-gomemlimit gives the Go runtime, in (0, 1].").Default("0.9").Float64(),
 	}
 }
 
@@ -116,6 +121,19 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	opts.LogRingBytes = int(*df.ringBytes)
 	opts.PerTargetHistograms = *df.perTarget
 	opts.Build = buildInfo()
+	if *df.memRatio <= 0 || *df.memRatio > 1 {
+		return usageErr("--auto-gomemlimit.ratio: %v is not in (0, 1]", *df.memRatio)
+	}
+	if *df.memLimit && os.Getenv("GOMEMLIMIT") == "" {
+		switch limit, from, err := cgroupMemoryLimit("/"); {
+		case err != nil:
+			logger.Debug("no cgroup memory limit read; GOMEMLIMIT left unset", "err", err)
+		case limit > 0:
+			set := int64(float64(limit) * *df.memRatio)
+			debug.SetMemoryLimit(set)
+			logger.Info("GOMEMLIMIT set from the cgroup's memory limit", "cgroup_limit", limit, "from", from, "gomemlimit", set)
+		}
+	}
 	var d *daemon.Daemon
 	d, err = daemon.New(opts)
 	if err != nil {
