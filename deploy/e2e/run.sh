@@ -228,7 +228,7 @@ wait_until "driftd ready" "$helper" get "http://127.0.0.1:$driftd_port/-/ready"
 
 finding_exported() {
   "$helper" get "http://127.0.0.1:$driftd_port/metrics" |
-    grep -q '^driftd_finding{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders-demo",tool="cancel_order"} 1$'
+    grep -q '^driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders-demo",tool="cancel_order"} 1$'
 }
 wait_until "driftd exports the missing-tool finding" finding_exported
 
