@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
 )
 
@@ -19,13 +20,14 @@ func itemArrays(b []byte) (map[mcp.Kind][]json.RawMessage, bool, error) {
 	if len(b) == 0 || b[0] != '{' {
 		return nil, true, nil
 	}
-	var top map[string]json.RawMessage
-	if json.Unmarshal(b, &top) != nil {
+	// b is valid JSON (parse checked it, or converted it from YAML): its
+	// members are located in one pass, not decoded.
+	top, ok := jsonscan.Members(b)
+	if !ok {
 		return nil, true, nil // toolArray says what is wrong
 	}
 	if res, ok := top["result"]; ok && !hasAnyKey(top) {
-		var inner map[string]json.RawMessage
-		if json.Unmarshal(res, &inner) == nil {
+		if inner, ok := jsonscan.Members(res); ok {
 			top = inner
 		}
 	}
@@ -41,8 +43,8 @@ func itemArrays(b []byte) (map[mcp.Kind][]json.RawMessage, bool, error) {
 		if !ok {
 			continue
 		}
-		var raws []json.RawMessage
-		if string(v) == "null" || json.Unmarshal(v, &raws) != nil {
+		raws, ok := jsonscan.Elements(v)
+		if !ok {
 			return nil, false, fmt.Errorf("%q is not an array", k.Key())
 		}
 		out[k] = raws

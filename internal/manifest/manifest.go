@@ -181,6 +181,14 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 	m := &Manifest{Tools: make([]mcp.Tool, 0, len(raws))}
 	seen := map[string]int{}
 	for i, raw := range raws {
+		// Compact, so that a declared schema a server serves in the same
+		// key order is byte-identical to what it serves, and compared as
+		// equal at no cost (catalogue.compareSchema); whitespace is all
+		// that changes, and the canonical form and hash ignore it anyway.
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) == nil {
+			raw = buf.Bytes()
+		}
 		t, err := mcp.ParseTool(raw)
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)

@@ -158,3 +158,38 @@ func mustHash(t *testing.T, m *Manifest) string {
 	}
 	return h
 }
+
+// TestDeclaredSchemasCompact: a manifest written indented (as capture
+// writes it) declares schemas byte-identical to the compact ones a server
+// sends in the same key order, which the drift comparison then takes as
+// equal without diffing them.
+func TestDeclaredSchemasCompact(t *testing.T) {
+	indented := []byte(`{
+  "tools": [
+    {
+      "name": "a",
+      "inputSchema": {
+        "properties": {
+          "q": { "type": "string", "description": "a  query" }
+        },
+        "type": "object"
+      }
+    }
+  ]
+}`)
+	m, err := Parse(indented, ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := `{"properties":{"q":{"type":"string","description":"a  query"}},"type":"object"}`
+	if got := string(m.Tools[0].InputSchema); got != served {
+		t.Errorf("declared inputSchema %s, want the compact %s", got, served)
+	}
+	want, err := Parse([]byte(`{"tools":[{"name":"a","inputSchema":`+served+`}]}`), ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mustHash(t, m) != mustHash(t, want) {
+		t.Error("compacting changed the manifest's hash")
+	}
+}
