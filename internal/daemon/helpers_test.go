@@ -180,3 +180,32 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// nowhere fails if needle (named what, for the messages) shows in any page
+// at paths (each must answer 200), and, once d has stopped, in a log line
+// or a state file.
+func (e *env) nowhere(d *daemon.Daemon, base string, paths []string, needle, what string) {
+	e.t.Helper()
+	for _, path := range paths {
+		code, out := get(e.t, base+path)
+		if code != 200 {
+			e.t.Errorf("GET %s: %d", path, code)
+		}
+		if strings.Contains(out, needle) {
+			e.t.Errorf("GET %s shows %s", path, what)
+		}
+	}
+	stop(e.t, d)
+	if strings.Contains(e.log.String(), needle) {
+		e.t.Errorf("a log line contains %s", what)
+	}
+	files, _ := filepath.Glob(filepath.Join(e.dir, "state", "*"))
+	if len(files) == 0 {
+		e.t.Fatal("no state files written")
+	}
+	for _, f := range files {
+		if b, _ := os.ReadFile(f); strings.Contains(string(b), needle) {
+			e.t.Errorf("state file %s contains %s", f, what)
+		}
+	}
+}
