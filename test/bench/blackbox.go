@@ -202,6 +202,20 @@ func freePort() (string, error) {
 // returns the exporter's and the server's CPU per probe: blackbox_exporter
 // at its best, a busy process paying no idle wake-ups (information).
 func blackboxRound(ctx context.Context, c *http.Client, probeURL string, pid int, srv *benchServer) (cpu, srvCPU time.Duration, err error) {
+	cpu, srvCPU, err = cpuOver(pid, srv, func() error {
+		for i := range blackboxProbes {
+			if err := blackboxProbe(ctx, c, probeURL); err != nil {
+				return fmt.Errorf("probe %d: %w", i, err)
+			}
+		}
+		return nil
+	})
+	return cpu / blackboxProbes, srvCPU / blackboxProbes, err
+}
+
+// cpuOver runs work and returns the CPU that process pid and the bench
+// server spent while it ran, both read from /proc.
+func cpuOver(pid int, srv *benchServer, work func() error) (cpu, srvCPU time.Duration, err error) {
 	c0, err := procCPU(pid)
 	if err != nil {
 		return 0, 0, err
@@ -210,10 +224,8 @@ func blackboxRound(ctx context.Context, c *http.Client, probeURL string, pid int
 	if err != nil {
 		return 0, 0, err
 	}
-	for i := range blackboxProbes {
-		if err := blackboxProbe(ctx, c, probeURL); err != nil {
-			return 0, 0, fmt.Errorf("probe %d: %w", i, err)
-		}
+	if err := work(); err != nil {
+		return 0, 0, err
 	}
 	c1, err := procCPU(pid)
 	if err != nil {
@@ -223,7 +235,7 @@ func blackboxRound(ctx context.Context, c *http.Client, probeURL string, pid int
 	if err != nil {
 		return 0, 0, err
 	}
-	return (c1 - c0) / blackboxProbes, (s1 - s0) / blackboxProbes, nil
+	return c1 - c0, s1 - s0, nil
 }
 
 // daemonWindow reads the daemon's CPU and its probes over a window and
@@ -234,35 +246,22 @@ func daemonWindow(ctx context.Context, d *daemon, srv *benchServer, window time.
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	c0, err := procCPU(d.pid())
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	s0, err := srv.cpu()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	prof := make(chan error, 1)
-	if dir := os.Getenv("DRIFTD_BENCH_PROFILE"); dir != "" {
-		// The daemon's CPU profile over the window, for go tool pprof.
-		go func() {
-			prof <- savePprof(ctx, d, fmt.Sprintf("profile?seconds=%d", int(window.Seconds())-1),
-				filepath.Join(dir, fmt.Sprintf("%s-cpu.pprof", d.name)))
-		}()
-	} else {
-		prof <- nil
-	}
-	if err := sleep(ctx, window); err != nil {
-		return 0, 0, 0, err
-	}
-	if err := <-prof; err != nil {
-		return 0, 0, 0, err
-	}
-	c1, err := procCPU(d.pid())
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	s1, err := srv.cpu()
+	cpu, srvCPU, err = cpuOver(d.pid(), srv, func() error {
+		prof := make(chan error, 1)
+		if dir := os.Getenv("DRIFTD_BENCH_PROFILE"); dir != "" {
+			// The daemon's CPU profile over the window, for go tool pprof.
+			go func() {
+				prof <- savePprof(ctx, d, fmt.Sprintf("profile?seconds=%d", int(window.Seconds())-1),
+					filepath.Join(dir, fmt.Sprintf("%s-cpu.pprof", d.name)))
+			}()
+		} else {
+			prof <- nil
+		}
+		if err := sleep(ctx, window); err != nil {
+			return err
+		}
+		return <-prof
+	})
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -277,7 +276,7 @@ func daemonWindow(ctx context.Context, d *daemon, srv *benchServer, window time.
 	if n <= 0 {
 		return 0, 0, 0, errors.New("driftd completed no probe in the window")
 	}
-	return (c1 - c0) / time.Duration(n), (s1 - s0) / time.Duration(n), n, nil
+	return cpu / time.Duration(n), srvCPU / time.Duration(n), n, nil
 }
 
 // checkNoFailures fails when a probe failed between two scrapes, naming
@@ -326,48 +325,35 @@ func waitProbes(ctx context.Context, d *daemon, n int, limit time.Duration) erro
 // window, the same load shape as the daemon's. It returns the exporter's
 // and the server's CPU per probe and the number of probes.
 func blackboxPaced(ctx context.Context, c *http.Client, probeURL string, pid int, srv *benchServer, window time.Duration) (cpu, srvCPU time.Duration, probes int, err error) {
-	c0, err := procCPU(pid)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	s0, err := srv.cpu()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	start := time.Now()
-	end := start.Add(window)
-	var mu sync.Mutex
-	var first error
-	var wg sync.WaitGroup
-	for i := range perProbeTargets {
-		wg.Go(func() {
-			for at := start.Add(perProbeEvery * time.Duration(i) / perProbeTargets); at.Before(end); at = at.Add(perProbeEvery) {
-				if err := sleep(ctx, time.Until(at)); err != nil {
-					return
+	cpu, srvCPU, err = cpuOver(pid, srv, func() error {
+		start := time.Now()
+		end := start.Add(window)
+		var mu sync.Mutex
+		var first error
+		var wg sync.WaitGroup
+		for i := range perProbeTargets {
+			wg.Go(func() {
+				for at := start.Add(perProbeEvery * time.Duration(i) / perProbeTargets); at.Before(end); at = at.Add(perProbeEvery) {
+					if err := sleep(ctx, time.Until(at)); err != nil {
+						return
+					}
+					err := blackboxProbe(ctx, c, probeURL)
+					mu.Lock()
+					if err != nil && first == nil {
+						first = err
+					}
+					probes++
+					mu.Unlock()
 				}
-				err := blackboxProbe(ctx, c, probeURL)
-				mu.Lock()
-				if err != nil && first == nil {
-					first = err
-				}
-				probes++
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	if first != nil {
-		return 0, 0, 0, first
-	}
-	c1, err := procCPU(pid)
+			})
+		}
+		wg.Wait()
+		return first
+	})
 	if err != nil {
 		return 0, 0, 0, err
 	}
-	s1, err := srv.cpu()
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	return (c1 - c0) / time.Duration(probes), (s1 - s0) / time.Duration(probes), probes, nil
+	return cpu / time.Duration(probes), srvCPU / time.Duration(probes), probes, nil
 }
 
 // blackboxProbe is one /probe scrape, which must report probe_success 1.
