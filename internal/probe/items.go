@@ -105,10 +105,9 @@ func (r *run) listItems(ctx context.Context, s *mcp.Session) (map[mcp.Kind]*item
 // budget (every client shares it) and at most MaxTools items.
 func (r *run) pageItems(ctx context.Context, s *mcp.Session, k mcp.Kind) (*itemListing, *mcp.Exchange, error) {
 	l := &itemListing{kind: k, pageOf: map[string]int{}}
-	seen := map[string]bool{}
-	cursor := ""
+	cur := cursors{seen: map[string]bool{}}
 	for {
-		p, err := s.ListItems(ctx, k, cursor)
+		p, err := s.ListItems(ctx, k, cur.at)
 		if err != nil {
 			// No such list: -32601, or any JSON-RPC error from a server
 			// that never advertised it (servers word that refusal
@@ -139,19 +138,10 @@ func (r *run) pageItems(ctx context.Context, s *mcp.Session, k mcp.Kind) (*itemL
 			return l, p.Exchange, &mcp.Error{Reason: mcp.ReasonResponseTooLarge, Method: k.Method(),
 				Detail: fmt.Sprintf("more than %d %ss served", MaxTools, k.Noun())}
 		}
-		if !p.HasNext || p.NextCursor == "" {
+		var more bool
+		if more, l.loop, l.capped = cur.advance(p.HasNext, p.NextCursor, l.pages, r.t.MaxListPages); !more {
 			return l, nil, nil
 		}
-		if seen[p.NextCursor] || p.NextCursor == cursor {
-			l.loop = true
-			return l, nil, nil
-		}
-		seen[p.NextCursor] = true
-		if l.pages >= r.t.MaxListPages {
-			l.capped = true
-			return l, nil, nil
-		}
-		cursor = p.NextCursor
 	}
 }
 

@@ -106,14 +106,13 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 // if set, is a listing this one is expected to repeat (parseLike).
 func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing, error) {
 	l := &listing{}
-	seen := map[string]bool{}
-	cursor := ""
+	cur := cursors{seen: map[string]bool{}}
 	for {
 		list := s.ListTools
 		if like != nil { // compared with like's first; parsed only if it differs
 			list = s.ListToolsRaw
 		}
-		p, err := list(ctx, cursor)
+		p, err := list(ctx, cur.at)
 		if err != nil {
 			l.failedEx = p.Exchange
 			return l, err
@@ -131,22 +130,36 @@ func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing
 			return l, &mcp.Error{Reason: mcp.ReasonResponseTooLarge, Method: "tools/list",
 				Detail: fmt.Sprintf("more than %d tools served", MaxTools)}
 		}
-		if !p.HasNext || p.NextCursor == "" {
+		var more bool
+		if more, l.loop, l.capped = cur.advance(p.HasNext, p.NextCursor, l.pages, r.t.MaxListPages); !more {
 			break
 		}
-		if seen[p.NextCursor] || p.NextCursor == cursor {
-			l.loop = true
-			break
-		}
-		seen[p.NextCursor] = true
-		if l.pages >= r.t.MaxListPages {
-			l.capped = true
-			break
-		}
-		cursor = p.NextCursor
 	}
 	l.parseLike(like)
 	return l, nil
+}
+
+// cursors follows nextCursor through one listing, tools or items.
+type cursors struct {
+	seen map[string]bool
+	at   string // the cursor of the page last asked for ("" for the first)
+}
+
+// advance says, after a page whose result said hasNext and next and with
+// pages read so far, whether to ask for another page (at c.at), and if
+// not whether a cursor came round again (loop) or the page cap stopped it
+// (capped); a list that simply ended is neither.
+func (c *cursors) advance(hasNext bool, next string, pages, maxPages int) (more, loop, capped bool) {
+	switch {
+	case !hasNext || next == "":
+		return false, false, false
+	case c.seen[next] || next == c.at:
+		return false, true, false
+	case pages >= maxPages:
+		return false, false, true
+	}
+	c.seen[next], c.at = true, next
+	return true, false, false
 }
 
 // parse reads the raw definitions and indexes the tools by name.
