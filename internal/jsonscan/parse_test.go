@@ -46,5 +46,11 @@ func FuzzParseJSON(f *testing.F) {
 		if err == nil && !reflect.DeepEqual(got, want) {
 			t.Fatalf("Parse(%q) = %#v, encoding/json = %#v", b, got, want)
 		}
+		if err == nil {
+			var std bytes.Buffer
+			if json.Compact(&std, b) == nil && !bytes.Equal(Compact(nil, b), std.Bytes()) {
+				t.Fatalf("Compact(%q) = %q, encoding/json = %q", b, Compact(nil, b), std.Bytes())
+			}
+		}
 	})
 }

@@ -57,6 +57,28 @@ func SkipValue(b []byte, i int) int {
 	return i
 }
 
+// Compact appends src, which must be valid JSON, to dst without its
+// insignificant whitespace: what encoding/json.Compact appends for valid
+// input (it escapes nothing), in one pass that skips over strings eight
+// bytes at a time. Manifests are written indented, and compacting their
+// schemas makes a served schema in the same key order byte-identical.
+func Compact(dst, src []byte) []byte {
+	start := 0
+	for i := 0; i < len(src); {
+		switch c := src[i]; {
+		case c == '"':
+			i = skipString(src, i)
+		case isSpace(c):
+			dst = append(dst, src[start:i]...)
+			i = SkipSpace(src, i)
+			start = i
+		default:
+			i++
+		}
+	}
+	return append(dst, src[start:]...)
+}
+
 // skipString returns the index just past the string whose opening quote is
 // at i, or len(b) when it does not close; it does not validate.
 func skipString(b []byte, i int) int {

@@ -180,15 +180,21 @@ func fastToolArray(b []byte) ([]json.RawMessage, bool) {
 func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 	m := &Manifest{Tools: make([]mcp.Tool, 0, len(raws))}
 	seen := map[string]int{}
+	// Compact, so that a declared schema a server serves in the same key
+	// order is byte-identical to what it serves, and compared as equal at
+	// no cost (catalogue.compareSchema); whitespace is all that changes,
+	// and the canonical form and hash ignore it anyway. The raws are
+	// valid JSON (parse checked the document), and all of them go into
+	// one buffer.
+	size := 0
+	for _, raw := range raws {
+		size += len(raw)
+	}
+	compact := make([]byte, 0, size)
 	for i, raw := range raws {
-		// Compact, so that a declared schema a server serves in the same
-		// key order is byte-identical to what it serves, and compared as
-		// equal at no cost (catalogue.compareSchema); whitespace is all
-		// that changes, and the canonical form and hash ignore it anyway.
-		var buf bytes.Buffer
-		if json.Compact(&buf, raw) == nil {
-			raw = buf.Bytes()
-		}
+		start := len(compact)
+		compact = jsonscan.Compact(compact, raw)
+		raw = compact[start:len(compact):len(compact)]
 		t, err := mcp.ParseTool(raw)
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)

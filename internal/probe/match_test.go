@@ -46,7 +46,7 @@ func TestMatchNames(t *testing.T) {
 	}
 	cases := [][2][]mcp.Tool{
 		{named("a", "b", "c"), named("a", "b", "c")},
-		{named("a", "a"), named("a", "a")},
+		{named("a"), named("a", "a")},
 		{named("a", "b"), named("b", "a")},
 		{named("a", "b"), named("a")},
 		{named("a"), named("a", "b", "b")},
@@ -55,16 +55,21 @@ func TestMatchNames(t *testing.T) {
 		{nil, nil},
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 200 {
-		pick := func() []mcp.Tool {
-			var names []string
-			for range r.IntN(6) {
-				names = append(names, string(rune('a'+r.IntN(4))))
+	pick := func(distinct bool) []mcp.Tool {
+		var names []string
+		for range r.IntN(6) {
+			name := string(rune('a' + r.IntN(4)))
+			if !distinct || !slices.Contains(names, name) {
+				names = append(names, name)
 			}
-			return named(names...)
 		}
-		d := pick()
-		cases = append(cases, [2][]mcp.Tool{d, slices.Clone(d)}, [2][]mcp.Tool{d, pick()})
+		return named(names...)
+	}
+	for range 200 {
+		// Declared names are distinct, as a manifest's are; served ones
+		// may repeat.
+		d := pick(true)
+		cases = append(cases, [2][]mcp.Tool{d, slices.Clone(d)}, [2][]mcp.Tool{d, pick(false)})
 	}
 	for _, c := range cases {
 		gotPairs, gotUndeclared := matchNames(c[0], c[1])
