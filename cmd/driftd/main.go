@@ -80,6 +80,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok { // --help was handled by kingpin
 		return exitOK
 	}
+	if chosen != "run" && chosen != "demo" {
+		oneShotGC(os.Getenv)
+	}
 	err = fn(ctx, stdout, stderr)
 	var ee *exitError
 	switch {

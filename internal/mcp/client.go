@@ -275,28 +275,47 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 	return resp.Header, err
 }
 
-// bodies are the scratch buffers readBody reads a JSON body into.
-var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// maxPooledBody bounds the buffers bodies keeps, so one huge answer does
+// maxPooledBody bounds the buffers Bodies lends, so one huge answer does
 // not stay allocated.
 const maxPooledBody = 1 << 20
+
+// chunkSize is the size of the pooled pieces a body of unknown length is
+// read into.
+const chunkSize = 32 << 10
+
+var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b }}
 
 // readBody reads r to its end into a slice of its size (lent by lend, if
 // set), which the decoded messages point into. A body of declared size
 // (Content-Length, at most maxPooledBody) is read straight into a slice of
-// that size. Any other is read into a pooled scratch buffer and copied once:
-// io.ReadAll would grow its slice by doubling, about twice a body's size
-// allocated and copied for every response.
+// that size. Any other (a chunked answer) is read into pooled 32 KiB
+// pieces and copied once into a slice of its size: a growing buffer
+// would allocate and clear about twice the body before that copy, in a
+// one-shot check all of it fresh memory.
 func readBody(r io.Reader, lend *Bodies, size int64) ([]byte, error) {
 	if size <= 0 || size > maxPooledBody {
-		buf := bodies.Get().(*bytes.Buffer)
-		buf.Reset()
-		_, err := buf.ReadFrom(r)
-		b := lend.make(buf.Len())
-		copy(b, buf.Bytes())
-		if buf.Cap() <= maxPooledBody {
-			bodies.Put(buf)
+		var (
+			parts []*[]byte
+			n     int
+			err   error
+		)
+		for {
+			p := chunks.Get().(*[]byte)
+			parts = append(parts, p)
+			k, rerr := io.ReadFull(r, *p)
+			n += k
+			if rerr != nil {
+				if rerr != io.EOF && rerr != io.ErrUnexpectedEOF {
+					err = rerr
+				}
+				break
+			}
+		}
+		b := lend.make(n)
+		off := 0
+		for _, p := range parts {
+			off += copy(b[off:], *p)
+			chunks.Put(p)
 		}
 		return b, err
 	}

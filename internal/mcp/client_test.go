@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -353,6 +354,8 @@ func TestClassifyTransportErrors(t *testing.T) {
 // TestBodies: a body read with or without its declared size holds the
 // bytes, cannot be appended into the rest of its lent buffer, and reads NUL
 // bytes once released; without Bodies each body is its own.
+var errBudget = errors.New("budget")
+
 func TestBodies(t *testing.T) {
 	read := func(bs *Bodies, body string, size int64) []byte {
 		t.Helper()
@@ -366,6 +369,21 @@ func TestBodies(t *testing.T) {
 	read(none, `{"a":1}`, -1)
 	read(none, `{"a":1}`, 7)
 	read(none, `{"a":1}`, 3) // longer than declared: all of it, never cut
+	// Unknown length, read in pieces: empty, one byte, a piece exactly,
+	// one past it, and many; read twice so the pooled pieces are reused
+	// with stale bytes in them.
+	for range 2 {
+		for _, n := range []int{0, 1, chunkSize, chunkSize + 1, 5*chunkSize + 17} {
+			body := strings.Repeat("x", n)
+			if b := read(none, body, -1); len(b) != n {
+				t.Fatalf("read %d bytes of %d", len(b), n)
+			}
+		}
+	}
+	failing := io.MultiReader(strings.NewReader(strings.Repeat("y", chunkSize+3)), iotest.ErrReader(errBudget))
+	if b, err := readBody(failing, none, -1); err != errBudget || len(b) != chunkSize+3 {
+		t.Fatalf("a read failing after %d bytes: %d bytes, %v", chunkSize+3, len(b), err)
+	}
 	if b, err := readBody(strings.NewReader(`{"a"`), none, 7); err != io.ErrUnexpectedEOF || string(b) != `{"a"` {
 		t.Fatalf("short body: %q, %v", b, err)
 	}
