@@ -204,3 +204,19 @@ func TestJUnitCases(t *testing.T) {
 		t.Errorf("--fail-on WARN: %d failures, want 3 (get_order's description too)", doc.Failures)
 	}
 }
+
+// TestJUnitHostileNames: names a finding carries are sanitised already,
+// but the XML stays well-formed and valid whatever they hold.
+func TestJUnitHostileNames(t *testing.T) {
+	run := scenario(t)
+	rep := *run.Report
+	rep.Findings = append(rep.Findings[:0:0], rep.Findings...)
+	rep.Findings[0].Tool = "a\x00b\x1b]<x>&\"'\uFFFE]]>"
+	rep.Findings[0].Message = "m\x01</failure>"
+	run.Report = &rep
+	out := render(t, "junit.xml", run)
+	checkJUnit(t, out)
+	if err := xmllint(t, out); err != nil {
+		t.Fatalf("xmllint: %v", err)
+	}
+}
