@@ -5,7 +5,6 @@ import (
 
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -15,8 +14,6 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
-	"github.com/driftd/driftd/internal/catalogue"
-	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/tracing"
@@ -38,7 +35,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 		if err != nil {
 			return err
 		}
-		declared, err := manifest.Load(*manifestPath)
+		file, declared, err := loadManifest(*manifestPath)
 		if err != nil {
 			return usageErr("manifest: %v", err)
 		}
@@ -67,8 +64,9 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			opts.Tracer = tp.Tracer()
 		}
 		rep := probe.Run(ctx, prep, opts)
-		err = rf.finish(stdout, rep, func() error { return writeCheckText(stdout, rep, colour(stdout)) })
-		if hint := checkHint(rep, rf.threshold, *manifestPath); hint != "" && !*rf.asJSON {
+		run := rf.run("check", rep, declared, file)
+		err = rf.finish(stdout, run, func(w io.Writer, paint bool) error { return writeCheckText(w, rep, paint) })
+		if hint := checkHint(rep, rf.threshold, *manifestPath); hint != "" && rf.format == "text" {
 			// On stderr: stdout's last line stays the outcome, and the
 			// hint is for the person at the terminal, not for a file.
 			if colour(stderr) {
@@ -83,54 +81,6 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 // flushTimeout bounds the trace flush at exit: a down collector delays
 // check by at most this.
 const flushTimeout = 2 * time.Second
-
-// reportFlags are the flags of the commands that print a report and gate
-// on it: check and diff.
-type reportFlags struct {
-	asJSON    *bool
-	failOn    *string
-	policy    *policyFlags
-	threshold catalogue.Severity
-}
-
-func addReportFlags(cmd *kingpin.CmdClause) *reportFlags {
-	return &reportFlags{
-		asJSON: cmd.Flag("json", "Print the report artifact as JSON.").Bool(),
-		failOn: cmd.Flag("fail-on", "Exit 1 when a finding is at or above this severity (ERROR, WARN, INFO).").Default("ERROR").String(),
-		policy: addPolicyFlags(cmd),
-	}
-}
-
-// parse checks --fail-on and builds the policy from --ignore-file and
-// --severity.
-func (f *reportFlags) parse() (*catalogue.Policy, error) {
-	threshold, ok := catalogue.ParseSeverity(*f.failOn)
-	if !ok || threshold == catalogue.Off {
-		return nil, usageErr("--fail-on %q: want ERROR, WARN or INFO", *f.failOn)
-	}
-	f.threshold = threshold
-	return f.policy.policy()
-}
-
-// finish prints rep (JSON, or through text) and maps it to the exit codes
-// of DESIGN §3.
-func (f *reportFlags) finish(stdout io.Writer, rep *probe.Report, text func() error) error {
-	var err error
-	if *f.asJSON {
-		err = writeJSON(stdout, rep)
-	} else {
-		err = text()
-	}
-	switch {
-	case err != nil:
-		return err
-	case !rep.Success:
-		return &exitError{exitNoProbe, errors.New("")}
-	case rep.MaxSeverity() >= f.threshold.Rank():
-		return &exitError{exitFindings, errors.New("")}
-	}
-	return nil
-}
 
 func registerCapture(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	cmd := app.Command("capture", "Write the served surface as a canonical manifest: tools and every list the server advertises (prompts, resources, resource templates).")

@@ -26,8 +26,8 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 			return err
 		}
 		// Both are read before either is reported: two bad files, one pass.
-		old, oldErr := manifest.Load(*oldPath)
-		updated, newErr := manifest.Load(*newPath)
+		oldFile, old, oldErr := loadManifest(*oldPath)
+		newFile, updated, newErr := loadManifest(*newPath)
 		var errs []error
 		if oldErr != nil {
 			errs = append(errs, fmt.Errorf("old manifest: %w", oldErr))
@@ -39,9 +39,12 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 			return usageErr("%v", err)
 		}
 		rep := probe.Diff(*target, old, updated, probe.Options{Version: version, Policy: policy})
-		return rf.finish(stdout, rep, func() error {
-			fmt.Fprintf(stdout, "diff %s → %s: %s\n", old.Path, updated.Path, listCounts(old, updated))
-			return writeFindingsText(stdout, rep, colour(stdout))
+		// Findings are located in NEW, the file a pull request changes,
+		// and in OLD for what NEW no longer declares.
+		run := rf.run("diff", rep, old, newFile, oldFile)
+		return rf.finish(stdout, run, func(w io.Writer, paint bool) error {
+			fmt.Fprintf(w, "diff %s → %s: %s\n", old.Path, updated.Path, listCounts(old, updated))
+			return writeFindingsText(w, rep, paint)
 		})
 	}
 }

@@ -28,7 +28,7 @@ func Markdown() string {
 			if r.HasTool {
 				tool = "yes"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | `%s` |\n", r.ID, r.Severity, tool, strings.ReplaceAll(r.Doc, "|", "\\|"), r.Emitter)
+			fmt.Fprintf(&b, "| <a id=\"%s\"></a>`%s` | %s | %s | %s | `%s` |\n", Anchor(r.ID), r.ID, r.Severity, tool, strings.ReplaceAll(r.Doc, "|", "\\|"), r.Emitter)
 		}
 	}
 	b.WriteString("\n## BRK — grades: does a schema change break consumers?\n\n")
@@ -53,6 +53,10 @@ func Markdown() string {
 	}
 	return b.String()
 }
+
+// Anchor is the id of rule id's row in docs/rules.md, what SARIF's
+// helpUri and the Markdown summary link to: the id in lower case.
+func Anchor(id string) string { return strings.ToLower(id) }
 
 // Document is the catalogue as `driftd rules --json` and /api/v1/rules
 // serve it.
