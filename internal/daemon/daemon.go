@@ -85,8 +85,17 @@ type Daemon struct {
 	// reloads carries synchronous reloads (POST /-/reload); pending holds
 	// at most one asynchronous one (SIGHUP, the file watch), so a burst
 	// of signals coalesces into one reload.
-	reloads   chan chan error
-	pending   chan struct{}
+	reloads chan chan error
+	pending chan struct{}
+	// pendingSD holds at most one reconcile asked for by a discovery
+	// source (debounced by sdTimer), run by the reload loop.
+	pendingSD chan struct{}
+	sdTimerMu sync.Mutex
+	sdTimer   *time.Timer
+	// sources are the running discovery sources by key, in config order.
+	sdMu      sync.Mutex
+	sources   map[string]*sdSource
+	sdOrder   []string
 	listeners []net.Listener
 	cleanups  []cleanup
 	stopOnce  sync.Once
@@ -111,7 +120,7 @@ func New(opts Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc, err := buildRuntime(cfg, opts)
+	rc, err := buildRuntime(cfg, nil, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +140,7 @@ func New(opts Options) (*Daemon, error) {
 		manifests: newManifestCache(),
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),
+		pendingSD: make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
 	d.cfg.Store(rc)
@@ -175,6 +185,13 @@ func (d *Daemon) Start() error {
 		return nil
 	})
 	d.onStop("runs", d.sched.Stop)
+	d.onStop("discovery", d.stopSources)
+	if err := d.syncSources(rc.cfg); err != nil {
+		return fmt.Errorf("discovery: %w", err)
+	}
+	if rc, err = buildRuntime(rc.cfg, d.discovered(), d.opts); err != nil {
+		return err
+	}
 	d.apply(nil, rc)
 	d.metrics.ReloadResult(true, time.Now())
 	if err := d.serve(); err != nil {
