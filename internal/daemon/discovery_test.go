@@ -1,0 +1,134 @@
+package daemon_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/discovery/registrytest"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/web"
+)
+
+// sdEnv is a daemon with every discovery source, and what feeds them.
+type sdEnv struct {
+	*env
+	base     string
+	reg      *registrytest.Registry
+	one, two *mcptest.Server // serve one tool (a), two tools (a, b)
+}
+
+func newSDEnv(t *testing.T) *sdEnv {
+	e := &sdEnv{env: newEnv(t), reg: registrytest.New()}
+	e.reg.PageSize = 1 // every listing pages
+	e.one = mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	e.two = mcptest.NewServer(mcptest.Options{Tools: mockTools("a", "b")})
+	t.Cleanup(func() { e.reg.Close(); e.one.Close(); e.two.Close() })
+	e.manifest("a.json", "a")
+	if err := os.Mkdir(filepath.Join(e.dir, "targets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *sdEnv) targetFile(name, body string) { e.write(filepath.Join("targets", name), body) }
+
+func (e *sdEnv) gone(target string) {
+	e.t.Helper()
+	eventually(e.t, 20*time.Second, target+"'s series to go", func() bool {
+		_, body := get(e.t, e.base+"/metrics")
+		return !strings.Contains(body, `target="`+target+`"`)
+	})
+}
+
+func (e *sdEnv) origins() map[string]string {
+	_, body := get(e.t, e.base+"/api/v1/targets")
+	var ts []web.TargetStatus
+	if err := json.Unmarshal([]byte(body), &ts); err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, t := range ts {
+		out[t.Name] = t.Origin
+	}
+	return out
+}
+
+// TestDiscoveryAllSources: a target added to, changed in and removed from
+// each source is scheduled, runs with its new settings, and is stopped
+// with its series deleted; a discovered name that a written target has is
+// rejected and counted; a failing source keeps its targets and counts the
+// failure.
+func TestDiscoveryAllSources(t *testing.T) {
+	e := newSDEnv(t)
+	e.targetFile("one.yml", fmt.Sprintf("- {name: f-one, url: %q, baseline: first_seen}\n- {name: hand, url: %q, manifest: ../a.json}\n", e.one.URL, e.one.URL))
+	e.reg.Put("io.example/crm", "1.0.0", registrytest.Remote{Type: "streamable-http", URL: e.one.URL}, registrytest.Remote{Type: "sse", URL: e.one.URL + "/sse"})
+	e.config(fmt.Sprintf(`global: {schedule: "@every 1s", timeout: 5s, state_dir: state}
+targets:
+  - {name: hand, url: %q, manifest: a.json}
+target_files: ["targets/*.yml"]
+registry_sd:
+  - {url: %q, refresh_interval: 1s, timeout: 5s}
+`, e.one.URL, e.reg.URL))
+	_, e.base = e.start(false)
+	fileSrc := "file:" + filepath.Join(e.dir, "targets", "*.yml")
+	regSrc := "registry:" + e.reg.URL
+
+	for _, name := range []string{"hand", "f-one", "registry-io.example-crm"} {
+		waitMetric(t, e.base, `driftd_probe_success{target="`+name+`"}`, 1)
+	}
+	if o := e.origins(); o["hand"] != "config" || o["f-one"] != "file:"+filepath.Join(e.dir, "targets", "one.yml") || o["registry-io.example-crm"] != regSrc {
+		t.Errorf("origins: %v", o)
+	}
+	// The file's "hand" loses to the written one, and is counted, not dropped.
+	waitMetric(t, e.base, `driftd_sd_rejected_targets{source="`+fileSrc+`"}`, 1)
+	waitMetric(t, e.base, `driftd_sd_skipped_remotes{source="`+regSrc+`"}`, 1)
+	waitMetric(t, e.base, `driftd_sd_targets{source="`+regSrc+`"}`, 1)
+	if !strings.Contains(e.log.String(), "name already used by config") {
+		t.Error("the rejected file target is not logged")
+	}
+
+	// Add one to each.
+	e.targetFile("two.yml", fmt.Sprintf("- {name: f-two, url: %q, baseline: first_seen}\n", e.one.URL))
+	e.reg.Put("io.example/search", "0.1.0", registrytest.Remote{Type: "streamable-http", URL: e.one.URL})
+	waitMetric(t, e.base, `driftd_probe_success{target="f-two"}`, 1)
+	waitMetric(t, e.base, `driftd_probe_success{target="registry-io.example-search"}`, 1)
+
+	// Change one in each: its runs go to the server serving two tools.
+	e.targetFile("one.yml", fmt.Sprintf("- {name: f-one, url: %q, baseline: first_seen}\n", e.two.URL))
+	e.reg.Put("io.example/crm", "1.1.0", registrytest.Remote{Type: "streamable-http", URL: e.two.URL})
+	waitMetric(t, e.base, `driftd_tools{source="served",target="f-one"}`, 2)
+	waitMetric(t, e.base, `driftd_tools{source="served",target="registry-io.example-crm"}`, 2)
+	if e.reg.Incremental.Load() == 0 {
+		t.Error("the registry was never asked for updated_since")
+	}
+
+	// Remove one from each: stopped, series deleted.
+	if err := os.Remove(filepath.Join(e.dir, "targets", "two.yml")); err != nil {
+		t.Fatal(err)
+	}
+	e.reg.Delete("io.example/search")
+	e.gone("f-two")
+	e.gone("registry-io.example-search")
+
+	// Each source fails: it keeps its targets and counts the failure.
+	e.reg.Failing.Store(true)
+	e.targetFile("one.yml", "- {name: f-one, url: [\n")
+	waitMetric(t, e.base, `driftd_sd_refresh_failures_total{reason="http_status",source="`+regSrc+`"}`, 1)
+	waitMetric(t, e.base, `driftd_sd_refresh_failures_total{reason="config",source="`+fileSrc+`"}`, 1)
+	if !strings.Contains(e.log.String(), filepath.Join(e.dir, "targets", "one.yml")+":1") {
+		t.Error("the bad target file is not reported with file:line")
+	}
+	time.Sleep(2 * sdSettle)
+	for _, name := range []string{"f-one", "registry-io.example-crm"} {
+		waitMetric(t, e.base, `driftd_probe_success{target="`+name+`"}`, 1)
+	}
+	waitMetric(t, e.base, `driftd_sd_targets{source="`+regSrc+`"}`, 1)
+}
+
+// sdSettle is longer than a refresh interval and the reconcile debounce.
+const sdSettle = 1500 * time.Millisecond
