@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/discovery"
 	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
@@ -56,6 +57,10 @@ type Options struct {
 	WatchConfig bool
 	// Registry, when nil, is a fresh one with Go and process collectors.
 	Registry *prometheus.Registry
+	// KubeClient, if set, is the client of every kubernetes_sd block
+	// (tests use client-go's fake clientset); nil builds one from the
+	// block's kubeconfig or the in-cluster service account.
+	KubeClient func(config.KubernetesSD) (discovery.KubeClient, error)
 	// OnStart, if set, is told the bound addresses once the web surface serves.
 	OnStart func(addrs []string)
 }

@@ -44,7 +44,7 @@ type sdSpec struct {
 
 // sdSpecs lists cfg's discovery blocks in config order: target_files,
 // kubernetes_sd, registry_sd.
-func sdSpecs(cfg *config.Config, version string) []sdSpec {
+func (d *Daemon) sdSpecs(cfg *config.Config) []sdSpec {
 	var out []sdSpec
 	spec := func(v any) string {
 		b, _ := yaml.Marshal(v)
@@ -54,10 +54,10 @@ func sdSpecs(cfg *config.Config, version string) []sdSpec {
 		out = append(out, sdSpec{"file:" + g, g, func() (discovery.Source, error) { return discovery.NewFiles(g), nil }})
 	}
 	for _, k := range cfg.KubernetesSD {
-		out = append(out, sdSpec{k.Source(), spec(k), func() (discovery.Source, error) { return newKubernetesSource(k) }})
+		out = append(out, sdSpec{k.Source(), spec(k), func() (discovery.Source, error) { return d.newKubernetesSource(cfg, k) }})
 	}
 	for _, r := range cfg.RegistrySD {
-		out = append(out, sdSpec{r.Source(), spec(r), func() (discovery.Source, error) { return discovery.NewRegistry(r, version) }})
+		out = append(out, sdSpec{r.Source(), spec(r), func() (discovery.Source, error) { return discovery.NewRegistry(r, d.opts.Build.Version) }})
 	}
 	return out
 }
@@ -72,7 +72,7 @@ func (d *Daemon) syncSources(cfg *config.Config) error {
 	next := map[string]*sdSource{}
 	var order []string
 	var errs []error
-	for _, sp := range sdSpecs(cfg, d.opts.Build.Version) {
+	for _, sp := range d.sdSpecs(cfg) {
 		order = append(order, sp.key)
 		if old, ok := d.sources[sp.key]; ok && old.spec == sp.spec {
 			next[sp.key] = old

@@ -87,4 +87,3 @@ func Dedupe(ts []Target) {
 		seen[name] = true
 	}
 }
-

@@ -44,7 +44,9 @@ func (m *Metrics) SDFailed(source, reason string, n int) {
 }
 
 // SDSkipped sets the remotes a registry source left out.
-func (m *Metrics) SDSkipped(source string, n int) { m.sd.skipped.WithLabelValues(source).Set(float64(n)) }
+func (m *Metrics) SDSkipped(source string, n int) {
+	m.sd.skipped.WithLabelValues(source).Set(float64(n))
+}
 
 // SDRejected sets, per source, the targets found but not probed; a source
 // not in rejected has none.
