@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"sync"
 	"time"
@@ -12,7 +13,10 @@ import (
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/discovery"
+	"github.com/driftd/driftd/internal/probe"
 )
+
+func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // sdDebounce gathers a burst of source updates (a thousand informer
 // events, a tool rewriting twenty files) into one reconcile.
@@ -266,4 +270,70 @@ func (d *Daemon) reportRejected(old, rc *runtimeConfig) {
 	order := d.sdOrder
 	d.sdMu.Unlock()
 	d.metrics.SDRejected(order, counts)
+}
+
+// DiscoverOnce is `driftd config check --discover`: it reads every
+// discovery source of the config at path once (each within its own
+// bounds, a Kubernetes one within sdSyncTimeout) and lists, as YAML, the
+// targets found with their origin and the ones rejected with the reason.
+// A source that fails is an error.
+func DiscoverOnce(path string, opts Options) ([]byte, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Logger == nil {
+		opts.Logger = slogDiscard()
+	}
+	d := &Daemon{opts: opts, log: opts.Logger}
+	ctx, cancel := context.WithTimeout(context.Background(), sdSyncTimeout)
+	defer cancel()
+	var found []discovery.Target
+	var errs []error
+	for _, sp := range d.sdSpecs(cfg) {
+		src, err := sp.build()
+		if err == nil {
+			err = src.Refresh(ctx)
+		}
+		if k, ok := src.(*discovery.Kubernetes); ok {
+			k.Close()
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", sp.key, err))
+			continue
+		}
+		for _, t := range src.Targets() {
+			t.Source = sp.key
+			found = append(found, t)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	rc, err := buildRuntime(cfg, found, Options{})
+	if err != nil {
+		return nil, err
+	}
+	type row struct {
+		Origin   string `yaml:"origin"`
+		Name     string `yaml:"name"`
+		URL      string `yaml:"url"`
+		Manifest string `yaml:"manifest,omitempty"`
+		Baseline string `yaml:"baseline,omitempty"`
+		Class    string `yaml:"classification"`
+	}
+	out := struct {
+		Discovered []row    `yaml:"discovered"`
+		Rejected   []string `yaml:"rejected,omitempty"`
+	}{Discovered: []row{}}
+	for _, tc := range rc.targets {
+		if tc.origin == "config" {
+			continue
+		}
+		out.Discovered = append(out.Discovered, row{tc.origin, tc.t.Name, config.RedactedURL(tc.t.URL), tc.t.Manifest, tc.t.Baseline, probe.Classify(*tc.t).Class})
+	}
+	for _, r := range rc.rejected {
+		out.Rejected = append(out.Rejected, r.err.Error())
+	}
+	return yaml.Marshal(out)
 }

@@ -162,3 +162,29 @@ sd_credentials:
 
 // sdSettle is longer than a refresh interval and the reconcile debounce.
 const sdSettle = 1500 * time.Millisecond
+
+// TestDiscoverOnce is config check --discover: each found target with its
+// origin and credentials from sd_credentials only (printed nowhere), and
+// a name taken by the config rejected with the reason.
+func TestDiscoverOnce(t *testing.T) {
+	e := newSDEnv(t)
+	e.targetFile("a.yml", "- {name: f-one, url: \"https://mcp.corp.example/mcp\", baseline: first_seen}\n- {name: hand, url: \"http://127.0.0.1:2/mcp\", baseline: first_seen}\n")
+	path := e.config("targets:\n  - {name: hand, url: \"http://127.0.0.1:1/mcp\", manifest: a.json}\ntarget_files: [\"targets/*.yml\"]\nsd_credentials:\n  - {url_prefix: \"https://mcp.corp.example/\", http_client: {authorization: {credentials: marker-s3cret}}}\n")
+	out, err := daemon.DiscoverOnce(path, daemon.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(e.dir, "targets", "a.yml")
+	for _, want := range []string{"origin: file:" + a, "name: f-one", "classification: unknown", "file:" + a + `: target "hand": name already used by config`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "marker-s3cret") {
+		t.Error("a credential is printed")
+	}
+	e.targetFile("b.yml", "- {name: f-two, url: [\n")
+	if _, err := daemon.DiscoverOnce(path, daemon.Options{}); err == nil || !strings.Contains(err.Error(), filepath.Join(e.dir, "targets", "b.yml")+":1") {
+		t.Errorf("a bad target file: %v", err)
+	}
+}
