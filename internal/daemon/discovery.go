@@ -213,6 +213,7 @@ func (d *Daemon) discovered() []discovery.Target {
 // rediscover reconciles the running configuration with the sources' sets:
 // the same build and apply a reload does, with the same config.
 func (d *Daemon) rediscover() {
+	start := time.Now()
 	old := d.cfg.Load()
 	rc, err := buildRuntime(old.cfg, d.discovered(), d.opts)
 	if err != nil {
@@ -220,7 +221,7 @@ func (d *Daemon) rediscover() {
 		return
 	}
 	d.apply(old, rc)
-	d.log.Info("discovered targets reconciled", "targets", len(rc.targets), "rejected", len(rc.rejected))
+	d.log.Info("discovered targets reconciled", "targets", len(rc.targets), "rejected", len(rc.rejected), "took", time.Since(start))
 }
 
 // stopSources stops every source, for Stop.
