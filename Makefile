@@ -133,7 +133,7 @@ bench bench-scale: .SHELLFLAGS := -o pipefail -ec
 bench: build bench-deps
 	DRIFTD_BENCH=1 $(GO) test ./internal/probe/ -run '^(TestDiffScaling|TestDriftHundredThousand)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	DRIFTD_BENCH=1 $(GO) test ./internal/scheduler/ -run '^TestScaleLateness$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
-	DRIFTD_BENCH=1 $(GO) test ./internal/daemon/ -run '^TestReloadScale$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
+	DRIFTD_BENCH=1 $(GO) test ./internal/daemon/ -run '^(TestReloadScale|TestDiscoveryScale)$$' -count=1 -v | grep -v '^=== RUN\|^--- PASS\|^PASS'
 	$(GO) run ./test/bench -driftd bin/driftd bench
 
 # 10,000 targets on one machine (DESIGN §14 "Scale"): minutes, not in CI.

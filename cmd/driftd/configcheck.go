@@ -15,6 +15,7 @@ func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.
 	cmd := app.Command("config", "Work with configuration files.")
 	check := cmd.Command("check", "Validate a configuration file, load every manifest, and print the effective configuration with secrets redacted.")
 	flagFile := addConfigFileFlag(check, "The configuration file (or give it as the argument).")
+	discover := check.Flag("discover", "Also read every discovery source (target_files, kubernetes_sd, registry_sd) once and print the targets found, with their origin, and those rejected.").Bool()
 	argFile := check.Arg("file", "The configuration file, as --config.file does.").String()
 	cmds[check.FullCommand()] = func(_ context.Context, stdout, stderr io.Writer) error {
 		file := *flagFile
@@ -34,7 +35,15 @@ func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.
 			fmt.Fprintln(stderr, err)
 			return &exitError{exitUsage, errors.New("")}
 		}
-		_, err = stdout.Write(out)
+		if _, err := stdout.Write(out); err != nil || !*discover {
+			return err
+		}
+		found, err := daemon.DiscoverOnce(file, daemon.Options{Build: buildInfo()})
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return &exitError{exitUsage, errors.New("")}
+		}
+		_, err = fmt.Fprintf(stdout, "---\n%s", found)
 		return err
 	}
 }

@@ -44,6 +44,7 @@ var charts = []source{
 	helm(chart{values: "ci/sidecar-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount"),
 	helm(chart{values: "ci/existing-configmap-values.yaml", existing: "testdata/existing-configmap.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount"),
 	helm(chart{values: "ci/persistence-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "PersistentVolumeClaim"),
+	helm(chart{values: "ci/kubernetes-sd-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "Role", "RoleBinding"),
 }
 
 func helm(c chart, kinds ...string) source {

@@ -14,6 +14,7 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -50,6 +51,7 @@ var builds = []source{
 	kustomize("overlays/standalone", true, false, "Namespace", "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"),
 	kustomize("overlays/sidecar", true, true, "Deployment", "Service", "ConfigMap", "ServiceMonitor", "PrometheusRule"),
 	kustomize("overlays/sharded", true, false, "Namespace", "StatefulSet", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"),
+	kustomize("overlays/discovery", true, false, "Namespace", "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule", "ClusterRole", "ClusterRoleBinding"),
 }
 
 func kustomize(dir string, monitoring, sidecar bool, kinds ...string) source {
@@ -72,7 +74,11 @@ type objects struct {
 	pvcs            []*corev1.PersistentVolumeClaim
 	serviceMonitors []*monitoringv1.ServiceMonitor
 	prometheusRules []*monitoringv1.PrometheusRule
-	kinds           map[string]int
+	// roles are Roles and ClusterRoles, bindings RoleBindings and
+	// ClusterRoleBindings: kubernetes_sd's RBAC, and nothing else.
+	roles    []*rbacv1.ClusterRole
+	bindings []*rbacv1.RoleBinding
+	kinds    map[string]int
 }
 
 // build runs kustomize on dir (relative to deploy/kubernetes) from the files
@@ -137,6 +143,13 @@ func (o *objects) decode(t *testing.T, where string, y []byte) {
 	case "monitoring.coreos.com/v1 PrometheusRule":
 		v := &monitoringv1.PrometheusRule{}
 		o.prometheusRules, into = append(o.prometheusRules, v), v
+	case "rbac.authorization.k8s.io/v1 ClusterRole", "rbac.authorization.k8s.io/v1 Role":
+		// A Role has the same fields as a ClusterRole but aggregationRule.
+		v := &rbacv1.ClusterRole{}
+		o.roles, into = append(o.roles, v), v
+	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding", "rbac.authorization.k8s.io/v1 RoleBinding":
+		v := &rbacv1.RoleBinding{}
+		o.bindings, into = append(o.bindings, v), v
 	default:
 		t.Fatalf("%s: no API type known for %q: add it to decode()", id, gk)
 	}
@@ -243,8 +256,11 @@ func checkPod(t *testing.T, o *objects, w workload, sidecar bool) {
 	case w.sts != nil:
 		checkShards(t, w)
 	}
-	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
-		t.Errorf("%s: automountServiceAccountToken must be false", where)
+	// driftd talks to the Kubernetes API only for kubernetes_sd, and then
+	// with exactly the RBAC checked in TestKubernetesSDRBAC.
+	apiAccess := len(o.bindings) > 0
+	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken != apiAccess {
+		t.Errorf("%s: automountServiceAccountToken must be %v (RBAC bindings: %d)", where, apiAccess, len(o.bindings))
 	}
 	psc := spec.SecurityContext
 	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot || psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
@@ -263,8 +279,8 @@ func checkPod(t *testing.T, o *objects, w workload, sidecar bool) {
 	}
 	if acct == nil {
 		t.Errorf("%s: service account %q is not in the build", where, sa)
-	} else if acct.AutomountServiceAccountToken == nil || *acct.AutomountServiceAccountToken {
-		t.Errorf("service account %s: automountServiceAccountToken must be false", sa)
+	} else if acct.AutomountServiceAccountToken == nil || *acct.AutomountServiceAccountToken != apiAccess {
+		t.Errorf("service account %s: automountServiceAccountToken must be %v", sa, apiAccess)
 	}
 }
 
@@ -513,6 +529,9 @@ type driftdConfig struct {
 		Manifest   string `json:"manifest"`
 		HTTPClient any    `json:"http_client"`
 	} `json:"targets"`
+	TargetFiles  []string `json:"target_files"`
+	KubernetesSD []any    `json:"kubernetes_sd"`
+	RegistrySD   []any    `json:"registry_sd"`
 }
 
 // secretFiles returns the file paths an http_client block reads: the
@@ -561,8 +580,8 @@ func checkConfigMap(t *testing.T, cm *corev1.ConfigMap) *driftdConfig {
 	if !path.IsAbs(cfg.Global.StateDir) || path.Clean(cfg.Global.StateDir) != cfg.Global.StateDir {
 		t.Errorf("%s: state_dir %q: want an absolute, clean path (a mounted volume)", where, cfg.Global.StateDir)
 	}
-	if len(cfg.Targets) == 0 {
-		t.Errorf("%s: no targets", where)
+	if len(cfg.Targets)+len(cfg.TargetFiles)+len(cfg.KubernetesSD)+len(cfg.RegistrySD) == 0 {
+		t.Errorf("%s: no targets and no discovery", where)
 	}
 	for _, tg := range cfg.Targets {
 		if tg.Manifest == "" {

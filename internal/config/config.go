@@ -22,6 +22,13 @@ import (
 type Config struct {
 	Global  Global   `yaml:"global"`
 	Targets []Target `yaml:"targets"`
+	// TargetFiles, KubernetesSD and RegistrySD discover more targets
+	// (docs/discovery.md); SDCredentials give discovered targets their
+	// credentials, which never come from the source.
+	TargetFiles   []string       `yaml:"target_files,omitempty"`
+	KubernetesSD  []KubernetesSD `yaml:"kubernetes_sd,omitempty"`
+	RegistrySD    []RegistrySD   `yaml:"registry_sd,omitempty"`
+	SDCredentials []SDCredential `yaml:"sd_credentials,omitempty"`
 
 	// Path is the file it was read from, as given.
 	Path string `yaml:"-"`
@@ -166,34 +173,43 @@ func (c *Config) finish(col *collector, dir string) {
 	seen := map[string]int{} // name → index of the target that has it
 	for i := range c.Targets {
 		t, at := &c.Targets[i], fmt.Sprintf("targets[%d]", i)
-		inherited := g.inherit(t)
-		var is []issue
-		for _, x := range t.check() {
-			// An inherited value's problem is reported once, at global.
-			if !inherited[x.field] {
-				is = append(is, x)
-			}
-		}
-		switch {
-		case t.Baseline != "" && t.Baseline != BaselineFirstSeen:
-			is = append(is, issue{"baseline", fmt.Sprintf("%q is not a baseline mode (the one mode is %q)", t.Baseline, BaselineFirstSeen)})
-		case t.Baseline != "" && t.Manifest != "":
-			is = append(is, issue{"baseline", "set together with manifest: a target is compared against its manifest or against a baseline, not both"})
-		case t.Manifest == "" && t.Baseline == "":
-			is = append(is, issue{"manifest", "required: the manifest the server is compared against (or baseline: first_seen to take the first served surface as the baseline)"})
-		}
+		is := g.settle(t, dir)
 		if first, dup := seen[t.Name]; dup && t.Name != "" {
 			is = append(is, issue{"name", fmt.Sprintf("%q is already used at line %d", t.Name, col.pos.line(fmt.Sprintf("targets[%d].name", first)))})
 		} else {
 			seen[t.Name] = i
 		}
 		col.add(at, is)
-		if t.Manifest != "" {
-			t.Manifest = promconfig.JoinDir(dir, t.Manifest)
-		}
-		t.HTTPClient.SetDirectory(dir)
-		t.Classification = slices.Clone(g.Classification)
 	}
+	c.finishDiscovery(col, dir)
+}
+
+// settle gives t the global values it does not set, checks it, and
+// resolves its paths against dir: what every target goes through, written
+// in the config, in a target file or discovered.
+func (g *Global) settle(t *Target, dir string) []issue {
+	inherited := g.inherit(t)
+	var is []issue
+	for _, x := range t.check() {
+		// An inherited value's problem is reported once, at global.
+		if !inherited[x.field] {
+			is = append(is, x)
+		}
+	}
+	switch {
+	case t.Baseline != "" && t.Baseline != BaselineFirstSeen:
+		is = append(is, issue{"baseline", fmt.Sprintf("%q is not a baseline mode (the one mode is %q)", t.Baseline, BaselineFirstSeen)})
+	case t.Baseline != "" && t.Manifest != "":
+		is = append(is, issue{"baseline", "set together with manifest: a target is compared against its manifest or against a baseline, not both"})
+	case t.Manifest == "" && t.Baseline == "":
+		is = append(is, issue{"manifest", "required: the manifest the server is compared against (or baseline: first_seen to take the first served surface as the baseline)"})
+	}
+	if t.Manifest != "" {
+		t.Manifest = promconfig.JoinDir(dir, t.Manifest)
+	}
+	t.HTTPClient.SetDirectory(dir)
+	t.Classification = slices.Clone(g.Classification)
+	return is
 }
 
 // inherit gives t's unset fields the global values, and says which.

@@ -241,7 +241,10 @@ func (p *positions) guess(line int, msg string) (field, newMsg, meant string) {
 func (c *collector) add(at string, is []issue) {
 	for _, i := range is {
 		field := i.field
-		if at != "" {
+		switch {
+		case field == "":
+			field = at
+		case at != "":
 			field = at + "." + i.field
 		}
 		if !c.underBad(field) && !slices.Contains(c.misspelt, field) {

@@ -89,6 +89,8 @@ var shapes = map[reflect.Type]reflect.Type{
 	reflect.TypeFor[Target]():             reflect.TypeFor[targetYAML](),
 	reflect.TypeFor[ClassificationRule](): reflect.TypeFor[classificationYAML](),
 	reflect.TypeFor[Policy]():             reflect.TypeFor[policyYAML](),
+	reflect.TypeFor[RegistrySD]():         reflect.TypeFor[registrySDYAML](),
+	reflect.TypeFor[SDCredential]():       reflect.TypeFor[sdCredentialYAML](),
 }
 
 // keysAt returns the keys the mapping at path (as positions names it) in

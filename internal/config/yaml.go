@@ -16,8 +16,12 @@ import (
 
 // configYAML is the file's top level.
 type configYAML struct {
-	Global  *Global      `yaml:"global"`
-	Targets list[Target] `yaml:"targets"`
+	Global        *Global            `yaml:"global"`
+	Targets       list[Target]       `yaml:"targets"`
+	TargetFiles   []string           `yaml:"target_files"`
+	KubernetesSD  list[KubernetesSD] `yaml:"kubernetes_sd"`
+	RegistrySD    list[RegistrySD]   `yaml:"registry_sd"`
+	SDCredentials list[SDCredential] `yaml:"sd_credentials"`
 }
 
 // UnmarshalYAML decodes the file over c, which holds the defaults.
@@ -25,6 +29,7 @@ func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 	raw := configYAML{Global: &c.Global}
 	err := unmarshal(&raw)
 	c.Targets = raw.Targets
+	c.TargetFiles, c.KubernetesSD, c.RegistrySD, c.SDCredentials = raw.TargetFiles, raw.KubernetesSD, raw.RegistrySD, raw.SDCredentials
 	return err
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/discovery"
 	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
@@ -56,6 +57,10 @@ type Options struct {
 	WatchConfig bool
 	// Registry, when nil, is a fresh one with Go and process collectors.
 	Registry *prometheus.Registry
+	// KubeClient, if set, is the client of every kubernetes_sd block
+	// (tests use client-go's fake clientset); nil builds one from the
+	// block's kubeconfig or the in-cluster service account.
+	KubeClient func(config.KubernetesSD) (discovery.KubeClient, error)
 	// OnStart, if set, is told the bound addresses once the web surface serves.
 	OnStart func(addrs []string)
 }
@@ -85,8 +90,17 @@ type Daemon struct {
 	// reloads carries synchronous reloads (POST /-/reload); pending holds
 	// at most one asynchronous one (SIGHUP, the file watch), so a burst
 	// of signals coalesces into one reload.
-	reloads   chan chan error
-	pending   chan struct{}
+	reloads chan chan error
+	pending chan struct{}
+	// pendingSD holds at most one reconcile asked for by a discovery
+	// source (debounced by sdTimer), run by the reload loop.
+	pendingSD chan struct{}
+	sdTimerMu sync.Mutex
+	sdTimer   *time.Timer
+	// sources are the running discovery sources by key, in config order.
+	sdMu      sync.Mutex
+	sources   map[string]*sdSource
+	sdOrder   []string
 	listeners []net.Listener
 	cleanups  []cleanup
 	stopOnce  sync.Once
@@ -111,7 +125,7 @@ func New(opts Options) (*Daemon, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc, err := buildRuntime(cfg, opts)
+	rc, err := buildRuntime(cfg, nil, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +145,7 @@ func New(opts Options) (*Daemon, error) {
 		manifests: newManifestCache(),
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),
+		pendingSD: make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
 	d.cfg.Store(rc)
@@ -175,6 +190,13 @@ func (d *Daemon) Start() error {
 		return nil
 	})
 	d.onStop("runs", d.sched.Stop)
+	d.onStop("discovery", d.stopSources)
+	if err := d.syncSources(rc.cfg); err != nil {
+		return fmt.Errorf("discovery: %w", err)
+	}
+	if rc, err = buildRuntime(rc.cfg, d.discovered(), d.opts); err != nil {
+		return err
+	}
 	d.apply(nil, rc)
 	d.metrics.ReloadResult(true, time.Now())
 	if err := d.serve(); err != nil {

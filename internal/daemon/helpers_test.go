@@ -41,6 +41,8 @@ type env struct {
 	t   *testing.T
 	dir string
 	log *syncBuffer
+	// tweak, if set, adjusts the daemon's options before New.
+	tweak func(*daemon.Options)
 }
 
 func newEnv(t *testing.T) *env {
@@ -70,14 +72,18 @@ func (e *env) config(body string) string {
 // the end of the test.
 func (e *env) start(watch bool) (*daemon.Daemon, string) {
 	e.t.Helper()
-	d, err := daemon.New(daemon.Options{
+	opts := daemon.Options{
 		ConfigFile:      filepath.Join(e.dir, "driftd.yml"),
 		ListenAddresses: []string{"127.0.0.1:0"},
 		EnableLifecycle: true,
 		WatchConfig:     watch,
 		Logger:          slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Build:           metrics.BuildInfo{Version: "test", Revision: "abc", GoVersion: "go"},
-	})
+	}
+	if e.tweak != nil {
+		e.tweak(&opts)
+	}
+	d, err := daemon.New(opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}

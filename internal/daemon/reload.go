@@ -54,6 +54,8 @@ func (d *Daemon) reloadLoop() {
 			reply <- d.reload()
 		case <-d.pending:
 			_ = d.reload()
+		case <-d.pendingSD:
+			d.rediscover()
 		}
 	}
 }
@@ -64,10 +66,20 @@ func (d *Daemon) reload() error {
 	cfg, err := config.Load(d.opts.ConfigFile)
 	if err == nil {
 		var rc *runtimeConfig
-		if rc, err = buildRuntime(cfg, d.opts); err == nil {
+		if _, err = buildRuntime(cfg, nil, d.opts); err == nil {
 			changed := cfg.Checksum != old.cfg.Checksum
 			if changed {
 				err = d.setTraces(cfg.Global.OTLPEndpoint)
+			}
+			if err == nil && changed {
+				// Sources that fail to start are logged; the others run.
+				if serr := d.syncSources(cfg); serr != nil {
+					d.log.Error("discovery source not started", "err", serr)
+				}
+				rc, err = buildRuntime(cfg, d.discovered(), d.opts)
+			} else if err == nil {
+				rc = old
+				d.refreshSources()
 			}
 			if err == nil {
 				if changed {

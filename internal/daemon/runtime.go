@@ -16,6 +16,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/discovery"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/probe"
@@ -28,11 +29,25 @@ type runtimeConfig struct {
 	cfg     *config.Config
 	targets []*targetConfig
 	byName  map[string]*targetConfig
+	// discovered holds the discovered targets of every shard, settled
+	// (config.Config.Discovered); rejected says why each found target
+	// that is not probed was left out, by source.
+	discovered []config.Target
+	rejected   []rejection
+}
+
+// rejection is a discovered target that is not probed, and why.
+type rejection struct {
+	source string
+	err    error
 }
 
 type targetConfig struct {
-	t      *config.Target // in cfg.Targets, which the runtime keeps: not a copy
+	t      *config.Target // in cfg.Targets or discovered, which the runtime keeps: not a copy
 	policy *catalogue.Policy
+	// origin is where the target comes from: config, file:PATH,
+	// kubernetes:NS/SERVICE or registry:URL.
+	origin string
 
 	// conn is the main connection's HTTP client, kept from run to run
 	// (keptClient), nil for a target that runs less often than
@@ -86,28 +101,63 @@ func (tc *targetConfig) runDone() {
 }
 
 // buildRuntime compiles each target's policy and keeps this shard's
-// targets. The config package has already checked the severity and ignore
+// targets: the config's, then each source's (found, in config order),
+// each settled and checked like a written one (config.Config.Discovered).
+// A discovered target whose name is taken, by the config or an earlier
+// source, is rejected and reported, never silently dropped. The config
+// package has already checked the config's own severity and ignore
 // entries, with their lines; an error here is a disagreement between the
 // two checks.
-func buildRuntime(cfg *config.Config, opts Options) (*runtimeConfig, error) {
+func buildRuntime(cfg *config.Config, found []discovery.Target, opts Options) (*runtimeConfig, error) {
 	rc := &runtimeConfig{cfg: cfg, byName: map[string]*targetConfig{}}
 	var errs []error
-
+	taken := make(map[string]string, len(cfg.Targets)+len(found)) // name → origin
 	for i := range cfg.Targets {
 		t := &cfg.Targets[i]
-		if !scheduler.InShard(t.Name, opts.Shard, opts.Shards) {
-			continue
-		}
+		taken[t.Name] = "config"
 		policy, err := catalogue.NewPolicy(t.Severity, t.Ignore)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: target %q: %w", cfg.Path, t.Name, err))
 			continue
 		}
-		tc := &targetConfig{t: t, policy: policy}
-		rc.targets = append(rc.targets, tc)
-		rc.byName[t.Name] = tc
+		rc.add(t, policy, "config", opts)
+	}
+	rc.discovered = make([]config.Target, 0, len(found))
+	origins := make([]string, 0, len(found))
+	policies := make([]*catalogue.Policy, 0, len(found))
+	for _, f := range found {
+		t, err := cfg.Discovered(f.Target, f.Origin)
+		if err == nil {
+			if by, dup := taken[t.Name]; dup {
+				err = fmt.Errorf("%s: target %q: name already used by %s", f.Origin, t.Name, by)
+			}
+		}
+		var policy *catalogue.Policy
+		if err == nil {
+			policy, err = catalogue.NewPolicy(t.Severity, t.Ignore)
+		}
+		if err != nil {
+			rc.rejected = append(rc.rejected, rejection{f.Source, err})
+			continue
+		}
+		taken[t.Name] = f.Origin
+		rc.discovered = append(rc.discovered, t)
+		origins, policies = append(origins, f.Origin), append(policies, policy)
+	}
+	for i := range rc.discovered {
+		rc.add(&rc.discovered[i], policies[i], origins[i], opts)
 	}
 	return rc, errors.Join(errs...)
+}
+
+// add keeps t if it is in this instance's shard.
+func (rc *runtimeConfig) add(t *config.Target, policy *catalogue.Policy, origin string, opts Options) {
+	if !scheduler.InShard(t.Name, opts.Shard, opts.Shards) {
+		return
+	}
+	tc := &targetConfig{t: t, policy: policy, origin: origin}
+	rc.targets = append(rc.targets, tc)
+	rc.byName[t.Name] = tc
 }
 
 // apply makes rc the running configuration, old being the one it
@@ -141,6 +191,7 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 		d.target(name)
 	}
 	d.metrics.SetTargets(mts)
+	d.reportRejected(old, rc)
 	now := nowFunc()
 	for _, tc := range rc.targets {
 		d.metrics.SetInterval(tc.t.Name, scheduler.Period(tc.t.Schedule, now))
@@ -187,7 +238,7 @@ func CheckConfig(path string) ([]byte, error) {
 	}
 	errs := []error{err}
 	if err == nil {
-		_, err = buildRuntime(cfg, Options{})
+		_, err = buildRuntime(cfg, nil, Options{})
 		errs = append(errs, err)
 	}
 	for i, t := range cfg.Targets {

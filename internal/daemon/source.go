@@ -42,7 +42,7 @@ func (d *Daemon) Target(name string) (web.TargetStatus, bool) {
 // recomputed from the current configuration).
 func (d *Daemon) status(tc *targetConfig) web.TargetStatus {
 	st := web.TargetStatus{
-		Name: tc.t.Name, URL: config.RedactedURL(tc.t.URL), Schedule: tc.t.Schedule.String(), Labels: tc.t.Labels,
+		Name: tc.t.Name, Origin: tc.origin, URL: config.RedactedURL(tc.t.URL), Schedule: tc.t.Schedule.String(), Labels: tc.t.Labels,
 		Classification: probe.Classify(*tc.t).Class,
 	}
 	run, _ := d.Run(tc.t.Name)

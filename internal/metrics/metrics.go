@@ -73,6 +73,7 @@ type Metrics struct {
 	lateness                          prometheus.Histogram
 	otlpFailures, stateWrite          prometheus.Counter
 	stateRead                         prometheus.Counter
+	sd                                *sdMetrics
 }
 
 // targetState is one target's series: the run its gauges are read from
@@ -157,6 +158,7 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 	buildInfo.Set(1)
 	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
 		m.otlpFailures, m.stateWrite, m.stateRead)
+	m.sd = newSDMetrics(reg)
 	if ring := opts.LogRing; ring != nil {
 		reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_log_ring_bytes", Help: "Bytes of log lines the status pages' ring holds, all targets together."},

@@ -52,7 +52,7 @@ var indexTmpl = sync.OnceValue(func() *template.Template {
 {{if not .Targets}}<p class="empty">No targets configured.</p>{{else}}
 <table><thead><tr><th>Target</th><th>Class</th><th>Probe</th><th>Drift</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
 {{range .Targets}}<tr>
-<td><a href="{{$.Prefix}}/targets/{{.Name}}">{{.Name}}</a><div class="url">{{.URL}}</div></td>
+<td><a href="{{$.Prefix}}/targets/{{.Name}}">{{.Name}}</a><div class="url">{{.URL}}{{if and .Origin (ne .Origin "config")}} · <span class="dim">from {{.Origin}}</span>{{end}}</div></td>
 <td>{{.Classification}}</td>
 <td>{{if .Running}}<span class="badge run">running</span> {{end}}{{template "health" .Status}}</td>
 <td>{{template "drift" .Status}}</td>
@@ -68,7 +68,7 @@ var indexTmpl = sync.OnceValue(func() *template.Template {
 var targetTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("target").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>{{.Status.Name}}</h1>
-<p class="url">{{.Status.URL}} · <code>{{.Status.Schedule}}</code> · next {{in .Status.NextRun}}{{if .Status.Running}} · <span class="badge run">running</span>{{end}}</p>
+<p class="url">{{.Status.URL}}{{with .Status.Origin}} · from {{.}}{{end}} · <code>{{.Status.Schedule}}</code> · next {{in .Status.NextRun}}{{if .Status.Running}} · <span class="badge run">running</span>{{end}}</p>
 <p class="status">Probe {{template "health" .Status.Status}} · Drift {{template "drift" .Status.Status}}{{with .Status.LastCompared}} · <span class="dim">last compared {{ts .}}</span>{{end}}</p>
 {{if eq .Status.Health "failing"}}<div class="banner" role="alert"><strong>The last run failed{{with .Status.Reason}} ({{.}}){{end}}</strong>{{with .Status.Message}}: {{.}}{{end}}.
 {{with .Status.FailingSince}}Failing since {{ts .}} ({{ago .}}).{{end}}

@@ -30,7 +30,10 @@ var (
 // active finding counts), which state.Run.Status computes for every
 // surface alike.
 type TargetStatus struct {
-	Name           string      `json:"name"`
+	Name string `json:"name"`
+	// Origin is where the target comes from: config, file:PATH,
+	// kubernetes:NAMESPACE/SERVICE or registry:URL (docs/discovery.md).
+	Origin         string      `json:"origin"`
 	URL            string      `json:"url"`
 	Classification string      `json:"classification"`
 	Schedule       string      `json:"schedule"`

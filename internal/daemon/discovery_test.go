@@ -1,0 +1,190 @@
+package daemon_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/driftd/driftd/internal/daemon"
+	"github.com/driftd/driftd/internal/discovery"
+	"github.com/driftd/driftd/internal/discovery/registrytest"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/web"
+)
+
+// sdEnv is a daemon with every discovery source, and what feeds them.
+type sdEnv struct {
+	*env
+	base     string
+	reg      *registrytest.Registry
+	kube     *fakeKube
+	one, two *mcptest.Server // serve one tool (a), two tools (a, b)
+}
+
+func newSDEnv(t *testing.T) *sdEnv {
+	e := &sdEnv{env: newEnv(t), reg: registrytest.New(), kube: newFakeKube()}
+	e.tweak = func(o *daemon.Options) { o.KubeClient = e.kube.client }
+	e.reg.PageSize = 1 // every listing pages
+	e.one = mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	e.two = mcptest.NewServer(mcptest.Options{Tools: mockTools("a", "b")})
+	t.Cleanup(func() { e.reg.Close(); e.one.Close(); e.two.Close() })
+	e.manifest("a.json", "a")
+	if err := os.Mkdir(filepath.Join(e.dir, "targets"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func (e *sdEnv) targetFile(name, body string) { e.write(filepath.Join("targets", name), body) }
+
+func (e *sdEnv) gone(target string) {
+	e.t.Helper()
+	eventually(e.t, 20*time.Second, target+"'s series to go", func() bool {
+		_, body := get(e.t, e.base+"/metrics")
+		return !strings.Contains(body, `target="`+target+`"`)
+	})
+}
+
+func (e *sdEnv) origins() map[string]string {
+	_, body := get(e.t, e.base+"/api/v1/targets")
+	var ts []web.TargetStatus
+	if err := json.Unmarshal([]byte(body), &ts); err != nil {
+		e.t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, t := range ts {
+		out[t.Name] = t.Origin
+	}
+	return out
+}
+
+// TestDiscoveryAllSources: a target added to, changed in and removed from
+// each source is scheduled, runs with its new settings, and is stopped
+// with its series deleted; a discovered name that a written target has is
+// rejected and counted; a failing source keeps its targets and counts the
+// failure.
+func TestDiscoveryAllSources(t *testing.T) {
+	e := newSDEnv(t)
+	e.targetFile("one.yml", fmt.Sprintf("- {name: f-one, url: %q, baseline: first_seen}\n- {name: hand, url: %q, manifest: ../a.json}\n", e.one.URL, e.one.URL))
+	e.reg.Put("io.example/crm", "1.0.0", registrytest.Remote{Type: "streamable-http", URL: e.one.URL}, registrytest.Remote{Type: "sse", URL: e.one.URL + "/sse"})
+	e.config(fmt.Sprintf(`global: {schedule: "@every 1s", timeout: 5s, state_dir: state}
+targets:
+  - {name: hand, url: %q, manifest: a.json}
+target_files: ["targets/*.yml"]
+registry_sd:
+  - {url: %q, refresh_interval: 1s, timeout: 5s}
+kubernetes_sd:
+  - {namespaces: [shop], selector: app=mcp, labels: {team: shop}}
+sd_credentials:
+  - labels: {team: shop}
+    http_client: {proxy_url: %q}
+`, e.one.URL, e.reg.URL, svcProxy(t)))
+	e.kube.put(t, service("shop", "crm", portOf(t, e.one.URL), nil))
+	e.kube.put(t, service("shop", "quiet", portOf(t, e.one.URL), map[string]string{discovery.AnnotationProbe: "false"}))
+	_, e.base = e.start(false)
+	kubeSrc := "kubernetes:shop;app=mcp"
+	fileSrc := "file:" + filepath.Join(e.dir, "targets", "*.yml")
+	regSrc := "registry:" + e.reg.URL
+
+	for _, name := range []string{"hand", "f-one", "registry-io.example-crm", "k8s-shop-crm"} {
+		waitMetric(t, e.base, `driftd_probe_success{target="`+name+`"}`, 1)
+	}
+	if o := e.origins(); o["hand"] != "config" || o["f-one"] != "file:"+filepath.Join(e.dir, "targets", "one.yml") || o["registry-io.example-crm"] != regSrc || o["k8s-shop-crm"] != "kubernetes:shop/crm" {
+		t.Errorf("origins: %v", o)
+	}
+	// The file's "hand" loses to the written one, and is counted, not dropped.
+	waitMetric(t, e.base, `driftd_sd_rejected_targets{source="`+fileSrc+`"}`, 1)
+	waitMetric(t, e.base, `driftd_sd_skipped_remotes{source="`+regSrc+`"}`, 1)
+	waitMetric(t, e.base, `driftd_sd_targets{source="`+regSrc+`"}`, 1)
+	waitMetric(t, e.base, `driftd_sd_targets{source="`+kubeSrc+`"}`, 1) // quiet did not opt in
+	if !strings.Contains(e.log.String(), "name already used by config") {
+		t.Error("the rejected file target is not logged")
+	}
+
+	// Add one to each.
+	e.targetFile("two.yml", fmt.Sprintf("- {name: f-two, url: %q, baseline: first_seen}\n", e.one.URL))
+	e.reg.Put("io.example/search", "0.1.0", registrytest.Remote{Type: "streamable-http", URL: e.one.URL})
+	waitMetric(t, e.base, `driftd_probe_success{target="f-two"}`, 1)
+	e.kube.put(t, service("shop", "search", portOf(t, e.one.URL), nil))
+	waitMetric(t, e.base, `driftd_probe_success{target="registry-io.example-search"}`, 1)
+	waitMetric(t, e.base, `driftd_probe_success{target="k8s-shop-search"}`, 1)
+
+	// Change one in each: its runs go to the server serving two tools.
+	e.targetFile("one.yml", fmt.Sprintf("- {name: f-one, url: %q, baseline: first_seen}\n", e.two.URL))
+	e.reg.Put("io.example/crm", "1.1.0", registrytest.Remote{Type: "streamable-http", URL: e.two.URL})
+	waitMetric(t, e.base, `driftd_tools{source="served",target="f-one"}`, 2)
+	e.kube.put(t, service("shop", "crm", portOf(t, e.two.URL), nil))
+	waitMetric(t, e.base, `driftd_tools{source="served",target="registry-io.example-crm"}`, 2)
+	waitMetric(t, e.base, `driftd_tools{source="served",target="k8s-shop-crm"}`, 2)
+	if e.reg.Incremental.Load() == 0 {
+		t.Error("the registry was never asked for updated_since")
+	}
+
+	// Remove one from each: stopped, series deleted.
+	if err := os.Remove(filepath.Join(e.dir, "targets", "two.yml")); err != nil {
+		t.Fatal(err)
+	}
+	e.reg.Delete("io.example/search")
+	e.gone("f-two")
+	if err := e.kube.cs.CoreV1().Services("shop").Delete(context.Background(), "search", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	e.gone("registry-io.example-search")
+	e.gone("k8s-shop-search")
+
+	// Each source fails: it keeps its targets and counts the failure.
+	e.reg.Failing.Store(true)
+	e.targetFile("one.yml", "- {name: f-one, url: [\n")
+	e.kube.fail()
+	for _, failed := range [][]string{{`reason="http_status"`, `source="` + regSrc + `"`}, {`reason="config"`, `source="` + fileSrc + `"`}, {`source="` + kubeSrc + `"`}} {
+		eventually(t, 20*time.Second, "a refresh failure "+strings.Join(failed, ","), func() bool {
+			_, body := get(t, e.base+"/metrics")
+			return sumMetric(body, "driftd_sd_refresh_failures_total", failed...) >= 1
+		})
+	}
+	if !strings.Contains(e.log.String(), filepath.Join(e.dir, "targets", "one.yml")+":1") {
+		t.Error("the bad target file is not reported with file:line")
+	}
+	time.Sleep(2 * sdSettle)
+	for _, name := range []string{"f-one", "registry-io.example-crm", "k8s-shop-crm"} {
+		waitMetric(t, e.base, `driftd_probe_success{target="`+name+`"}`, 1)
+	}
+	waitMetric(t, e.base, `driftd_sd_targets{source="`+regSrc+`"}`, 1)
+	waitMetric(t, e.base, `driftd_sd_targets{source="`+kubeSrc+`"}`, 1)
+}
+
+// sdSettle is longer than a refresh interval and the reconcile debounce.
+const sdSettle = 1500 * time.Millisecond
+
+// TestDiscoverOnce is config check --discover: each found target with its
+// origin and credentials from sd_credentials only (printed nowhere), and
+// a name taken by the config rejected with the reason.
+func TestDiscoverOnce(t *testing.T) {
+	e := newSDEnv(t)
+	e.targetFile("a.yml", "- {name: f-one, url: \"https://mcp.corp.example/mcp\", baseline: first_seen}\n- {name: hand, url: \"http://127.0.0.1:2/mcp\", baseline: first_seen}\n")
+	path := e.config("targets:\n  - {name: hand, url: \"http://127.0.0.1:1/mcp\", manifest: a.json}\ntarget_files: [\"targets/*.yml\"]\nsd_credentials:\n  - {url_prefix: \"https://mcp.corp.example/\", http_client: {authorization: {credentials: marker-s3cret}}}\n")
+	out, err := daemon.DiscoverOnce(path, daemon.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(e.dir, "targets", "a.yml")
+	for _, want := range []string{"origin: file:" + a, "name: f-one", "classification: unknown", "file:" + a + `: target "hand": name already used by config`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(string(out), "marker-s3cret") {
+		t.Error("a credential is printed")
+	}
+	e.targetFile("b.yml", "- {name: f-two, url: [\n")
+	if _, err := daemon.DiscoverOnce(path, daemon.Options{}); err == nil || !strings.Contains(err.Error(), filepath.Join(e.dir, "targets", "b.yml")+":1") {
+		t.Errorf("a bad target file: %v", err)
+	}
+}

@@ -1,0 +1,137 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/driftd/driftd/internal/config"
+)
+
+// maxTargetFileBytes bounds one target file.
+const maxTargetFileBytes = 16 << 20
+
+// Files is a target_files: glob. Each file matching it is a list of
+// targets; a file that does not parse keeps the targets it had.
+type Files struct {
+	glob string
+	// Rescan is how often the glob is read without a change seen, for
+	// file systems that do not notify.
+	rescan time.Duration
+
+	mu    sync.Mutex
+	files map[string][]Target // path → its last good targets
+}
+
+// NewFiles returns the source for glob (absolute, only the file name may
+// hold wildcards).
+func NewFiles(glob string) *Files {
+	return &Files{glob: glob, rescan: config.DefaultSDRescanInterval, files: map[string][]Target{}}
+}
+
+// Key implements Source.
+func (f *Files) Key() string { return "file:" + f.glob }
+
+// Refresh reads every file the glob matches. Files that went away take
+// their targets with them; one that does not parse keeps its last good
+// targets and is part of the error, with its file:line.
+func (f *Files) Refresh(context.Context) error {
+	paths, err := filepath.Glob(f.glob)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	next := map[string][]Target{}
+	var errs []error
+	for _, p := range paths {
+		ts, err := readTargetFile(p)
+		if err != nil {
+			errs = append(errs, err)
+			if old, ok := f.files[p]; ok {
+				next[p] = old
+			}
+			continue
+		}
+		next[p] = ts
+	}
+	f.files = next
+	return errors.Join(errs...)
+}
+
+func readTargetFile(path string) ([]Target, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	b, err := io.ReadAll(io.LimitReader(fh, maxTargetFileBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxTargetFileBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxTargetFileBytes)
+	}
+	ts, err := config.ParseTargetFile(b, path)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Target, len(ts))
+	for i, t := range ts {
+		out[i] = Target{Origin: "file:" + path, Target: t}
+	}
+	return out, nil
+}
+
+// Targets implements Source: every file's targets, files in name order.
+func (f *Files) Targets() []Target {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []Target
+	for _, p := range slices.Sorted(maps.Keys(f.files)) {
+		out = append(out, f.files[p]...)
+	}
+	return out
+}
+
+// Watch implements Source: a change in the glob's directory (editors
+// replace files; a ConfigMap volume swaps a ..data symlink), and a rescan
+// now and then.
+func (f *Files) Watch(ctx context.Context, changed func()) {
+	tick := time.NewTicker(f.rescan)
+	defer tick.Stop()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		defer w.Close()
+		if w.Add(filepath.Dir(f.glob)) == nil {
+			events, errs = w.Events, w.Errors
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case _, ok := <-events:
+			if !ok {
+				events = nil
+			}
+			changed()
+		case _, ok := <-errs:
+			if !ok {
+				errs = nil
+			}
+		case <-tick.C:
+			changed()
+		}
+	}
+}

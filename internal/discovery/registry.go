@@ -1,0 +1,323 @@
+package discovery
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+// The registry API v0.1 (frozen; the official registry, subregistries and
+// gateways serve it): GET /v0.1/servers?cursor=&limit=&version=latest&updated_since=
+// answers {"servers": [{"server": server.json, "_meta": {...}}],
+// "metadata": {"nextCursor": "...", "count": N}}.
+const (
+	registryPath = "/v0.1/servers"
+	registryPage = 100
+	officialMeta = "io.modelcontextprotocol.registry/official"
+	// fullEvery: every so many refreshes is a full listing, not only what
+	// changed since the last, so that a server removed without a
+	// "deleted" status goes too.
+	fullEvery = 12
+	// sinceSkew covers clocks that disagree and updates committed while
+	// the last refresh was listing.
+	sinceSkew = time.Minute
+	// streamableHTTP is the one remote type driftd probes.
+	streamableHTTP = "streamable-http"
+)
+
+type registryList struct {
+	Servers []struct {
+		Server struct {
+			Name    string `json:"name"`
+			Version string `json:"version"`
+			Remotes []struct {
+				Type string `json:"type"`
+				URL  string `json:"url"`
+			} `json:"remotes"`
+		} `json:"server"`
+		Meta map[string]json.RawMessage `json:"_meta"`
+	} `json:"servers"`
+	Metadata struct {
+		NextCursor string `json:"nextCursor"`
+		Count      int    `json:"count"`
+	} `json:"metadata"`
+}
+
+type officialStatus struct {
+	Status   string `json:"status"`
+	IsLatest *bool  `json:"isLatest"`
+}
+
+// Registry is a registry_sd: block: the streamable-http remotes of the
+// servers an MCP registry lists, refreshed incrementally with
+// updated_since.
+type Registry struct {
+	cfg    config.RegistrySD
+	client *http.Client
+
+	mu        sync.Mutex
+	servers   map[string][]string // server name → its streamable-http URLs
+	skipped   int                 // remotes of other types, or with a bad URL
+	since     time.Time           // start of the last successful refresh
+	refreshes int
+	targets   []Target
+}
+
+// NewRegistry returns the source for cfg; version goes in the User-Agent.
+func NewRegistry(cfg config.RegistrySD, version string) (*Registry, error) {
+	c, err := probe.NewHTTPClient(cfg.HTTPClient, version, false, 2*cfg.RefreshInterval)
+	if err != nil {
+		return nil, err
+	}
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &Registry{cfg: cfg, client: c, servers: map[string][]string{}}, nil
+}
+
+// Key implements Source.
+func (r *Registry) Key() string { return r.cfg.Source() }
+
+// Skipped is how many remotes the last listing had that are not
+// streamable-http (or whose URL is not one driftd probes).
+func (r *Registry) Skipped() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skipped
+}
+
+// Targets implements Source.
+func (r *Registry) Targets() []Target {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.targets
+}
+
+// Watch implements Source: every refresh_interval.
+func (r *Registry) Watch(ctx context.Context, changed func()) {
+	tick := time.NewTicker(r.cfg.RefreshInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			changed()
+		}
+	}
+}
+
+// Refresh implements Source: a full listing the first time and every
+// fullEvery refreshes, else the servers updated since the last one. It
+// fails whole (the last set stays) on any error, within the block's
+// timeout, page and byte bounds.
+func (r *Registry) Refresh(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer cancel()
+	r.mu.Lock()
+	full := r.since.IsZero() || r.refreshes%fullEvery == 0
+	servers, since := map[string][]string{}, r.since
+	if !full {
+		servers = maps.Clone(r.servers)
+	}
+	r.mu.Unlock()
+
+	start := time.Now()
+	skipped, cursor, seen := 0, "", map[string]bool{}
+	for page := 0; ; page++ {
+		if page == r.cfg.MaxPages {
+			return &Error{Reason: mcp.ReasonResponseTooLarge, Err: fmt.Errorf("more than max_pages (%d) pages", r.cfg.MaxPages)}
+		}
+		q := url.Values{"limit": {fmt.Sprint(registryPage)}, "version": {"latest"}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		if !full {
+			q.Set("updated_since", since.Add(-sinceSkew).UTC().Format(time.RFC3339))
+		}
+		list, err := r.page(ctx, q)
+		if err != nil {
+			return err
+		}
+		skipped += r.merge(servers, list)
+		cursor = list.Metadata.NextCursor
+		if cursor == "" {
+			break
+		}
+		if seen[cursor] {
+			return &Error{Reason: mcp.ReasonInvalidResponse, Err: errors.New("the listing's nextCursor repeats")}
+		}
+		seen[cursor] = true
+	}
+	targets := r.build(servers)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !full {
+		skipped = r.skipped + skipped // an incremental listing adds to what the full one counted
+	}
+	r.servers, r.skipped, r.since, r.targets = servers, skipped, start, targets
+	r.refreshes++
+	return nil
+}
+
+// page fetches one page of the listing.
+func (r *Registry) page(ctx context.Context, q url.Values) (*registryList, error) {
+	u := strings.TrimRight(r.cfg.URL, "/") + registryPath + "?" + q.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, &Error{Reason: mcp.ReasonConfig, Err: err}
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return nil, &Error{Reason: mcp.Classify(err), Err: err}
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		msg := fmt.Sprintf("GET %s: status %d", registryPath, resp.StatusCode)
+		if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+			msg += " (redirects are not followed)"
+		}
+		return nil, &Error{Reason: mcp.ReasonHTTPStatus, Err: errors.New(msg)}
+	}
+	limit := r.cfg.MaxResponseBytes.Bytes()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, &Error{Reason: mcp.Classify(err), Err: fmt.Errorf("reading the listing: %w", err)}
+	}
+	if int64(len(b)) > limit {
+		return nil, &Error{Reason: mcp.ReasonResponseTooLarge, Err: fmt.Errorf("a page of the listing is larger than max_response_bytes (%d)", limit)}
+	}
+	var list registryList
+	if err := json.Unmarshal(b, &list); err != nil {
+		// Not the registry's text: only where it broke.
+		var se *json.SyntaxError
+		off := int64(-1)
+		if errors.As(err, &se) {
+			off = se.Offset
+		}
+		return nil, &Error{Reason: mcp.ReasonInvalidResponse, Err: fmt.Errorf("a page of the listing is not the registry API's JSON (%d bytes, offset %d)", len(b), off)}
+	}
+	return &list, nil
+}
+
+// merge applies one page to servers and returns how many remotes it skipped.
+func (r *Registry) merge(servers map[string][]string, list *registryList) int {
+	skipped := 0
+	for _, e := range list.Servers {
+		s := e.Server
+		if s.Name == "" || !r.wanted(s.Name) {
+			continue
+		}
+		var st officialStatus
+		if raw, ok := e.Meta[officialMeta]; ok {
+			_ = json.Unmarshal(raw, &st) // a meta block of another shape says nothing
+		}
+		if st.IsLatest != nil && !*st.IsLatest {
+			continue
+		}
+		if st.Status == "deleted" {
+			delete(servers, s.Name)
+			continue
+		}
+		var urls []string
+		for _, rm := range s.Remotes {
+			if rm.Type != streamableHTTP || config.CheckTargetURL(rm.URL) != nil {
+				skipped++
+				continue
+			}
+			urls = append(urls, rm.URL)
+		}
+		if len(urls) == 0 {
+			delete(servers, s.Name)
+			continue
+		}
+		servers[s.Name] = urls
+	}
+	return skipped
+}
+
+func (r *Registry) wanted(name string) bool {
+	if len(r.cfg.NamePrefixes) == 0 {
+		return true
+	}
+	for _, p := range r.cfg.NamePrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// build turns the servers into targets, in name order.
+func (r *Registry) build(servers map[string][]string) []Target {
+	var out []Target
+	origin := r.Key()
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		urls := servers[name]
+		for i, u := range urls {
+			t := config.Target{Name: RegistryName(name, i, len(urls)), URL: u, Labels: maps.Clone(r.cfg.Labels), HTTPClient: config.DefaultHTTPClientConfig()}
+			if m := findManifest(r.cfg.ManifestsDir, t.Name); m != "" {
+				t.Manifest = m
+			} else {
+				t.Baseline = config.BaselineFirstSeen
+			}
+			out = append(out, Target{Origin: origin, Target: t})
+		}
+	}
+	Dedupe(out)
+	return out
+}
+
+// findManifest returns dir/NAME.json (or .yaml, .yml) if it exists.
+func findManifest(dir, name string) string {
+	if dir == "" {
+		return ""
+	}
+	for _, ext := range []string{".json", ".yaml", ".yml"} {
+		p := filepath.Join(dir, name+ext)
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p
+		}
+	}
+	return ""
+}
+
+// Error is a failed refresh with its reason from the fixed set
+// (docs/probe.md), as a target's failed run has.
+type Error struct {
+	Reason mcp.Reason
+	Err    error
+}
+
+func (e *Error) Error() string { return string(e.Reason) + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Reason classifies a refresh error: a file that does not parse is config.
+func Reason(err error) mcp.Reason {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Reason
+	}
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return mcp.ReasonConfig
+	}
+	if r := mcp.Classify(err); r != "" {
+		return r
+	}
+	return mcp.ReasonConfig
+}

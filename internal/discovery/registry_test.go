@@ -1,0 +1,86 @@
+package discovery
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/discovery/registrytest"
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+func registryConfig(t *testing.T, url string) config.RegistrySD {
+	t.Helper()
+	c, err := config.Parse([]byte("registry_sd:\n  - {url: \""+url+"\", timeout: 2s, max_response_bytes: 2KiB, max_pages: 3}\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.RegistrySD[0]
+}
+
+// TestRegistryBounds: a redirect is not followed, a page past
+// max_response_bytes, more pages than max_pages, a repeating cursor and
+// a slow registry each fail the refresh with their reason, and the
+// targets found before stay.
+func TestRegistryBounds(t *testing.T) {
+	reg := registrytest.New()
+	defer reg.Close()
+	reg.Put("io.example/a", "1", registrytest.Remote{Type: "streamable-http", URL: "https://a.example/mcp"})
+	var mode atomic.Value
+	mode.Store("")
+	var followed atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load().(string) {
+		case "redirect":
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+		case "large":
+			w.Write([]byte(`{"servers": [` + strings.Repeat(" ", 4096) + `]}`))
+		case "pages":
+			w.Write([]byte(`{"servers": [], "metadata": {"nextCursor": "` + time.Now().String() + `"}}`))
+		case "loop":
+			w.Write([]byte(`{"servers": [], "metadata": {"nextCursor": "same"}}`))
+		case "slow":
+			time.Sleep(3 * time.Second)
+		default:
+			if r.URL.Path == "/elsewhere" {
+				followed.Store(true)
+			}
+			reg.Config.Handler.ServeHTTP(w, r)
+		}
+	}))
+	defer srv.Close()
+	r, err := NewRegistry(registryConfig(t, srv.URL), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refresh(context.Background()); err != nil || len(r.Targets()) != 1 {
+		t.Fatalf("first refresh: %v, %d targets", err, len(r.Targets()))
+	}
+	for _, c := range []struct {
+		mode   string
+		reason mcp.Reason
+	}{
+		{"redirect", mcp.ReasonHTTPStatus},
+		{"large", mcp.ReasonResponseTooLarge},
+		{"pages", mcp.ReasonResponseTooLarge},
+		{"loop", mcp.ReasonInvalidResponse},
+		{"slow", mcp.ReasonTimeout},
+	} {
+		mode.Store(c.mode)
+		err := r.Refresh(context.Background())
+		if got := Reason(err); got != c.reason {
+			t.Errorf("%s: reason %q (%v), want %q", c.mode, got, err, c.reason)
+		}
+		if len(r.Targets()) != 1 {
+			t.Errorf("%s: the targets found before are gone", c.mode)
+		}
+	}
+	if followed.Load() {
+		t.Error("a redirect was followed")
+	}
+}
