@@ -164,7 +164,7 @@ var Rules = []Rule{
 	{SecEncodedBlob, FamilySec, Warn, "a served text carries an encoded blob: a run of at least 48 base64 characters mixing upper case, lower case and digits, or at least 80 hex digits", true, "poison.detectors"},
 	{SecURL, FamilySec, Info, "a served description or title carries a URL (scheme://...); an inventory of where tool text points, not a defect", true, "poison.detectors"},
 	{SecEmail, FamilySec, Info, "a served description or title carries an e-mail address; an inventory, not a defect", true, "poison.detectors"},
-	{SecShadowing, FamilySec, Warn, "a served text names another served tool within 120 bytes of directive phrasing (must, always, never, instead of, do not use, ...): an attempt to change how another tool is used", true, "poison.detectors"},
+	{SecShadowing, FamilySec, Warn, "a served text names another served tool as the subject or object of directive phrasing (send_email must ..., always/never use send_email, instead of send_email, when calling send_email): an attempt to change how another tool is used", true, "poison.detectors"},
 	{SecDescriptionGrowth, FamilySec, Warn, "a served description is at least 4 times as long as the declared one and at least 512 bytes longer (sudden growth: room for hidden instructions)", true, "poison.Growth"},
 }
 

@@ -7,6 +7,7 @@
 package poison
 
 import (
+	"bytes"
 	"regexp"
 	"sync"
 
@@ -63,7 +64,7 @@ func detectors() []*detector {
 		{rule: catalogue.SecTerminalEscape, what: "a terminal escape", fields: fAll,
 			classes: cHigh | cEsc, match: runes(isTerminal)},
 		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", fields: fText,
-			classes: cAngle, words: []string{"ignore", "disregard", "forget", "override", "tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "instructions"},
+			classes: cAngle, words: []string{"ignore", "disregard", "forget", "override", "tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "instructions", "inst"},
 			match: pattern(`(?i)` +
 				`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context)` +
 				`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
@@ -72,7 +73,7 @@ func detectors() []*detector {
 				`|<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
 				`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>`)},
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", fields: fText,
-			words: []string{"ssh", "rsa", "dsa", "ecdsa", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet",
+			words: []string{"ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet",
 				"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
 			match: pattern(`(?i)` +
 				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials)\b` +
@@ -82,9 +83,9 @@ func detectors() []*detector {
 		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
 			classes: cBlob, match: blobs},
 		{rule: catalogue.SecURL, what: "a URL", fields: fProse,
-			classes: cColon, match: pattern(`(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s"'<>()]+`)},
+			words: []string{"http", "https", "ftp", "ftps", "sftp", "file", "wss", "git", "ssh", "smb"}, match: after("://", pattern(`(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s"'<>()]+`))},
 		{rule: catalogue.SecEmail, what: "an e-mail address", fields: fProse,
-			classes: cAt, match: pattern(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`)},
+			classes: cAt, match: after("@", pattern(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`))},
 		{rule: catalogue.SecShadowing, what: "another tool's name next to directive phrasing", fields: fText,
 			words: directiveWords, match: shadowing},
 	}
@@ -93,6 +94,16 @@ func detectors() []*detector {
 // table is the detector table, built once; its regexps compile on first
 // use.
 var table = detectors()
+
+// after returns m behind a cheaper test: text must contain needle.
+func after(needle string, m matcher) matcher {
+	return func(text []byte, c *scanContext) (int, int, int) {
+		if !bytes.Contains(text, []byte(needle)) {
+			return 0, 0, 0
+		}
+		return m(text, c)
+	}
+}
 
 // pattern returns a matcher for a regexp compiled on first use.
 func pattern(expr string) matcher {

@@ -67,6 +67,9 @@ func NewScanner(served []mcp.Tool) *Scanner {
 // and examples of its input and output schemas.
 func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 	s.begin("", t.Name)
+	if clean(t.Raw) {
+		return nil
+	}
 	if !s.index(t.Raw) {
 		s.text([]byte(t.Name), fName, field{leaf: "name"}, "/name")
 		s.text([]byte(t.Title), fProse, field{leaf: "title"}, "/title")
@@ -96,6 +99,9 @@ func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 // not text for a model, and is not read.
 func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
 	s.begin(string(it.Kind), it.Key)
+	if clean(it.Raw) {
+		return nil
+	}
 	if !s.index(it.Raw) {
 		s.text([]byte(it.Name), fName, field{leaf: "name"}, "/name")
 		s.text([]byte(it.Title), fProse, field{leaf: "title"}, "/title")
@@ -138,6 +144,10 @@ func (s *Scanner) begin(kind, subject string) {
 func (s *Scanner) index(raw []byte) bool {
 	return len(raw) > 0 && s.ix.Reset(raw, maxDepth) == nil && s.ix.Nodes[0].Kind == jsonscan.Object
 }
+
+// clean reports a definition whose JSON text holds nothing any detector
+// looks for: one pass, no walk.
+func clean(raw []byte) bool { return len(raw) > 0 && !mayMatch(raw) }
 
 // members calls f with each member of object node i and its key, with
 // the key on the path.
@@ -228,7 +238,7 @@ func (s *Scanner) text(b []byte, fields fieldMask, f field, pointer string) {
 			pointer = s.pointer()
 		}
 		s.out = append(s.out, finding(d.rule, s.kind, s.subject, pointer, fmt.Sprintf(
-			"%s in the %s at byte %d (%d bytes; %s in this field)", d.what, f, off, n, occurrences(count))))
+			"%s in the %s at byte %d (%s; %s in this field)", d.what, f, off, plural(n, "byte"), occurrences(count))))
 	})
 }
 
@@ -249,13 +259,17 @@ func (s *Scanner) pointer() string {
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 func occurrences(n int) string {
-	switch {
-	case n >= maxCount:
+	if n >= maxCount {
 		return fmt.Sprintf("%d or more occurrences", maxCount)
-	case n == 1:
-		return "1 occurrence"
 	}
-	return fmt.Sprintf("%d occurrences", n)
+	return plural(n, "occurrence")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // finding builds one MCP-SEC finding about subject (a tool, or an item of

@@ -105,7 +105,7 @@ func confusable(name, other, whose string) catalogue.Finding {
 	for off < len(name) && off < len(other) && name[off] == other[off] {
 		off++
 	}
-	for off > 0 && !utf8.RuneStart(name[min(off, len(name)-1)]) {
+	for off > 0 && off < len(name) && !utf8.RuneStart(name[off]) {
 		off--
 	}
 	n := 0
@@ -113,8 +113,8 @@ func confusable(name, other, whose string) catalogue.Finding {
 		_, n = utf8.DecodeRuneInString(name[off:])
 	}
 	f := catalogue.New(catalogue.SecConfusableName, name, fmt.Sprintf(
-		"the name reads as %s %q after confusable folding; it first differs at byte %d (%d bytes)",
-		whose, sanitize.Name(other), off, n))
+		"the name reads as %s %q after confusable folding; it first differs at byte %d (%s)",
+		whose, sanitize.Name(other), off, plural(n, "byte")))
 	f.Pointer = "/name"
 	return f
 }

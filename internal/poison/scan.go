@@ -1,6 +1,7 @@
 package poison
 
 import (
+	"bytes"
 	"regexp"
 	"sync"
 	"unicode/utf8"
@@ -10,13 +11,13 @@ import (
 type byteClass uint8
 
 const (
-	cLetter byteClass = 1 << iota // A-Z a-z: words
-	cBlob                         // the base64 and hex alphabets: A-Z a-z 0-9 + / = - _
-	cHigh                         // a byte of a non-ASCII rune
-	cEsc                          // ESC, 0x1b
-	cAngle                        // < and [: tags and chat-template tokens
-	cColon                        // : of scheme://
-	cAt                           // @ of an e-mail address
+	cWord      byteClass = 1 << iota // A-Z a-z 0-9: words
+	cBlob                            // the base64 and hex alphabets: A-Z a-z 0-9 + / = - _
+	cHigh                            // a byte of a non-ASCII rune
+	cEsc                             // ESC, 0x1b
+	cAngle                           // <: tags and chat-template tokens
+	cBackslash                       // \ of a JSON escape
+	cAt                              // @ of an e-mail address
 	// cLongRun is no byte's class: the scan sets it when a run of cBlob
 	// bytes is long enough to be an encoded blob.
 	cLongRun
@@ -24,15 +25,18 @@ const (
 
 var classes = func() (t [256]byteClass) {
 	for c := 'A'; c <= 'Z'; c++ {
-		t[c], t[c+'a'-'A'] = cLetter|cBlob, cLetter|cBlob
+		t[c], t[c+'a'-'A'] = cWord|cBlob, cWord|cBlob
 	}
-	for _, c := range "0123456789+/=-_" {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = cWord | cBlob
+	}
+	for _, c := range "+/=-_" {
 		t[c] = cBlob
 	}
 	for c := 0x80; c < 0x100; c++ {
 		t[c] = cHigh
 	}
-	t[0x1b], t['<'], t['['], t[':'], t['@'] = cEsc, cAngle, cAngle, cColon, cAt
+	t[0x1b], t['<'], t['\\'], t['@'] = cEsc, cAngle, cBackslash, cAt
 	return t
 }()
 
@@ -80,27 +84,25 @@ type scanContext struct {
 	self  string
 }
 
-// scan reads text once, classifying bytes and hashing words, and runs the
-// matchers of the table rows that read fields and whose prefilter the
-// text met. hit is called for each row that matched, in table order.
-func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, off, n, count int)) {
-	var seen byteClass
-	var rows, h uint32
+// prefilter reads text once, classifying bytes and hashing words: the
+// classes seen and the table rows whose trigger words were seen.
+func prefilter(text []byte) (seen byteClass, rows uint32) {
+	var h uint32
 	wl, run := 0, 0
 	w := words()
-	endWord := func() {
-		if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
-			rows |= w.rows[h]
-		}
-	}
 	for _, b := range text {
 		k := classes[b]
 		seen |= k
-		if k&cLetter != 0 {
+		if k&cWord != 0 { // most bytes: one branch
 			h = h*31 + uint32(b|0x20)
 			wl++
-		} else if wl != 0 {
-			endWord()
+			run++
+			continue
+		}
+		if wl != 0 {
+			if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
+				rows |= w.rows[h]
+			}
 			h, wl = 0, 0
 		}
 		if k&cBlob != 0 {
@@ -112,11 +114,34 @@ func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, 
 			run = 0
 		}
 	}
-	endWord()
+	if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
+		rows |= w.rows[h]
+	}
 	if run >= minBase64Run {
 		seen |= cLongRun
 	}
-	if seen&^(cLetter|cBlob) == 0 && rows == 0 {
+	return seen, rows
+}
+
+// rawTriggers are the classes that send a whole definition's JSON to the
+// field walk: any of them, a \u escape (which may decode to anything) or
+// a trigger word. JSON's own syntax is none of them.
+const rawTriggers = cHigh | cEsc | cAngle | cAt | cLongRun
+
+// mayMatch reports whether the JSON text of a whole definition may hold a
+// text some detector matches: the prefilter over raw. A definition for
+// which it is false is clean, and costs this one pass.
+func mayMatch(raw []byte) bool {
+	seen, rows := prefilter(raw)
+	return seen&rawTriggers != 0 || rows != 0 || seen&cBackslash != 0 && bytes.Contains(raw, []byte(`\u`))
+}
+
+// scan runs, over one decoded text, the matchers of the table rows that
+// read fields and whose prefilter the text met. hit is called for each
+// row that matched, in table order.
+func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, off, n, count int)) {
+	seen, rows := prefilter(text)
+	if seen&^(cWord|cBlob) == 0 && rows == 0 {
 		return // the common case: plain text
 	}
 	for i, d := range table {
@@ -228,26 +253,33 @@ func blobs(text []byte, _ *scanContext) (off, n, count int) {
 	return off, n, count
 }
 
-// directiveWords trigger the shadowing matcher; directive is what it then
-// requires near another tool's name.
+// directiveWords trigger the shadowing matcher. It then requires
+// directive phrasing right next to another tool's name: the name as the
+// subject of a directive ("send_email must …", "send_email should always
+// …"), or as its object ("always use send_email", "do not call
+// send_email", "instead of send_email", "when calling send_email"). A
+// name merely cited near a "must" ("the id must come from list_ids") is
+// an ordinary cross-reference.
 var (
-	directiveWords = []string{"must", "always", "never", "instead", "rather", "whenever", "important", "don", "not"}
-	directive      = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(?:must|always|never|instead\s+of|rather\s+than|whenever|important|(?:do\s+not|don'?t)\s+(?:use|call|invoke|run))\b`)
+	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only"}
+	directiveAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b`)
+	})
+	directiveBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?|\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running))\s+(?:the\s+)?[` + "`" + `'"]?$`)
 	})
 )
 
-// shadowWindow is how near, in bytes, a directive must be to another
-// tool's name.
-const shadowWindow = 120
+// shadowReach is how many bytes before and after a name the directive
+// phrasing is looked for in.
+const shadowReach = 60
 
-// shadowing finds names of other served tools that stand within
-// shadowWindow bytes of directive phrasing.
+// shadowing finds names of other served tools with directive phrasing
+// right next to them.
 func shadowing(text []byte, c *scanContext) (off, n, count int) {
 	if len(c.names) == 0 {
 		return 0, 0, 0
 	}
-	var dirs [][]int
 	for i := 0; i < len(text); {
 		if !isNameByte(text[i]) {
 			i++
@@ -262,12 +294,9 @@ func shadowing(text []byte, c *scanContext) (off, n, count int) {
 			tok = tok[:len(tok)-1]
 		}
 		if _, ok := c.names[string(tok)]; ok && string(tok) != c.self {
-			if dirs == nil {
-				if dirs = directive().FindAllIndex(text, maxCount); dirs == nil {
-					return 0, 0, 0
-				}
-			}
-			if near(dirs, i, i+len(tok)) {
+			end := i + len(tok)
+			if directiveAfter().Match(text[end:min(len(text), end+shadowReach)]) ||
+				directiveBefore().Match(text[max(0, i-shadowReach):i]) {
 				if count == 0 {
 					off, n = i, len(tok)
 				}
@@ -281,17 +310,8 @@ func shadowing(text []byte, c *scanContext) (off, n, count int) {
 	return off, n, count
 }
 
-func near(spans [][]int, start, end int) bool {
-	for _, s := range spans {
-		if s[0] <= end+shadowWindow && s[1] >= start-shadowWindow {
-			return true
-		}
-	}
-	return false
-}
-
 func isNameByte(c byte) bool {
-	return classes[c]&cLetter != 0 || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+	return classes[c]&cWord != 0 || c == '_' || c == '-' || c == '.'
 }
 
 // nameLike reports whether a tool name is distinctive enough that its
