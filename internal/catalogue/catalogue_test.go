@@ -11,9 +11,11 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestCatalogueTable(t *testing.T) {
-	id := regexp.MustCompile(`^MCP-(DRIFT|CONF|AUTH)-[A-Z0-9-]+$`)
+	id := regexp.MustCompile(`^MCP-(DRIFT|CONF|AUTH|SEC)-[A-Z0-9-]+$`)
 	seen := map[string]bool{}
+	perFamily := map[Family]int{}
 	for _, r := range Rules {
+		perFamily[r.Family]++
 		if !id.MatchString(r.ID) {
 			t.Errorf("%s: id does not match %s", r.ID, id)
 		}
@@ -30,6 +32,14 @@ func TestCatalogueTable(t *testing.T) {
 		if strings.TrimSpace(r.Doc) == "" || strings.Contains(r.Doc, "\n") {
 			t.Errorf("%s: needs a one-line doc", r.ID)
 		}
+	}
+	for _, f := range Families {
+		if perFamily[f] == 0 {
+			t.Errorf("family %s has no rule", f)
+		}
+	}
+	if len(perFamily) != len(Families) {
+		t.Errorf("rules fall in %d families, Families lists %d", len(perFamily), len(Families))
 	}
 }
 

@@ -17,9 +17,14 @@ func Markdown() string {
 		FamilyDrift: "MCP-DRIFT — the manifest against the server",
 		FamilyConf:  "MCP-CONF — the server against the specification",
 		FamilyAuth:  "MCP-AUTH — who the server will talk to",
+		FamilySec:   "MCP-SEC — tool-poisoning posture",
 	}
-	for _, fam := range []Family{FamilyDrift, FamilyConf, FamilyAuth} {
-		fmt.Fprintf(&b, "\n## %s\n\n| rule | severity | names a tool | fires when | emitted by |\n|---|---|---|---|---|\n", titles[fam])
+	intros := map[Family]string{
+		FamilySec: "Offline detectors over every server-controlled text of the served surface; findings cite field, pointer and byte offset, never the text. " +
+			"What each detects, why, its false-positive count on the benign corpus and how to override it: [security.md](security.md).\n\n",
+	}
+	for _, fam := range Families {
+		fmt.Fprintf(&b, "\n## %s\n\n%s| rule | severity | names a tool | fires when | emitted by |\n|---|---|---|---|---|\n", titles[fam], intros[fam])
 		for _, r := range Rules {
 			if r.Family != fam {
 				continue

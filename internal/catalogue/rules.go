@@ -13,7 +13,11 @@ const (
 	FamilyDrift Family = "MCP-DRIFT" // the manifest against the server
 	FamilyConf  Family = "MCP-CONF"  // the server against the specification
 	FamilyAuth  Family = "MCP-AUTH"  // who the server will talk to
+	FamilySec   Family = "MCP-SEC"   // what the server's texts say to a model (docs/security.md)
 )
+
+// Families lists the rule families in the order they are documented.
+var Families = []Family{FamilyDrift, FamilyConf, FamilyAuth, FamilySec}
 
 // Rule ids. Names here are what alert rules and dashboards depend on.
 const (
@@ -68,6 +72,20 @@ const (
 	AuthNoChallenge        = "MCP-AUTH-NO-CHALLENGE"
 	AuthIndeterminate      = "MCP-AUTH-INDETERMINATE"
 	AuthPlaintextTransport = "MCP-AUTH-PLAINTEXT-TRANSPORT"
+
+	// The tool-poisoning posture detectors (docs/security.md): offline,
+	// over every server-controlled text of the served surface.
+	SecTagCharacters       = "MCP-SEC-TAG-CHARACTERS"
+	SecInvisibleCharacters = "MCP-SEC-INVISIBLE-CHARACTERS"
+	SecTerminalEscape      = "MCP-SEC-TERMINAL-ESCAPE"
+	SecConfusableName      = "MCP-SEC-CONFUSABLE-NAME"
+	SecModelInstruction    = "MCP-SEC-MODEL-INSTRUCTION"
+	SecSecretLure          = "MCP-SEC-SECRET-LURE"
+	SecEncodedBlob         = "MCP-SEC-ENCODED-BLOB"
+	SecURL                 = "MCP-SEC-URL"
+	SecEmail               = "MCP-SEC-EMAIL"
+	SecShadowing           = "MCP-SEC-SHADOWING"
+	SecDescriptionGrowth   = "MCP-SEC-DESCRIPTION-GROWTH"
 )
 
 // Rule is one row of the catalogue.
@@ -136,6 +154,18 @@ var Rules = []Rule{
 	{AuthNoChallenge, FamilyAuth, Warn, "a 401/403 came without a WWW-Authenticate challenge", false, "probe.checkRefusal"},
 	{AuthIndeterminate, FamilyAuth, Warn, "the anonymous request neither listed tools nor was refused with 401/403", false, "probe.checkIndeterminate"},
 	{AuthPlaintextTransport, FamilyAuth, Warn, "the endpoint is plain http:// on a non-local host (ERROR for production)", false, "probe.checkPlaintextTransport"},
+
+	{SecTagCharacters, FamilySec, Error, "a served text carries Unicode tag characters (U+E0000-U+E007F): invisible to a person, read by a model (ASCII smuggling)", true, "poison.detectors"},
+	{SecInvisibleCharacters, FamilySec, Warn, "a served text carries zero-width or bidirectional-control characters (U+200B-U+200F, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069, U+FEFF, U+180E; a joiner between emoji is allowed)", true, "poison.detectors"},
+	{SecTerminalEscape, FamilySec, Error, "a served text carries a terminal escape: ESC (U+001B) or a C1 control (U+0080-U+009F, CSI U+009B among them)", true, "poison.detectors"},
+	{SecConfusableName, FamilySec, Error, "two served tools' names, or a served tool's and a declared tool's it is not, are equal after confusable folding (Cyrillic/Greek look-alikes, fullwidth forms, 0/o, 1/l, I/l, -/_, case, invisible characters dropped)", true, "poison.confusable"},
+	{SecModelInstruction, FamilySec, Warn, `a served text addresses the model: instruction-override phrasing ("ignore previous instructions"), concealment ("do not tell the user"), or tags and chat-template tokens (<IMPORTANT>, <system>, [INST], <|im_start|>)`, true, "poison.detectors"},
+	{SecSecretLure, FamilySec, Warn, "a served text names a local secret file (~/.ssh, id_rsa, .env, .aws/credentials, /etc/passwd, ...) or asks to read, include or send credentials, keys, tokens, the system prompt or the conversation", true, "poison.detectors"},
+	{SecEncodedBlob, FamilySec, Warn, "a served text carries an encoded blob: a run of at least 48 base64 characters mixing upper case, lower case and digits, or at least 80 hex digits", true, "poison.detectors"},
+	{SecURL, FamilySec, Info, "a served description or title carries a URL (scheme://...); an inventory of where tool text points, not a defect", true, "poison.detectors"},
+	{SecEmail, FamilySec, Info, "a served description or title carries an e-mail address; an inventory, not a defect", true, "poison.detectors"},
+	{SecShadowing, FamilySec, Warn, "a served text names another served tool as the subject or object of directive phrasing (send_email must ..., always/never use send_email, instead of send_email, when calling send_email): an attempt to change how another tool is used", true, "poison.detectors"},
+	{SecDescriptionGrowth, FamilySec, Warn, "a served description is at least 4 times as long as the declared one and at least 512 bytes longer (sudden growth: room for hidden instructions)", true, "poison.Growth"},
 }
 
 var byID = func() map[string]Rule {
@@ -154,7 +184,7 @@ func Lookup(id string) (Rule, bool) {
 
 // FamilyOf returns the family of a rule id by its prefix.
 func FamilyOf(id string) Family {
-	for _, f := range []Family{FamilyDrift, FamilyConf, FamilyAuth} {
+	for _, f := range Families {
 		if strings.HasPrefix(id, string(f)+"-") {
 			return f
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/sanitize"
 	"github.com/driftd/driftd/internal/schema"
 )
@@ -56,6 +57,7 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 		r.emitFrom(l.rawExchange(i), checkToolName(i)...)
 	}
 	count := make(map[string]int, len(l.tools))
+	r.scan = poison.NewScanner(l.tools)
 	for i, t := range l.tools {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return // past the deadline: Run reports the timeout
@@ -64,10 +66,20 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 		for _, check := range toolChecks {
 			r.emitFrom(l.toolExchange(i), check(t, count[t.Name])...)
 		}
+		if count[t.Name] == 1 {
+			r.emitFrom(l.toolExchange(i), r.scan.Tool(t)...)
+		}
 		if modern {
 			// x-mcp-header is a rule of the 2026-07-28 HTTP transport.
 			r.emitFrom(l.toolExchange(i), checkHeaderAnnotations(t)...)
 		}
+	}
+	var declared []mcp.Tool
+	if r.declared != nil && r.declared.Declares(mcp.KindTool) {
+		declared = r.declared.Tools
+	}
+	for _, f := range poison.Names(l.tools, declared) {
+		r.emitFrom(l.exchangeOf(f.Tool), f)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/poison"
 )
 
 // Diff compares two manifests through the same rules as a probe: old plays
@@ -22,6 +23,7 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 			r.emitFrom(nil, f) // no request: no span
 		}
 	}
+	r.postureOf(old, new)
 	// A list is compared when both manifests declare it: a list only one
 	// declares says nothing about the other side.
 	for _, k := range mcp.ItemKinds {
@@ -33,4 +35,27 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	}
 	r.finish(time.Since(start))
 	return r.rep
+}
+
+// postureOf runs the MCP-SEC text detectors over new, which plays the
+// served surface, and the confusable-name check against old's tools.
+func (r *run) postureOf(old, new *manifest.Manifest) {
+	var declared []mcp.Tool
+	if old.Declares(mcp.KindTool) {
+		declared = old.Tools
+	}
+	r.scan = poison.NewScanner(new.Tools)
+	seen := map[string]bool{}
+	for _, t := range new.Tools {
+		if !seen[t.Name] {
+			seen[t.Name] = true
+			r.emitFrom(nil, r.scan.Tool(t)...)
+		}
+	}
+	r.emitFrom(nil, poison.Names(new.Tools, declared)...)
+	for _, k := range mcp.ItemKinds {
+		for _, it := range new.Items[k] {
+			r.emitFrom(nil, r.scan.Item(it)...)
+		}
+	}
 }

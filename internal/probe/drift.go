@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
@@ -64,6 +65,11 @@ func compareSets(declared, served []mcp.Tool, capped bool, ref string) iter.Seq[
 			switch i := pairs[k]; {
 			case i >= 0:
 				for _, f := range catalogue.CompareTool(d, served[i]) {
+					if !yield(f) {
+						return
+					}
+				}
+				for _, f := range poison.Growth("", d.Name, d.Description, served[i].Description) {
 					if !yield(f) {
 						return
 					}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/poison"
 )
 
 // itemListing is the outcome of paging through one list of prompts,
@@ -168,6 +169,9 @@ func (r *run) conformItems(ctx context.Context, l *itemListing, modern bool) {
 		}
 		count[it.Key]++
 		r.emitFrom(l.pageEx[l.itemPage[i]], checkDuplicateItem(it, count[it.Key])...)
+		if count[it.Key] == 1 {
+			r.emitFrom(l.pageEx[l.itemPage[i]], r.scanner().Item(it)...)
+		}
 	}
 }
 
@@ -248,6 +252,7 @@ func compareItemSets(k mcp.Kind, declared, served []mcp.Item, capped bool, ref s
 		declaredSet[d.Key] = true
 		if i, ok := servedBy[d.Key]; ok {
 			out = append(out, catalogue.CompareItem(d, served[i])...)
+			out = append(out, poison.Growth(string(k), d.Key, d.Description, served[i].Description)...)
 		} else if !capped {
 			out = append(out, kinded(k, catalogue.New(missing, d.Key, "declared in the "+ref+", not served"))...)
 		}

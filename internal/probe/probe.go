@@ -19,6 +19,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
@@ -75,6 +76,18 @@ type run struct {
 	secrets *sanitize.Secrets
 	// budget is the bytes every client of the run may read together.
 	budget *mcp.Budget
+	// scan runs the MCP-SEC text detectors; it knows the served tools'
+	// names once the tools are listed.
+	scan *poison.Scanner
+}
+
+// scanner returns the run's text scanner, one without tool names when no
+// tools were listed.
+func (r *run) scanner() *poison.Scanner {
+	if r.scan == nil {
+		r.scan = poison.NewScanner(nil)
+	}
+	return r.scan
 }
 
 // Run probes a prepared target once and compares it against its declared
@@ -371,6 +384,7 @@ func (r *run) finish(d time.Duration) {
 	rep.Ignored, ignoredOmitted = catalogue.Cap(rep.Ignored)
 	rep.IgnoredOmitted = catalogue.OmittedCount(ignoredOmitted)
 	rep.Drift.Findings, rep.Conformance.Findings, rep.AuthPosture.Findings = []catalogue.Finding{}, []catalogue.Finding{}, []catalogue.Finding{}
+	rep.Security.Findings = []catalogue.Finding{}
 	for _, f := range rep.Findings {
 		switch catalogue.FamilyOf(f.Rule) {
 		case catalogue.FamilyDrift:
@@ -383,6 +397,8 @@ func (r *run) finish(d time.Duration) {
 			rep.Conformance.Findings = append(rep.Conformance.Findings, f)
 		case catalogue.FamilyAuth:
 			rep.AuthPosture.Findings = append(rep.AuthPosture.Findings, f)
+		case catalogue.FamilySec:
+			rep.Security.Findings = append(rep.Security.Findings, f)
 		}
 	}
 	if rep.AuthorizationHeaders == nil {

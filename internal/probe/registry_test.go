@@ -26,7 +26,7 @@ var notEmitters = map[string]string{
 
 // emitterPackages are the packages whose functions build findings, by the
 // qualifier Rule.Emitter uses, with their directory from here.
-var emitterPackages = map[string]string{"probe": ".", "catalogue": "../catalogue"}
+var emitterPackages = map[string]string{"probe": ".", "catalogue": "../catalogue", "poison": "../poison"}
 
 // ruleRef is one reference to a rule constant inside a function body.
 type ruleRef struct{ fn, rule string }
@@ -134,13 +134,13 @@ func ruleConstants(t *testing.T) map[string]string {
 }
 
 // TestEveryRuleNamesItsEmitter: each row's Emitter is a function of the
-// probe or catalogue package whose body names the row's constant.
+// probe, catalogue or poison package whose body names the row's constant.
 func TestEveryRuleNamesItsEmitter(t *testing.T) {
 	p := parseEmitters(t)
 	for _, r := range catalogue.Rules {
 		pkg, _, _ := strings.Cut(r.Emitter, ".")
 		if _, ok := emitterPackages[pkg]; !ok {
-			t.Errorf("%s: emitter %q is not probe.F or catalogue.F", r.ID, r.Emitter)
+			t.Errorf("%s: emitter %q is not probe.F, catalogue.F or poison.F", r.ID, r.Emitter)
 			continue
 		}
 		if !p.funcs[r.Emitter] {

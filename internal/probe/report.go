@@ -40,6 +40,9 @@ type Report struct {
 	Drift             Section     `json:"drift"`
 	Conformance       Section     `json:"conformance"`
 	AuthPosture       AuthPosture `json:"auth_posture"`
+	// Security holds the MCP-SEC findings: what the served texts say to
+	// a model (docs/security.md).
+	Security Section `json:"security"`
 	// Seed and Invocation are set when the target configures tools/call.
 	Seed       *uint64             `json:"seed,omitempty"`
 	Invocation *Invocation         `json:"invocation,omitempty"`

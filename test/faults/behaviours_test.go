@@ -181,7 +181,7 @@ func allBehaviours() []behaviour {
 		{name: "100,001 tools over 3 pages", srv: mock(mcptest.Options{Tools: append(tools("a"), bigTools...), PageSize: 40_000}), code: exitNoProbe, reason: "response_too_large"},
 		{name: "tool name of 1 MiB", srv: mock(mcptest.Options{Tools: append(tools("a"), tool(strings.Repeat("n", 1<<20)))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "20,000 duplicate tool names", srv: mock(mcptest.Options{Tools: dupTools}), code: exitFindings},
-		{name: "control characters in tool names", srv: mock(mcptest.Options{Tools: append(tools("a"), tools("\x1b[31mred\x1b[0m", "cr\rlf\nnul\x00", "rtl\u202eexe.cod", "bell\x07")...)}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
+		{name: "control characters in tool names", srv: mock(mcptest.Options{Tools: append(tools("a"), tools("\x1b[31mred\x1b[0m", "cr\rlf\nnul\x00", "rtl\u202eexe.cod", "bell\x07")...)}), code: exitFindings, rule: "MCP-SEC-TERMINAL-ESCAPE"}, // an ESC in a name is an ERROR since issue 20
 		{name: "non-UTF-8 tool name", srv: mock(mcptest.Options{Tools: append(tools("a"), json.RawMessage("{\"name\":\"bad\xff\xfe\",\"inputSchema\":{\"type\":\"object\"}}"))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "$ref cycle", srv: mock(mcptest.Options{Tools: one(`{"name":"a","inputSchema":{"type":"object","$defs":{"p":{"$ref":"#/$defs/q"},"q":{"$ref":"#/$defs/p"}},"properties":{"x":{"$ref":"#/$defs/p"}}}}`)}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
 		{name: "100,000-value enum", srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", string(hugeEnum))}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},

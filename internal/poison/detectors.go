@@ -1,0 +1,118 @@
+// Package poison holds driftd's tool-poisoning posture detectors (the
+// MCP-SEC-* rules, docs/security.md): deterministic, offline checks over
+// every server-controlled text of a served tool, prompt, resource or
+// resource template. A finding cites the field, its JSON pointer, the
+// detector and a byte offset and length, never the text: the text is what
+// a hostile server chose, and no artifact may quote it.
+package poison
+
+import (
+	"bytes"
+	"regexp"
+	"sync"
+
+	"github.com/driftd/driftd/internal/catalogue"
+)
+
+// fieldMask says which texts a detector reads.
+type fieldMask uint8
+
+const (
+	// fName: tool, prompt and argument names.
+	fName fieldMask = 1 << iota
+	// fProse: descriptions and titles (of definitions, prompt arguments
+	// and schema nodes) and annotation strings.
+	fProse
+	// fValue: the strings inside a schema's default and examples.
+	fValue
+
+	fAll  = fName | fProse | fValue
+	fText = fProse | fValue
+)
+
+// A detector is one row of the table: the rule it reports, what it is
+// called in messages, the texts it reads, the cheap prefilter that decides
+// whether it runs at all, and its matcher.
+type detector struct {
+	rule   string
+	what   string
+	fields fieldMask
+	// classes are byte classes (see scan.go) and words lower-case ASCII
+	// words: the matcher runs on a text only when the one-pass scan saw
+	// one of them. A clean text costs the scan and nothing else.
+	classes byteClass
+	words   []string
+	// match is the matcher: rune classes, a regexp or a function.
+	match matcher
+}
+
+// A matcher returns the first match's byte offset and length in text and
+// the number of matches (0 for none, at most maxCount).
+type matcher func(text []byte, c *scanContext) (off, n, count int)
+
+// maxCount bounds the matches a finding counts in one field.
+const maxCount = 100
+
+// detectors builds the table. Every text detector is a row here; the
+// order is the order findings of one field are reported in.
+func detectors() []*detector {
+	return []*detector{
+		{rule: catalogue.SecTagCharacters, what: "Unicode tag characters", fields: fAll,
+			classes: cHigh, match: runes(isTag)},
+		{rule: catalogue.SecInvisibleCharacters, what: "zero-width or bidi-control characters", fields: fAll,
+			classes: cHigh, match: invisibles},
+		{rule: catalogue.SecTerminalEscape, what: "a terminal escape", fields: fAll,
+			classes: cHigh | cEsc, match: runes(isTerminal)},
+		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", fields: fText,
+			classes: cAngle, words: []string{"ignore", "disregard", "forget", "override", "tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "instructions", "inst"},
+			match: pattern(`(?i)` +
+				`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context)` +
+				`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
+				`|\bwithout\s+(?:telling|informing)\s+(?:the\s+)?(?:user|human|operator)` +
+				`|\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:` +
+				`|<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
+				`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>`)},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", fields: fText,
+			words: []string{"ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet",
+				"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
+			match: pattern(`(?i)` +
+				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials)\b` +
+				`|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
+				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b` +
+				`|\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|conversation(?:[ _-]history)?|chat[ _-]history)\b`)},
+		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
+			classes: cBlob, match: blobs},
+		{rule: catalogue.SecURL, what: "a URL", fields: fProse,
+			words: []string{"http", "https", "ftp", "ftps", "sftp", "file", "wss", "git", "ssh", "smb"}, match: after("://", pattern(`(?i)\b[a-z][a-z0-9+.-]{1,15}://[^\s"'<>()]+`))},
+		{rule: catalogue.SecEmail, what: "an e-mail address", fields: fProse,
+			classes: cAt, match: after("@", pattern(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`))},
+		{rule: catalogue.SecShadowing, what: "another tool's name next to directive phrasing", fields: fText,
+			words: directiveWords, match: shadowing},
+	}
+}
+
+// table is the detector table, built once; its regexps compile on first
+// use.
+var table = detectors()
+
+// after returns m behind a cheaper test: text must contain needle.
+func after(needle string, m matcher) matcher {
+	return func(text []byte, c *scanContext) (int, int, int) {
+		if !bytes.Contains(text, []byte(needle)) {
+			return 0, 0, 0
+		}
+		return m(text, c)
+	}
+}
+
+// pattern returns a matcher for a regexp compiled on first use.
+func pattern(expr string) matcher {
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	return func(text []byte, _ *scanContext) (int, int, int) {
+		all := re().FindAllIndex(text, maxCount)
+		if len(all) == 0 {
+			return 0, 0, 0
+		}
+		return all[0][0], all[0][1] - all[0][0], len(all)
+	}
+}

@@ -1,0 +1,281 @@
+package poison
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/jsonscan"
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+// maxDepth bounds the nesting the scanner indexes: a schema may nest
+// schema.MaxDepth (64) levels, under a definition's two. A deeper
+// definition is scanned by its top-level texts only (and its schema is
+// MCP-CONF-SCHEMA-INVALID for exceeding driftd's bounds).
+const maxDepth = 128
+
+// A Scanner runs the text detectors over served definitions. It holds the
+// served tools' names, for shadowing, and reuses one index between
+// definitions; it is not safe for concurrent use.
+type Scanner struct {
+	ctx  scanContext
+	ix   jsonscan.Index
+	path []seg
+	// kind and subject name the definition being scanned in its findings.
+	kind, subject string
+	out           []catalogue.Finding
+}
+
+// seg is one step of the current path: a member's key, or an element's
+// position when key is nil.
+type seg struct {
+	key  []byte
+	idx  int
+	elem bool
+}
+
+// field names a text in messages: its key, under a root (inputSchema,
+// outputSchema, argument) when it has one.
+type field struct{ root, leaf string }
+
+func (f field) String() string {
+	if f.root == "" {
+		return f.leaf
+	}
+	return f.root + " " + f.leaf
+}
+
+// NewScanner returns a scanner for one served surface whose tools are
+// served (their names are what shadowing looks for).
+func NewScanner(served []mcp.Tool) *Scanner {
+	s := &Scanner{}
+	for _, t := range served {
+		if nameLike(t.Name) {
+			if s.ctx.names == nil {
+				s.ctx.names = map[string]struct{}{}
+			}
+			s.ctx.names[t.Name] = struct{}{}
+		}
+	}
+	return s
+}
+
+// Tool returns the MCP-SEC text findings of one served tool: its name,
+// title, description, annotations, and the descriptions, titles, defaults
+// and examples of its input and output schemas.
+func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
+	s.begin("", t.Name)
+	if clean(t.Raw) {
+		return nil
+	}
+	if !s.index(t.Raw) {
+		s.text([]byte(t.Name), fName, field{leaf: "name"}, "/name")
+		s.text([]byte(t.Title), fProse, field{leaf: "title"}, "/title")
+		s.text([]byte(t.Description), fProse, field{leaf: "description"}, "/description")
+		return s.out
+	}
+	s.members(0, func(j int, key []byte) {
+		switch string(key) {
+		case "name":
+			s.stringAt(j, fName, field{leaf: "name"})
+		case "title":
+			s.stringAt(j, fProse, field{leaf: "title"})
+		case "description":
+			s.stringAt(j, fProse, field{leaf: "description"})
+		case "annotations":
+			s.strings(j, fProse, field{leaf: "annotations"})
+		case "inputSchema", "outputSchema":
+			s.schema(j, string(key))
+		}
+	})
+	return s.out
+}
+
+// Item returns the MCP-SEC text findings of one served prompt, resource or
+// resource template: its name, title, description and annotations, and a
+// prompt's argument names, titles and descriptions. A uri is an address,
+// not text for a model, and is not read.
+func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
+	s.begin(string(it.Kind), it.Key)
+	if clean(it.Raw) {
+		return nil
+	}
+	if !s.index(it.Raw) {
+		s.text([]byte(it.Name), fName, field{leaf: "name"}, "/name")
+		s.text([]byte(it.Title), fProse, field{leaf: "title"}, "/title")
+		s.text([]byte(it.Description), fProse, field{leaf: "description"}, "/description")
+		return s.out
+	}
+	s.members(0, func(j int, key []byte) {
+		switch string(key) {
+		case "name":
+			s.stringAt(j, fName, field{leaf: "name"})
+		case "title":
+			s.stringAt(j, fProse, field{leaf: "title"})
+		case "description":
+			s.stringAt(j, fProse, field{leaf: "description"})
+		case "annotations":
+			s.strings(j, fProse, field{leaf: "annotations"})
+		case "arguments":
+			s.elements(j, func(a int) {
+				s.members(a, func(m int, key []byte) {
+					switch string(key) {
+					case "name":
+						s.stringAt(m, fName, field{"argument", "name"})
+					case "title":
+						s.stringAt(m, fProse, field{"argument", "title"})
+					case "description":
+						s.stringAt(m, fProse, field{"argument", "description"})
+					}
+				})
+			})
+		}
+	})
+	return s.out
+}
+
+func (s *Scanner) begin(kind, subject string) {
+	s.kind, s.subject, s.ctx.self, s.out, s.path = kind, subject, subject, nil, s.path[:0]
+}
+
+// index indexes raw; false when it is not a JSON object within maxDepth.
+func (s *Scanner) index(raw []byte) bool {
+	return len(raw) > 0 && s.ix.Reset(raw, maxDepth) == nil && s.ix.Nodes[0].Kind == jsonscan.Object
+}
+
+// clean reports a definition whose JSON text holds nothing any detector
+// looks for: one pass, no walk.
+func clean(raw []byte) bool { return len(raw) > 0 && !mayMatch(raw) }
+
+// members calls f with each member of object node i and its key, with
+// the key on the path.
+func (s *Scanner) members(i int, f func(j int, key []byte)) {
+	n := &s.ix.Nodes[i]
+	if n.Kind != jsonscan.Object {
+		return
+	}
+	for j := i + 1; j < int(n.Next); j = int(s.ix.Nodes[j].Next) {
+		key := s.ix.Key(j)
+		s.path = append(s.path, seg{key: key})
+		f(j, key)
+		s.path = s.path[:len(s.path)-1]
+	}
+}
+
+// elements calls f with each element of array node i, its position on
+// the path.
+func (s *Scanner) elements(i int, f func(j int)) {
+	n := &s.ix.Nodes[i]
+	if n.Kind != jsonscan.Array {
+		return
+	}
+	k := 0
+	for j := i + 1; j < int(n.Next); j = int(s.ix.Nodes[j].Next) {
+		s.path = append(s.path, seg{idx: k, elem: true})
+		f(j)
+		s.path = s.path[:len(s.path)-1]
+		k++
+	}
+}
+
+// schema scans a JSON Schema: each node's description and title, every
+// string inside default and examples, and the subschemas. The members
+// of properties, $defs and the like are named schemas: their names are
+// not read, their schemas are.
+func (s *Scanner) schema(i int, root string) {
+	switch s.ix.Nodes[i].Kind {
+	case jsonscan.Array:
+		s.elements(i, func(j int) { s.schema(j, root) })
+	case jsonscan.Object:
+		s.members(i, func(j int, key []byte) {
+			switch string(key) {
+			case "description":
+				s.stringAt(j, fProse, field{root, "description"})
+			case "title":
+				s.stringAt(j, fProse, field{root, "title"})
+			case "default":
+				s.strings(j, fValue, field{root, "default"})
+			case "examples":
+				s.strings(j, fValue, field{root, "examples"})
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				s.members(j, func(m int, _ []byte) { s.schema(m, root) })
+			default:
+				s.schema(j, root)
+			}
+		})
+	}
+}
+
+// strings scans every string value inside node i as field.
+func (s *Scanner) strings(i int, fields fieldMask, f field) {
+	switch s.ix.Nodes[i].Kind {
+	case jsonscan.String:
+		s.stringAt(i, fields, f)
+	case jsonscan.Array:
+		s.elements(i, func(j int) { s.strings(j, fields, f) })
+	case jsonscan.Object:
+		s.members(i, func(j int, _ []byte) { s.strings(j, fields, f) })
+	}
+}
+
+// stringAt scans string node i, at the current path, as field.
+func (s *Scanner) stringAt(i int, fields fieldMask, f field) {
+	if s.ix.Nodes[i].Kind == jsonscan.String {
+		s.text(s.ix.String(i), fields, f, "")
+	}
+}
+
+// text scans one text; pointer is its pointer when it is not the
+// current path.
+func (s *Scanner) text(b []byte, fields fieldMask, f field, pointer string) {
+	if len(b) == 0 {
+		return
+	}
+	s.ctx.scan(b, fields, func(d *detector, off, n, count int) {
+		if pointer == "" {
+			pointer = s.pointer()
+		}
+		s.out = append(s.out, finding(d.rule, s.kind, s.subject, pointer, fmt.Sprintf(
+			"%s in the %s at byte %d (%s; %s in this field)", d.what, f, off, plural(n, "byte"), occurrences(count))))
+	})
+}
+
+// pointer is the RFC 6901 pointer of the current path.
+func (s *Scanner) pointer() string {
+	var b strings.Builder
+	for _, p := range s.path {
+		b.WriteByte('/')
+		if p.elem {
+			b.WriteString(strconv.Itoa(p.idx))
+			continue
+		}
+		b.WriteString(pointerEscaper.Replace(string(p.key)))
+	}
+	return b.String()
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+func occurrences(n int) string {
+	if n >= maxCount {
+		return fmt.Sprintf("%d or more occurrences", maxCount)
+	}
+	return plural(n, "occurrence")
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// finding builds one MCP-SEC finding about subject (a tool, or an item of
+// kind) at pointer.
+func finding(rule, kind, subject, pointer, msg string) catalogue.Finding {
+	f := catalogue.New(rule, subject, msg)
+	f.Kind, f.Pointer = kind, pointer
+	return f
+}

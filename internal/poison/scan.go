@@ -1,0 +1,335 @@
+package poison
+
+import (
+	"bytes"
+	"regexp"
+	"sync"
+	"unicode/utf8"
+)
+
+// byteClass is a set of classes of bytes the one-pass scan looks for.
+type byteClass uint8
+
+const (
+	cWord      byteClass = 1 << iota // A-Z a-z 0-9: words
+	cBlob                            // the base64 and hex alphabets: A-Z a-z 0-9 + / = - _
+	cHigh                            // a byte of a non-ASCII rune
+	cEsc                             // ESC, 0x1b
+	cAngle                           // <: tags and chat-template tokens
+	cBackslash                       // \ of a JSON escape
+	cAt                              // @ of an e-mail address
+	// cLongRun is no byte's class: the scan sets it when a run of cBlob
+	// bytes is long enough to be an encoded blob.
+	cLongRun
+)
+
+var classes = func() (t [256]byteClass) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c], t[c+'a'-'A'] = cWord|cBlob, cWord|cBlob
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = cWord | cBlob
+	}
+	for _, c := range "+/=-_" {
+		t[c] = cBlob
+	}
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = cHigh
+	}
+	t[0x1b], t['<'], t['\\'], t['@'] = cEsc, cAngle, cBackslash, cAt
+	return t
+}()
+
+// The words the prefilter knows are hashed as they are read; a word whose
+// hash is in the bloom bits is looked up in wordRows, which holds the
+// table rows (by index) it triggers. A hash collision only runs a matcher
+// that then finds nothing.
+const (
+	minWord, maxWord = 3, 16
+	bloomBits        = 4096
+)
+
+type wordIndex struct {
+	bloom [bloomBits / 64]uint64
+	rows  map[uint32]uint32
+}
+
+var words = sync.OnceValue(func() *wordIndex {
+	w := &wordIndex{rows: map[uint32]uint32{}}
+	for i, d := range table {
+		for _, word := range d.words {
+			var h uint32
+			for j := 0; j < len(word); j++ {
+				h = h*31 + uint32(word[j]|0x20)
+			}
+			w.bloom[h%bloomBits/64] |= 1 << (h % 64)
+			w.rows[h] |= 1 << i
+		}
+	}
+	return w
+})
+
+// blob thresholds: a base64 run mixing upper case, lower case and digits,
+// or a hex run. A SHA-256 in hex is 64 digits and stays under the hex bar.
+const (
+	minBase64Run = 48
+	minHexRun    = 80
+)
+
+// scanContext is what a text's matchers may read besides the text: the
+// served tools' identifier-like names, for shadowing, and the name of the
+// definition being scanned.
+type scanContext struct {
+	names map[string]struct{}
+	self  string
+}
+
+// prefilter reads text once, classifying bytes and hashing words: the
+// classes seen and the table rows whose trigger words were seen.
+func prefilter(text []byte) (seen byteClass, rows uint32) {
+	var h uint32
+	wl, run := 0, 0
+	w := words()
+	for _, b := range text {
+		k := classes[b]
+		seen |= k
+		if k&cWord != 0 { // most bytes: one branch
+			h = h*31 + uint32(b|0x20)
+			wl++
+			run++
+			continue
+		}
+		if wl != 0 {
+			if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
+				rows |= w.rows[h]
+			}
+			h, wl = 0, 0
+		}
+		if k&cBlob != 0 {
+			run++
+		} else {
+			if run >= minBase64Run {
+				seen |= cLongRun
+			}
+			run = 0
+		}
+	}
+	if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
+		rows |= w.rows[h]
+	}
+	if run >= minBase64Run {
+		seen |= cLongRun
+	}
+	return seen, rows
+}
+
+// rawTriggers are the classes that send a whole definition's JSON to the
+// field walk: any of them, a \u escape (which may decode to anything) or
+// a trigger word. JSON's own syntax is none of them.
+const rawTriggers = cHigh | cEsc | cAngle | cAt | cLongRun
+
+// mayMatch reports whether the JSON text of a whole definition may hold a
+// text some detector matches: the prefilter over raw. A definition for
+// which it is false is clean, and costs this one pass.
+func mayMatch(raw []byte) bool {
+	seen, rows := prefilter(raw)
+	return seen&rawTriggers != 0 || rows != 0 || seen&cBackslash != 0 && bytes.Contains(raw, []byte(`\u`))
+}
+
+// scan runs, over one decoded text, the matchers of the table rows that
+// read fields and whose prefilter the text met. hit is called for each
+// row that matched, in table order.
+func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, off, n, count int)) {
+	seen, rows := prefilter(text)
+	if seen&^(cWord|cBlob) == 0 && rows == 0 {
+		return // the common case: plain text
+	}
+	for i, d := range table {
+		if d.fields&fields == 0 || (seen&d.classes == 0 && rows&(1<<i) == 0) {
+			continue
+		}
+		if off, n, count := d.match(text, c); count > 0 {
+			hit(d, off, n, count)
+		}
+	}
+}
+
+// runes returns a matcher for the runes is holds for: the first run of
+// them (offset and byte length) and how many there are.
+func runes(is func(r rune) bool) matcher {
+	return func(text []byte, _ *scanContext) (off, n, count int) {
+		inRun := false
+		for i := 0; i < len(text); {
+			r, size := utf8.DecodeRune(text[i:])
+			switch {
+			case is(r):
+				if count == 0 {
+					off, inRun = i, true
+				}
+				if inRun {
+					n += size
+				}
+				count++
+			default:
+				inRun = false
+			}
+			i += size
+		}
+		return off, n, min(count, maxCount)
+	}
+}
+
+func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+
+func isTerminal(r rune) bool { return r == 0x1b || r >= 0x80 && r <= 0x9f }
+
+// isInvisible reports the zero-width, bidi-control and other invisible
+// format characters of MCP-SEC-INVISIBLE-CHARACTERS.
+func isInvisible(r rune) bool {
+	switch {
+	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2064,
+		r >= 0x2066 && r <= 0x2069, r == 0xFEFF, r == 0x180E:
+		return true
+	}
+	return false
+}
+
+// joinerOK holds the invisible characters that are ordinary after a
+// non-ASCII rune: a joiner inside an emoji sequence or an Indic or Persian
+// word, a direction mark inside Hebrew or Arabic text.
+func joinerOK(r rune) bool { return r == 0x200C || r == 0x200D || r == 0x200E || r == 0x200F }
+
+// invisibles is runes(isInvisible), except that a joiner or direction
+// mark right after a non-ASCII, non-invisible rune is not counted.
+func invisibles(text []byte, _ *scanContext) (off, n, count int) {
+	inRun := false
+	prev := rune(0)
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune(text[i:])
+		if isInvisible(r) && !(joinerOK(r) && prev >= 0x300 && !isInvisible(prev)) {
+			if count == 0 {
+				off, inRun = i, true
+			}
+			if inRun {
+				n += size
+			}
+			count++
+		} else {
+			inRun = false
+		}
+		prev = r
+		i += size
+	}
+	return off, n, min(count, maxCount)
+}
+
+// blobs finds runs of the base64 alphabet at least minBase64Run long that
+// mix upper case, lower case and digits, and runs of hex digits at least
+// minHexRun long.
+func blobs(text []byte, _ *scanContext) (off, n, count int) {
+	for i := 0; i < len(text); {
+		if classes[text[i]]&cBlob == 0 {
+			i++
+			continue
+		}
+		j, upper, lower, digit, hex := i, false, false, false, true
+		for ; j < len(text) && classes[text[j]]&cBlob != 0; j++ {
+			c := text[j]
+			upper = upper || c >= 'A' && c <= 'Z'
+			lower = lower || c >= 'a' && c <= 'z'
+			digit = digit || c >= '0' && c <= '9'
+			hex = hex && (c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f')
+		}
+		if l := j - i; l >= minHexRun && hex || l >= minBase64Run && upper && lower && digit {
+			if count == 0 {
+				off, n = i, l
+			}
+			if count++; count == maxCount {
+				break
+			}
+		}
+		i = j
+	}
+	return off, n, count
+}
+
+// directiveWords trigger the shadowing matcher. It then requires
+// directive phrasing right next to another tool's name: the name as the
+// subject of a directive ("send_email must …", "send_email should always
+// …"), or as its object ("always use send_email", "do not call
+// send_email", "instead of send_email", "when calling send_email"). A
+// name merely cited near a "must" ("the id must come from list_ids") is
+// an ordinary cross-reference.
+var (
+	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only"}
+	directiveAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b`)
+	})
+	directiveBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?|\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running))\s+(?:the\s+)?[` + "`" + `'"]?$`)
+	})
+)
+
+// shadowReach is how many bytes before and after a name the directive
+// phrasing is looked for in.
+const shadowReach = 60
+
+// shadowing finds names of other served tools with directive phrasing
+// right next to them.
+func shadowing(text []byte, c *scanContext) (off, n, count int) {
+	if len(c.names) == 0 {
+		return 0, 0, 0
+	}
+	for i := 0; i < len(text); {
+		if !isNameByte(text[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(text) && isNameByte(text[j]) {
+			j++
+		}
+		tok := text[i:j]
+		for len(tok) > 0 && (tok[len(tok)-1] == '.' || tok[len(tok)-1] == '-') {
+			tok = tok[:len(tok)-1]
+		}
+		if _, ok := c.names[string(tok)]; ok && string(tok) != c.self {
+			end := i + len(tok)
+			if directiveAfter().Match(text[end:min(len(text), end+shadowReach)]) ||
+				directiveBefore().Match(text[max(0, i-shadowReach):i]) {
+				if count == 0 {
+					off, n = i, len(tok)
+				}
+				if count++; count == maxCount {
+					break
+				}
+			}
+		}
+		i = j
+	}
+	return off, n, count
+}
+
+func isNameByte(c byte) bool {
+	return classes[c]&cWord != 0 || c == '_' || c == '-' || c == '.'
+}
+
+// nameLike reports whether a tool name is distinctive enough that its
+// appearance in another tool's text names that tool: at least 4 bytes,
+// with an underscore, hyphen, dot, digit or an inner capital. A name that
+// is a plain word ("search", "fetch") is also just a word.
+func nameLike(name string) bool {
+	if len(name) < 4 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isNameByte(c) {
+			return false
+		}
+		if c == '_' || c == '-' || c == '.' || c >= '0' && c <= '9' || i > 0 && c >= 'A' && c <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
