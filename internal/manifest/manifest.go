@@ -17,11 +17,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/yamlsyntax"
 )
 
@@ -36,6 +38,27 @@ type Manifest struct {
 	// NoTools is set when the manifest declares lists but no "tools":
 	// then tools are not compared. The zero value declares tools.
 	NoTools bool
+
+	// clean: which declared tools poison.Clean passes (PostureClean).
+	clean atomic.Pointer[[]bool]
+}
+
+// PostureClean reports whether declared tool i carries nothing the
+// posture detectors look for (poison.Clean). A served tool byte-identical
+// to it need not be scanned: the run's scan would find nothing. It is
+// worked out once per manifest, not once a run: a daemon's targets share
+// their manifests.
+func (m *Manifest) PostureClean(i int) bool {
+	p := m.clean.Load()
+	if p == nil {
+		clean := make([]bool, len(m.Tools))
+		for k, t := range m.Tools {
+			clean[k] = poison.Clean(t.Raw)
+		}
+		m.clean.CompareAndSwap(nil, &clean)
+		p = m.clean.Load()
+	}
+	return i < len(*p) && (*p)[i]
 }
 
 // Declares reports whether the manifest declares the list of k.

@@ -149,6 +149,11 @@ func (s *Scanner) index(raw []byte) bool {
 // looks for: one pass, no walk.
 func clean(raw []byte) bool { return len(raw) > 0 && !mayMatch(raw) }
 
+// Clean reports whether a definition's JSON text holds nothing any
+// detector looks for, whatever the other tools are: Tool and Item of it
+// find nothing.
+func Clean(raw []byte) bool { return clean(raw) }
+
 // members calls f with each member of object node i and its key, with
 // the key on the path.
 func (s *Scanner) members(i int, f func(j int, key []byte)) {

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,7 +67,7 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 		for _, check := range toolChecks {
 			r.emitFrom(l.toolExchange(i), check(t, count[t.Name])...)
 		}
-		if count[t.Name] == 1 {
+		if count[t.Name] == 1 && !r.declaredClean(i, t) {
 			r.emitFrom(l.toolExchange(i), r.scan.Tool(t)...)
 		}
 		if modern {
@@ -81,6 +82,18 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 	for _, f := range poison.Names(l.tools, declared) {
 		r.emitFrom(l.exchangeOf(f.Tool), f)
 	}
+}
+
+// declaredClean reports a served tool byte-identical to the declared tool
+// in its place, which the posture prefilter passed: its scan would find
+// nothing, and is not run. Most tools of most runs are such a tool.
+func (r *run) declaredClean(i int, t mcp.Tool) bool {
+	m := r.declared
+	if m == nil || m.NoTools || i >= len(m.Tools) {
+		return false
+	}
+	d := m.Tools[i]
+	return d.Name == t.Name && bytes.Equal(d.Raw, t.Raw) && m.PostureClean(i)
 }
 
 // checkHeaderAnnotations reports a tool whose inputSchema carries an

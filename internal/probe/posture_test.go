@@ -84,3 +84,28 @@ func TestPostureOverridesAndPrivacy(t *testing.T) {
 		}
 	}
 }
+
+// TestPostureOfDeclaredBytes: a served tool byte-identical to its
+// declared definition skips the scan only when that definition is clean
+// (Manifest.PostureClean): a manifest that captured a poisoned tool does
+// not hide it, run after run.
+func TestPostureOfDeclaredBytes(t *testing.T) {
+	defs := poisoned()
+	srv := mcptest.NewServer(mcptest.Options{Tools: defs})
+	defer srv.Close()
+	declared := declareRaw(t, defs)
+	if declared.PostureClean(0) || !declared.PostureClean(1) || !declared.PostureClean(2) {
+		t.Fatalf("PostureClean: tool a (poisoned) %v, b_1 %v, b_l %v", declared.PostureClean(0), declared.PostureClean(1), declared.PostureClean(2))
+	}
+	target := config.NewTarget("mock", srv.URL)
+	target.Timeout = 5 * time.Second
+	for run := range 2 {
+		rep := probe.Run(context.Background(), probe.Prepare(target, declared), probe.Options{Version: "test"})
+		if f := find(rep, catalogue.SecTagCharacters); f == nil || f.Tool != "a" {
+			t.Fatalf("run %d: the poisoned tool, served as declared, has no MCP-SEC-TAG-CHARACTERS: %+v", run, rep.Security.Findings)
+		}
+		if f := find(rep, catalogue.SecConfusableName); f == nil {
+			t.Fatalf("run %d: the confusable names, served as declared, are not reported", run)
+		}
+	}
+}
