@@ -80,9 +80,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if !ok { // --help was handled by kingpin
 		return exitOK
 	}
-	if chosen != "run" && chosen != "demo" {
-		oneShotGC(os.Getenv)
-	}
 	err = fn(ctx, stdout, stderr)
 	var ee *exitError
 	switch {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -75,27 +74,4 @@ func hasController(list, name string) bool {
 		}
 	}
 	return false
-}
-
-// One-shot commands (check, capture, diff, …) live for tens of
-// milliseconds and hold a few megabytes: at the runtime's default the
-// collector runs several times over a heap that is all garbage at exit a
-// moment later, and a quarter of such a process's CPU went to it
-// (docs/benchmarks.md). They collect at GOGC=400 instead, under a soft
-// limit of 1 GiB, so the largest run a check can read (max_run_bytes)
-// is collected no less often than at the default. GOGC or GOMEMLIMIT in
-// the environment leaves the runtime's settings alone. The daemon keeps
-// the runtime's defaults (and --auto-gomemlimit).
-const (
-	oneShotGCPercent   = 400
-	oneShotMemoryLimit = 1 << 30
-)
-
-func oneShotGC(getenv func(string) string) bool {
-	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
-		return false
-	}
-	debug.SetGCPercent(oneShotGCPercent)
-	debug.SetMemoryLimit(oneShotMemoryLimit)
-	return true
 }

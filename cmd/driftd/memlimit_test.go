@@ -3,10 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
-	"math"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -85,40 +83,5 @@ func TestAutoMemLimitRatio(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr.String(), "--auto-gomemlimit.ratio") {
 			t.Errorf("ratio %s: exit %d, stderr %q; want 2 naming the flag", r, code, stderr.String())
 		}
-	}
-}
-
-func TestOneShotGC(t *testing.T) {
-	pct, limit := debug.SetGCPercent(100), debug.SetMemoryLimit(math.MaxInt64)
-	t.Cleanup(func() { debug.SetGCPercent(pct); debug.SetMemoryLimit(limit) })
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	for _, set := range [][]string{{"GOGC", "50"}, {"GOMEMLIMIT", "100MiB"}} {
-		if oneShotGC(env(set...)) {
-			t.Errorf("%s set: oneShotGC changed the runtime's settings", set[0])
-		}
-		if got := debug.SetGCPercent(100); got != 100 {
-			t.Errorf("%s set: GC percent %d, want it left at 100", set[0], got)
-		}
-		if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-			t.Errorf("%s set: memory limit %d, want it left unlimited", set[0], got)
-		}
-	}
-	if !oneShotGC(env()) {
-		t.Fatal("nothing set: oneShotGC left the runtime's settings alone")
-	}
-	if got := debug.SetGCPercent(100); got != oneShotGCPercent {
-		t.Errorf("GC percent %d, want %d", got, oneShotGCPercent)
-	}
-	if got := debug.SetMemoryLimit(-1); got != oneShotMemoryLimit {
-		t.Errorf("memory limit %d, want %d", got, oneShotMemoryLimit)
 	}
 }

@@ -23,7 +23,6 @@ import (
 
 	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
-	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/yamlsyntax"
 )
 
@@ -39,24 +38,26 @@ type Manifest struct {
 	// then tools are not compared. The zero value declares tools.
 	NoTools bool
 
-	// clean: which declared tools poison.Clean passes (PostureClean).
-	clean atomic.Pointer[[]bool]
+	// postureClean: which declared tools the posture prefilter passes.
+	postureClean atomic.Pointer[[]bool]
 }
 
 // PostureClean reports whether declared tool i carries nothing the
-// posture detectors look for (poison.Clean). A served tool byte-identical
-// to it need not be scanned: the run's scan would find nothing. It is
-// worked out once per manifest, not once a run: a daemon's targets share
-// their manifests.
-func (m *Manifest) PostureClean(i int) bool {
-	p := m.clean.Load()
+// posture detectors look for, by clean (poison.Clean, the same function
+// every call: the answers are kept). A served tool byte-identical to it
+// need not be scanned: the run's scan would find nothing. It is worked
+// out once per manifest, not once a run: a daemon's targets share their
+// manifests. The predicate is passed in so that this package stays below
+// the detectors (docs/architecture.md).
+func (m *Manifest) PostureClean(i int, clean func(raw []byte) bool) bool {
+	p := m.postureClean.Load()
 	if p == nil {
-		clean := make([]bool, len(m.Tools))
+		flags := make([]bool, len(m.Tools))
 		for k, t := range m.Tools {
-			clean[k] = poison.Clean(t.Raw)
+			flags[k] = clean(t.Raw)
 		}
-		m.clean.CompareAndSwap(nil, &clean)
-		p = m.clean.Load()
+		m.postureClean.CompareAndSwap(nil, &flags)
+		p = m.postureClean.Load()
 	}
 	return i < len(*p) && (*p)[i]
 }

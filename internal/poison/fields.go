@@ -66,31 +66,11 @@ func NewScanner(served []mcp.Tool) *Scanner {
 // title, description, annotations, and the descriptions, titles, defaults
 // and examples of its input and output schemas.
 func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
-	s.begin("", t.Name)
-	if clean(t.Raw) {
-		return nil
-	}
-	if !s.index(t.Raw) {
-		s.text([]byte(t.Name), fName, field{leaf: "name"}, "/name")
-		s.text([]byte(t.Title), fProse, field{leaf: "title"}, "/title")
-		s.text([]byte(t.Description), fProse, field{leaf: "description"}, "/description")
-		return s.out
-	}
-	s.members(0, func(j int, key []byte) {
-		switch string(key) {
-		case "name":
-			s.stringAt(j, fName, field{leaf: "name"})
-		case "title":
-			s.stringAt(j, fProse, field{leaf: "title"})
-		case "description":
-			s.stringAt(j, fProse, field{leaf: "description"})
-		case "annotations":
-			s.strings(j, fProse, field{leaf: "annotations"})
-		case "inputSchema", "outputSchema":
-			s.schema(j, string(key))
+	return s.definition("", t.Name, t.Raw, [3]string{t.Name, t.Title, t.Description}, func(j int, key string) {
+		if key == "inputSchema" || key == "outputSchema" {
+			s.schema(j, key)
 		}
 	})
-	return s.out
 }
 
 // Item returns the MCP-SEC text findings of one served prompt, resource or
@@ -98,14 +78,38 @@ func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 // prompt's argument names, titles and descriptions. A uri is an address,
 // not text for a model, and is not read.
 func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
-	s.begin(string(it.Kind), it.Key)
-	if clean(it.Raw) {
+	return s.definition(string(it.Kind), it.Key, it.Raw, [3]string{it.Name, it.Title, it.Description}, func(j int, key string) {
+		if key != "arguments" {
+			return
+		}
+		s.elements(j, func(a int) {
+			s.members(a, func(m int, key []byte) {
+				switch string(key) {
+				case "name":
+					s.stringAt(m, fName, field{"argument", "name"})
+				case "title":
+					s.stringAt(m, fProse, field{"argument", "title"})
+				case "description":
+					s.stringAt(m, fProse, field{"argument", "description"})
+				}
+			})
+		})
+	})
+}
+
+// definition scans one served definition's JSON: its name, title,
+// description and annotations, and each other member through more. A
+// definition that is not a JSON object within maxDepth has its decoded
+// name, title and description scanned instead.
+func (s *Scanner) definition(kind, subject string, raw []byte, decoded [3]string, more func(j int, key string)) []catalogue.Finding {
+	s.begin(kind, subject)
+	if clean(raw) {
 		return nil
 	}
-	if !s.index(it.Raw) {
-		s.text([]byte(it.Name), fName, field{leaf: "name"}, "/name")
-		s.text([]byte(it.Title), fProse, field{leaf: "title"}, "/title")
-		s.text([]byte(it.Description), fProse, field{leaf: "description"}, "/description")
+	if !s.index(raw) {
+		s.text([]byte(decoded[0]), fName, field{leaf: "name"}, "/name")
+		s.text([]byte(decoded[1]), fProse, field{leaf: "title"}, "/title")
+		s.text([]byte(decoded[2]), fProse, field{leaf: "description"}, "/description")
 		return s.out
 	}
 	s.members(0, func(j int, key []byte) {
@@ -118,19 +122,8 @@ func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
 			s.stringAt(j, fProse, field{leaf: "description"})
 		case "annotations":
 			s.strings(j, fProse, field{leaf: "annotations"})
-		case "arguments":
-			s.elements(j, func(a int) {
-				s.members(a, func(m int, key []byte) {
-					switch string(key) {
-					case "name":
-						s.stringAt(m, fName, field{"argument", "name"})
-					case "title":
-						s.stringAt(m, fProse, field{"argument", "title"})
-					case "description":
-						s.stringAt(m, fProse, field{"argument", "description"})
-					}
-				})
-			})
+		default:
+			more(j, string(key))
 		}
 	})
 	return s.out

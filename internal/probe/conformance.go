@@ -93,7 +93,7 @@ func (r *run) declaredClean(i int, t mcp.Tool) bool {
 		return false
 	}
 	d := m.Tools[i]
-	return d.Name == t.Name && bytes.Equal(d.Raw, t.Raw) && m.PostureClean(i)
+	return d.Name == t.Name && bytes.Equal(d.Raw, t.Raw) && m.PostureClean(i, poison.Clean)
 }
 
 // checkHeaderAnnotations reports a tool whose inputSchema carries an

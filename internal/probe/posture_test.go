@@ -11,6 +11,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/probe"
 )
 
@@ -94,8 +95,9 @@ func TestPostureOfDeclaredBytes(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: defs})
 	defer srv.Close()
 	declared := declareRaw(t, defs)
-	if declared.PostureClean(0) || !declared.PostureClean(1) || !declared.PostureClean(2) {
-		t.Fatalf("PostureClean: tool a (poisoned) %v, b_1 %v, b_l %v", declared.PostureClean(0), declared.PostureClean(1), declared.PostureClean(2))
+	clean := func(i int) bool { return declared.PostureClean(i, poison.Clean) }
+	if clean(0) || !clean(1) || !clean(2) {
+		t.Fatalf("PostureClean: tool a (poisoned) %v, b_1 %v, b_l %v", clean(0), clean(1), clean(2))
 	}
 	target := config.NewTarget("mock", srv.URL)
 	target.Timeout = 5 * time.Second
