@@ -26,6 +26,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 	tf.addInvokeFlags(cmd)
 	rf := addReportFlags(cmd)
 	otlp := cmd.Flag("otlp-endpoint", "Send traces over OTLP/HTTP to this collector, e.g. http://localhost:4318.").PlaceHolder("URL").String()
+	shadow := cmd.Flag("shadow-tool", "A tool name of another server the same agents use: MCP-SEC-SHADOWING also reports texts that try to change how it is used (repeatable).").PlaceHolder("NAME").Strings()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
 		policy, err := rf.parse()
 		if err != nil {
@@ -35,6 +36,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 		if err != nil {
 			return err
 		}
+		t.ShadowTools = *shadow
 		file, declared, err := loadManifest(*manifestPath)
 		if err != nil {
 			return usageErr("manifest: %v", err)

@@ -181,8 +181,11 @@ func TestLoadGood(t *testing.T) {
 	}
 
 	if billing.Schedule.String() != "@every 5m" || billing.Timeout != 30*time.Second || billing.MaxResponseBytes != 1<<20 ||
-		billing.Manifest != "/srv/manifests/billing.yaml" {
+		billing.Manifest != "/srv/manifests/billing.yaml" || strings.Join(billing.ShadowTools, ",") != "create_refund_v2,send_invoice" {
 		t.Errorf("billing = %+v", billing)
+	}
+	if out, err := c.Redacted(); err != nil || !strings.Contains(string(out), "shadow_tools:\n") || !strings.Contains(string(out), "- send_invoice\n") {
+		t.Errorf("effective config lost shadow_tools (%v):\n%s", err, out)
 	}
 	if search.HTTPClient.FollowRedirects || !search.HTTPClient.EnableHTTP2 || search.HTTPClient.Authorization != nil {
 		t.Errorf("absent http_client is not the default: %+v", search.HTTPClient)

@@ -71,6 +71,10 @@ type Target struct {
 	// Invoke configures opt-in tools/call, prompts/get and resources/read
 	// (docs/invoking.md).
 	Invoke Invoke
+	// ShadowTools are tool names of other servers the same agents use:
+	// MCP-SEC-SHADOWING also reports this server's texts that try to
+	// change how one of them is used (docs/security.md).
+	ShadowTools []string
 }
 
 // Invoke is the opt-in tools/call, prompts/get and resources/read of a

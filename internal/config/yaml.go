@@ -104,6 +104,7 @@ type targetYAML struct {
 	Severity         map[string]string      `yaml:"severity,omitempty"`
 	Ignore           list[catalogue.Ignore] `yaml:"ignore,omitempty"`
 	Invoke           *Invoke                `yaml:"invoke,omitempty"`
+	ShadowTools      []string               `yaml:"shadow_tools,omitempty"`
 }
 
 // httpClientYAML decodes prometheus/common's HTTPClientConfig from
@@ -159,6 +160,7 @@ func (t *Target) UnmarshalYAML(unmarshal func(any) error) error {
 		SkipAuthProbe:    raw.SkipAuthProbe,
 		Severity:         raw.Severity,
 		Ignore:           raw.Ignore,
+		ShadowTools:      raw.ShadowTools,
 	}
 	if raw.Invoke != nil {
 		t.Invoke = *raw.Invoke
@@ -196,6 +198,7 @@ func (t Target) MarshalYAML() (any, error) {
 		Severity:         t.Severity,
 		Ignore:           t.Ignore,
 		Invoke:           invokeOrNil(t.Invoke),
+		ShadowTools:      t.ShadowTools,
 	}, nil
 }
 

@@ -42,7 +42,7 @@ func BenchmarkScan(b *testing.B) {
 }
 
 func scanAll(tools []mcp.Tool) int {
-	s := NewScanner(tools)
+	s := NewScanner(tools, nil)
 	n := 0
 	for _, t := range tools {
 		n += len(s.Tool(t))

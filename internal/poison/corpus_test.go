@@ -80,7 +80,7 @@ func TestBenignCorpus(t *testing.T) {
 	if len(tools) < 150 || texts < 400 {
 		t.Fatalf("the corpus has %d tools and %d texts; it should have a few hundred", len(tools), texts)
 	}
-	s := NewScanner(tools)
+	s := NewScanner(tools, nil)
 	var fs []catalogue.Finding
 	for _, tl := range tools {
 		fs = append(fs, s.Tool(tl)...)

@@ -48,16 +48,23 @@ func (f field) String() string {
 }
 
 // NewScanner returns a scanner for one served surface whose tools are
-// served (their names are what shadowing looks for).
-func NewScanner(served []mcp.Tool) *Scanner {
+// served: their names, and the names of other servers' tools in others
+// (a target's shadow_tools), are what shadowing looks for.
+func NewScanner(served []mcp.Tool, others []string) *Scanner {
 	s := &Scanner{}
-	for _, t := range served {
-		if nameLike(t.Name) {
+	add := func(name string) {
+		if nameLike(name) {
 			if s.ctx.names == nil {
 				s.ctx.names = map[string]struct{}{}
 			}
-			s.ctx.names[t.Name] = struct{}{}
+			s.ctx.names[name] = struct{}{}
 		}
+	}
+	for _, t := range served {
+		add(t.Name)
+	}
+	for _, name := range others {
+		add(name)
 	}
 	return s
 }

@@ -58,7 +58,7 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 		r.emitFrom(l.rawExchange(i), checkToolName(i)...)
 	}
 	count := make(map[string]int, len(l.tools))
-	r.scan = poison.NewScanner(l.tools)
+	r.scan = poison.NewScanner(l.tools, r.t.ShadowTools)
 	for i, t := range l.tools {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return // past the deadline: Run reports the timeout

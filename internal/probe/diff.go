@@ -44,7 +44,7 @@ func (r *run) postureOf(old, new *manifest.Manifest) {
 	if old.Declares(mcp.KindTool) {
 		declared = old.Tools
 	}
-	r.scan = poison.NewScanner(new.Tools)
+	r.scan = poison.NewScanner(new.Tools, nil)
 	seen := map[string]bool{}
 	for _, t := range new.Tools {
 		if !seen[t.Name] {

@@ -85,7 +85,7 @@ type run struct {
 // tools were listed.
 func (r *run) scanner() *poison.Scanner {
 	if r.scan == nil {
-		r.scan = poison.NewScanner(nil)
+		r.scan = poison.NewScanner(nil, r.t.ShadowTools)
 	}
 	return r.scan
 }
