@@ -236,6 +236,31 @@ local lib = import 'lib.libsonnet';
         },
         {
           comment:: |||
+            A served text carries what the MCP-SEC rules grade ERROR by default:
+            Unicode tag characters, terminal escapes, or a tool name that folds
+            onto another's. WARN and INFO posture findings (instruction phrasing,
+            URLs) are for the dashboard and DriftdNewFindings, not for a ticket.
+          |||,
+          alert: 'MCPToolPoisoningSuspected',
+          expr: m('driftd_findings', 'rule=~"MCP-SEC-.*",severity="ERROR"') + ' > 0',
+          'for': cfg.poisoningFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+            finding_severity: '{{ $labels.severity }}',
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: served tool text hides content from people ({{ $labels.rule }})',
+            description: lib.fold(|||
+              {{ $labels.target }} serves {{ $value }} text(s) that {{ $labels.rule }} grades ERROR:
+              characters a person does not see but a model reads, terminal escapes, or a tool
+              name that reads as another's. This is how tool poisoning arrives; treat it as a
+              security finding until the server's owner explains it.
+            |||),
+            runbook_url: runbook('MCPToolPoisoningSuspected'),
+          },
+        },
+        {
+          comment:: |||
             The last run could not list and compare the tools. Each failed run
             holds the gauge at 0 until the next, so `for: 15m` is three failed
             runs at @every 5m. Protocol refusals have their own alert.
@@ -321,6 +346,27 @@ local lib = import 'lib.libsonnet';
               are not in effect.
             |||),
             runbook_url: runbook('DriftdConfigReloadFailed'),
+          },
+        },
+        {
+          comment:: |||
+            A discovery source's last refresh failed: it keeps its last good
+            set of targets, so servers added or removed since are not followed.
+          |||,
+          alert: 'DriftdDiscoveryFailing',
+          expr: m('driftd_sd_last_refresh_successful') + ' == 0',
+          'for': cfg.discoveryFailingFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+          },
+          annotations: {
+            summary: 'driftd {{ $labels.instance }}: discovery source {{ $labels.source }} is failing',
+            description: lib.fold(|||
+              The last refresh of the discovery source {{ $labels.source }} on driftd
+              {{ $labels.instance }} failed. driftd keeps probing the targets it found last, but
+              servers added or removed since then are not followed.
+            |||),
+            runbook_url: runbook('DriftdDiscoveryFailing'),
           },
         },
         {

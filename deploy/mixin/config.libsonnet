@@ -20,6 +20,8 @@
     protocolUnsupportedFor: '15m',
     toolSetVariesFor: '30m',  // long: a rolling deploy varies briefly
     anonymousAccessFor: '15m',
+    poisoningFor: '5m',
+    discoveryFailingFor: '15m',
     probeFailingFor: '15m',
     probeStaleFor: '5m',
     reloadFailedFor: '10m',

@@ -59,6 +59,12 @@ func init() {
 	add("driftd_otlp_export_failures_total")
 	add("driftd_state_write_failures_total")
 	add("driftd_state_read_failures_total")
+	add("driftd_sd_targets", "source")
+	add("driftd_sd_rejected_targets", "source")
+	add("driftd_sd_skipped_remotes", "source")
+	add("driftd_sd_refresh_failures_total", "source", "reason")
+	add("driftd_sd_last_success_timestamp_seconds", "source")
+	add("driftd_sd_last_refresh_successful", "source")
 }
 
 // Labels that the scrape adds to every series (static configs, the

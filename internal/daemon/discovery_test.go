@@ -139,6 +139,10 @@ sd_credentials:
 	e.gone("registry-io.example-search")
 	e.gone("k8s-shop-search")
 
+	for _, src := range []string{regSrc, fileSrc, kubeSrc} {
+		waitMetric(t, e.base, `driftd_sd_last_refresh_successful{source="`+src+`"}`, 1)
+	}
+
 	// Each source fails: it keeps its targets and counts the failure.
 	e.reg.Failing.Store(true)
 	e.targetFile("one.yml", "- {name: f-one, url: [\n")
@@ -148,6 +152,9 @@ sd_credentials:
 			_, body := get(t, e.base+"/metrics")
 			return sumMetric(body, "driftd_sd_refresh_failures_total", failed...) >= 1
 		})
+	}
+	for _, src := range []string{regSrc, fileSrc, kubeSrc} {
+		waitMetric(t, e.base, `driftd_sd_last_refresh_successful{source="`+src+`"}`, 0)
 	}
 	if !strings.Contains(e.log.String(), filepath.Join(e.dir, "targets", "one.yml")+":1") {
 		t.Error("the bad target file is not reported with file:line")

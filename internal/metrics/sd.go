@@ -10,8 +10,8 @@ import (
 // source label is the source's key (file:GLOB, registry:URL,
 // kubernetes:NAMESPACES[;SELECTOR]): written in the config, so bounded.
 type sdMetrics struct {
-	targets, rejected, skipped, lastSuccess *prometheus.GaugeVec
-	failures                                *prometheus.CounterVec
+	targets, rejected, skipped, lastSuccess, lastOK *prometheus.GaugeVec
+	failures                                        *prometheus.CounterVec
 }
 
 func newSDMetrics(reg prometheus.Registerer) *sdMetrics {
@@ -24,10 +24,12 @@ func newSDMetrics(reg prometheus.Registerer) *sdMetrics {
 			Help: "Registry remotes left out: not streamable-http, or a URL driftd does not probe."}, []string{"source"}),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "driftd_sd_last_success_timestamp_seconds",
 			Help: "When a discovery source last refreshed without error."}, []string{"source"}),
+		lastOK: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "driftd_sd_last_refresh_successful",
+			Help: "Whether a discovery source's last refresh succeeded (1) or failed and kept its last good set (0)."}, []string{"source"}),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "driftd_sd_refresh_failures_total",
 			Help: "Refreshes of a discovery source that failed; the source keeps its last good set."}, []string{"source", "reason"}),
 	}
-	reg.MustRegister(s.targets, s.rejected, s.skipped, s.lastSuccess, s.failures)
+	reg.MustRegister(s.targets, s.rejected, s.skipped, s.lastSuccess, s.lastOK, s.failures)
 	return s
 }
 
@@ -35,12 +37,14 @@ func newSDMetrics(reg prometheus.Registerer) *sdMetrics {
 func (m *Metrics) SDRefreshed(source string, n int, at time.Time) {
 	m.sd.targets.WithLabelValues(source).Set(float64(n))
 	m.sd.lastSuccess.WithLabelValues(source).Set(float64(at.UnixNano()) / 1e9)
+	m.sd.lastOK.WithLabelValues(source).Set(1)
 }
 
 // SDFailed counts a failed refresh of source, which keeps n targets.
 func (m *Metrics) SDFailed(source, reason string, n int) {
 	m.sd.targets.WithLabelValues(source).Set(float64(n))
 	m.sd.failures.WithLabelValues(source, reason).Inc()
+	m.sd.lastOK.WithLabelValues(source).Set(0)
 }
 
 // SDSkipped sets the remotes a registry source left out.
@@ -63,5 +67,6 @@ func (m *Metrics) SDForget(source string) {
 	m.sd.rejected.DeletePartialMatch(l)
 	m.sd.skipped.DeletePartialMatch(l)
 	m.sd.lastSuccess.DeletePartialMatch(l)
+	m.sd.lastOK.DeletePartialMatch(l)
 	m.sd.failures.DeletePartialMatch(l)
 }
