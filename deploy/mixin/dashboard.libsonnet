@@ -275,6 +275,20 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
         range('sum(increase(%s[$__rate_interval]))' % all('driftd_state_read_failures_total'), 'state read (corrupt)', 'B'),
         range('sum(increase(%s[$__rate_interval]))' % all('driftd_otlp_export_failures_total'), 'OTLP export', 'C'),
       ], bars=true),
+
+      row('Discovery and posture', 111),
+      timeseries('Discovered targets per source', 'driftd_sd_targets: the targets each discovery source (target_files, registry_sd, kubernetes_sd) finds, its last good set; rejected: found but not probed (a check failed, or the name is taken).', pos(7, 12, 0, 112), [
+        range('sum by (source) (%s)' % all('driftd_sd_targets'), '{{source}}', 'A'),
+        range('sum by (source) (%s)' % all('driftd_sd_rejected_targets'), '{{source}} rejected', 'B'),
+      ]),
+      timeseries('Discovery refresh status', 'driftd_sd_last_refresh_successful per source: 0 means the last refresh failed and the source keeps its last targets (alert DriftdDiscoveryFailing).', pos(7, 12, 12, 112), [
+        range(all('driftd_sd_last_refresh_successful'), '{{instance}} {{source}}'),
+      ], extra={ mappings: okFailed, min: 0, max: 1 }),
+      table('Posture findings (MCP-SEC)', 'Active MCP-SEC findings per target, rule and severity: texts a server serves that carry invisible characters, terminal escapes, look-alike names, instructions to the model, secret lures, encoded blobs, links or sudden growth (docs/security.md). ERROR ones raise MCPToolPoisoningSuspected.', pos(8, 24, 0, 119), [
+        tableQuery('sum by (target, rule, severity) (%s)' % t('driftd_findings', 'rule=~"MCP-SEC-.*"')),
+      ], [
+        { id: 'organize', options: { excludeByName: { Time: true }, renameByName: { Value: 'findings' } } },
+      ]),
     ],
 
     'driftd.json': {
