@@ -99,6 +99,16 @@ sd_credentials:
 	if o := e.origins(); o["hand"] != "config" || o["f-one"] != "file:"+filepath.Join(e.dir, "targets", "one.yml") || o["registry-io.example-crm"] != regSrc || o["k8s-shop-crm"] != "kubernetes:shop/crm" {
 		t.Errorf("origins: %v", o)
 	}
+	// The status pages say where a discovered target came from.
+	_, index := get(t, e.base+"/")
+	for _, want := range []string{"from file:" + filepath.Join(e.dir, "targets", "one.yml"), "from " + regSrc, "from kubernetes:shop/crm"} {
+		if !strings.Contains(index, want) {
+			t.Errorf("the status page does not say %q", want)
+		}
+	}
+	if _, page := get(t, e.base+"/targets/k8s-shop-crm"); !strings.Contains(page, "from kubernetes:shop/crm") {
+		t.Error("the target page does not say where the target came from")
+	}
 	// The file's "hand" loses to the written one, and is counted, not dropped.
 	waitMetric(t, e.base, `driftd_sd_rejected_targets{source="`+fileSrc+`"}`, 1)
 	waitMetric(t, e.base, `driftd_sd_skipped_remotes{source="`+regSrc+`"}`, 1)
