@@ -98,7 +98,7 @@ func (d *Daemon) syncSources(cfg *config.Config) error {
 		select {
 		case <-s.synced:
 		case <-time.After(sdSyncTimeout):
-			d.log.Warn("discovery source not synced yet; its targets follow when it is", "source", key)
+			d.log.Warn("discovery source not synced yet; its targets follow when it is", "discovery", key)
 		}
 	}
 	for key, old := range d.sources {
@@ -159,7 +159,7 @@ func (d *Daemon) refreshSource(ctx context.Context, s *sdSource) {
 	if err != nil {
 		reason := string(discovery.Reason(err))
 		d.metrics.SDFailed(key, reason, len(ts))
-		d.log.Error("discovery refresh failed; the source keeps its last targets", "source", key, "reason", reason, "targets", len(ts), "err", err)
+		d.log.Error("discovery refresh failed; the source keeps its last targets", "discovery", key, "reason", reason, "targets", len(ts), "err", err)
 	} else {
 		d.metrics.SDRefreshed(key, len(ts), time.Now())
 	}
@@ -264,7 +264,7 @@ func (d *Daemon) reportRejected(old, rc *runtimeConfig) {
 	for _, r := range rc.rejected {
 		counts[r.source]++
 		if msg := r.err.Error(); !had[msg] {
-			d.log.Warn("discovered target not probed", "source", r.source, "err", msg)
+			d.log.Warn("discovered target not probed", "discovery", r.source, "err", msg)
 		}
 	}
 	d.sdMu.Lock()

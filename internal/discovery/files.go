@@ -103,12 +103,20 @@ func (f *Files) Targets() []Target {
 	return out
 }
 
+// fileSettle gathers the events of one edit (an editor's create, write
+// and rename; a ConfigMap's symlink swap) into one refresh, so a bad edit
+// is one failure, not three.
+const fileSettle = 100 * time.Millisecond
+
 // Watch implements Source: a change in the glob's directory (editors
-// replace files; a ConfigMap volume swaps a ..data symlink), and a rescan
-// now and then.
+// replace files; a ConfigMap volume swaps a ..data symlink), once it has
+// settled, and a rescan now and then.
 func (f *Files) Watch(ctx context.Context, changed func()) {
 	tick := time.NewTicker(f.rescan)
 	defer tick.Stop()
+	settle := time.NewTimer(fileSettle)
+	settle.Stop()
+	defer settle.Stop()
 	var events <-chan fsnotify.Event
 	var errs <-chan error
 	if w, err := fsnotify.NewWatcher(); err == nil {
@@ -125,6 +133,8 @@ func (f *Files) Watch(ctx context.Context, changed func()) {
 			if !ok {
 				events = nil
 			}
+			settle.Reset(fileSettle)
+		case <-settle.C:
 			changed()
 		case _, ok := <-errs:
 			if !ok {
