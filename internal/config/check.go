@@ -41,8 +41,8 @@ func (t *Target) check() []issue {
 	switch {
 	case t.Name == "":
 		is.add("name", "required")
-	case !targetName().MatchString(t.Name):
-		is.add("name", "%q must match %s", t.Name, targetName())
+	case !validTargetName(t.Name):
+		is.add("name", "%q must match %s", t.Name, targetNamePattern)
 	}
 	if err := CheckTargetURL(t.URL); err != nil {
 		is.add("url", "%v", err)

@@ -320,7 +320,7 @@ func kubernetesName(s string) bool {
 }
 
 // ValidTargetName reports whether name is a valid target name.
-func ValidTargetName(name string) bool { return targetName().MatchString(name) }
+func ValidTargetName(name string) bool { return validTargetName(name) }
 
 // MaxTargetNameLen is the longest valid target name.
 const MaxTargetNameLen = 63

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,5 +67,32 @@ func TestCredentialsAndAnonymous(t *testing.T) {
 	}
 	if c.Authorization == nil {
 		t.Fatal("Anonymous mutated its input")
+	}
+}
+
+// TestValidTargetName holds the written-out check to the documented
+// pattern, over every short name of a small alphabet and some long ones.
+func TestValidTargetName(t *testing.T) {
+	re := regexp.MustCompile(targetNamePattern)
+	alphabet := []string{"a", "z", "0", "9", "_", ".", "-", "A", " ", "é", "/"}
+	var names []string
+	var grow func(prefix string, n int)
+	grow = func(prefix string, n int) {
+		names = append(names, prefix)
+		if n == 0 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(prefix+c, n-1)
+		}
+	}
+	grow("", 3)
+	for _, n := range []int{62, 63, 64, 100} {
+		names = append(names, strings.Repeat("a", n), "a"+strings.Repeat("-", n-1), strings.Repeat("a", n-1)+"A")
+	}
+	for _, name := range names {
+		if got, want := validTargetName(name), re.MatchString(name); got != want {
+			t.Errorf("validTargetName(%q) = %v, the pattern says %v", name, got, want)
+		}
 	}
 }
