@@ -109,8 +109,12 @@ sd_credentials:
 	if _, page := get(t, e.base+"/targets/k8s-shop-crm"); !strings.Contains(page, "from kubernetes:shop/crm") {
 		t.Error("the target page does not say where the target came from")
 	}
-	// The file's "hand" loses to the written one, and is counted, not dropped.
+	// The file's "hand" loses to the written one, and is counted, not
+	// dropped, and listed on the status page as not probed, with why.
 	waitMetric(t, e.base, `driftd_sd_rejected_targets{source="`+fileSrc+`"}`, 1)
+	if _, index := get(t, e.base+"/"); !strings.Contains(index, "Discovered, not probed") || !strings.Contains(index, `target &#34;hand&#34;: name already used by config`) {
+		t.Errorf("the status page does not list the rejected discovered target:\n%s", index)
+	}
 	waitMetric(t, e.base, `driftd_sd_skipped_remotes{source="`+regSrc+`"}`, 1)
 	waitMetric(t, e.base, `driftd_sd_targets{source="`+regSrc+`"}`, 1)
 	waitMetric(t, e.base, `driftd_sd_targets{source="`+kubeSrc+`"}`, 1) // quiet did not opt in

@@ -28,6 +28,16 @@ func (d *Daemon) Targets() []web.TargetStatus {
 	return out
 }
 
+// Rejected lists the discovered targets that are not probed, and why.
+func (d *Daemon) Rejected() []web.Rejected {
+	rc := d.cfg.Load()
+	out := make([]web.Rejected, 0, len(rc.rejected))
+	for _, r := range rc.rejected {
+		out = append(out, web.Rejected{Source: r.source, Reason: r.err.Error()})
+	}
+	return out
+}
+
 // Target returns one target's status.
 func (d *Daemon) Target(name string) (web.TargetStatus, bool) {
 	tc, ok := d.cfg.Load().byName[name]

@@ -62,6 +62,9 @@ var indexTmpl = sync.OnceValue(func() *template.Template {
 <td class="n {{if count .Findings "WARN"}}warn{{end}}{{if .Stale}} stale{{end}}">{{count .Findings "WARN"}}</td>
 <td class="n{{if .Stale}} stale{{end}}">{{count .Findings "INFO"}}</td>
 </tr>{{end}}</tbody></table>{{end}}
+{{with .Rejected}}<h2>Discovered, not probed <small>{{len .}}</small></h2>
+<table><thead><tr><th>Source</th><th>Why</th></tr></thead><tbody>
+{{range .}}<tr><td><code>{{.Source}}</code></td><td>{{.Reason}}</td></tr>{{end}}</tbody></table>{{end}}
 {{template "foot" .}}`))
 })
 
@@ -114,6 +117,7 @@ type page struct {
 	// link starts with it.
 	Prefix   string
 	Targets  []TargetStatus
+	Rejected []Rejected
 	Status   TargetStatus
 	Findings []state.Finding
 	// HasServed is set when a served set is recorded (its manifest can
@@ -126,7 +130,7 @@ type page struct {
 }
 
 func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
-	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets()})
+	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets(), Rejected: h.src.Rejected()})
 }
 
 func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {

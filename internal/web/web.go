@@ -52,6 +52,13 @@ type RunSummary struct {
 	DurationSeconds float64   `json:"duration_seconds"`
 }
 
+// Rejected is a discovered target that is not probed: the source that
+// found it and why it was left out.
+type Rejected struct {
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
 // Source is what the web surface reads and triggers; the daemon implements it.
 type Source interface {
 	Ready() bool
@@ -66,6 +73,9 @@ type Source interface {
 	// not configured.
 	History(name string) ([]state.Event, error)
 	Logs(name string) []string
+	// Rejected lists the discovered targets that are not probed, and why
+	// (docs/discovery.md).
+	Rejected() []Rejected
 	// Served returns the served set as last recorded (the state's
 	// snapshot), Declared the target's manifest.
 	Served(name string) ([]mcp.Tool, error)

@@ -70,6 +70,7 @@ func (f *fakeSource) History(name string) ([]state.Event, error) {
 	return []state.Event{{Time: time.Now(), Kind: "opened", Rule: "MCP-DRIFT-TOOL-MISSING", Tool: "<script>x</script>"}}, nil
 }
 func (f *fakeSource) Logs(string) []string        { return []string{`level=INFO msg="run finished"`} }
+func (f *fakeSource) Rejected() []Rejected        { return nil }
 func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }
 func (f *fakeSource) Reload() error               { f.reloaded++; return nil }
 func (f *fakeSource) AcceptBaseline(name, by, reason string) error {
