@@ -19,6 +19,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // The registry API v0.1 (frozen; the official registry, subregistries and
@@ -136,6 +137,10 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	r.mu.Unlock()
 
 	start := time.Now()
+	// The registry's own credentials, read as each refresh sends them: a
+	// registry that echoes one into a server's name or remote URL would
+	// otherwise have driftd carry it to that server.
+	secrets := sanitize.NewSecrets(config.SecretValues(&r.cfg.HTTPClient)...)
 	skipped, cursor, seen := 0, "", map[string]bool{}
 	for page := 0; ; page++ {
 		if page == r.cfg.MaxPages {
@@ -152,7 +157,7 @@ func (r *Registry) Refresh(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		skipped += r.merge(servers, list)
+		skipped += r.merge(servers, list, secrets)
 		cursor = list.Metadata.NextCursor
 		if cursor == "" {
 			break
@@ -214,8 +219,10 @@ func (r *Registry) page(ctx context.Context, q url.Values) (*registryList, error
 	return &list, nil
 }
 
-// merge applies one page to servers and returns how many remotes it skipped.
-func (r *Registry) merge(servers map[string][]string, list *registryList) int {
+// merge applies one page to servers and returns how many remotes it
+// skipped: of another type, with a URL driftd does not probe, or carrying
+// one of the registry's own credentials (secrets).
+func (r *Registry) merge(servers map[string][]string, list *registryList, secrets *sanitize.Secrets) int {
 	skipped := 0
 	for _, e := range list.Servers {
 		s := e.Server
@@ -233,9 +240,14 @@ func (r *Registry) merge(servers map[string][]string, list *registryList) int {
 			delete(servers, s.Name)
 			continue
 		}
+		if secrets.Redact(s.Name) != s.Name {
+			skipped += len(s.Remotes)
+			delete(servers, s.Name)
+			continue
+		}
 		var urls []string
 		for _, rm := range s.Remotes {
-			if rm.Type != streamableHTTP || config.CheckTargetURL(rm.URL) != nil {
+			if rm.Type != streamableHTTP || config.CheckTargetURL(rm.URL) != nil || secrets.Redact(rm.URL) != rm.URL {
 				skipped++
 				continue
 			}

@@ -84,3 +84,35 @@ func TestRegistryBounds(t *testing.T) {
 		t.Error("a redirect was followed")
 	}
 }
+
+// TestRegistryEchoedCredential: a registry that echoes its own credential
+// into a remote URL or a server name does not have driftd carry it to a
+// server: those remotes are skipped and counted, the others taken.
+func TestRegistryEchoedCredential(t *testing.T) {
+	const token = "s3cr3t-registry-token"
+	reg := registrytest.New()
+	defer reg.Close()
+	reg.Put("io.example/ok", "1", registrytest.Remote{Type: "streamable-http", URL: "https://ok.example/mcp"})
+	reg.Put("io.example/url", "1", registrytest.Remote{Type: "streamable-http", URL: "https://evil.example/mcp?t=" + token})
+	reg.Put("io.example/"+token, "1", registrytest.Remote{Type: "streamable-http", URL: "https://named.example/mcp"})
+	c, err := config.Parse([]byte("registry_sd:\n  - url: \""+reg.URL+"\"\n    http_client: {authorization: {credentials: "+token+"}}\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(c.RegistrySD[0], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ts := r.Targets()
+	if len(ts) != 1 || ts[0].Target.URL != "https://ok.example/mcp" || r.Skipped() != 2 {
+		t.Fatalf("targets %+v, %d skipped; want ok.example's alone and 2 skipped", ts, r.Skipped())
+	}
+	for _, tg := range ts {
+		if strings.Contains(tg.Target.URL+tg.Target.Name, token) {
+			t.Fatalf("a target carries the registry's credential: %+v", tg.Target)
+		}
+	}
+}
