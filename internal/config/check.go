@@ -41,7 +41,7 @@ func (t *Target) check() []issue {
 	switch {
 	case t.Name == "":
 		is.add("name", "required")
-	case !validTargetName(t.Name):
+	case !ValidTargetName(t.Name):
 		is.add("name", "%q must match %s", t.Name, targetNamePattern)
 	}
 	if err := CheckTargetURL(t.URL); err != nil {

@@ -319,9 +319,6 @@ func kubernetesName(s string) bool {
 	return true
 }
 
-// ValidTargetName reports whether name is a valid target name.
-func ValidTargetName(name string) bool { return validTargetName(name) }
-
 // MaxTargetNameLen is the longest valid target name.
 const MaxTargetNameLen = 63
 

@@ -39,11 +39,12 @@ var Classes = []string{"local", "dev", "staging", "production", "unknown"}
 // targetNamePattern is the rule for target names, as users read it.
 const targetNamePattern = `^[a-z0-9][a-z0-9_.-]{0,62}$`
 
-// validTargetName reports whether name matches targetNamePattern; written
-// out, because compiling the pattern's {0,62} took half a millisecond of
-// every driftd check (TestValidTargetName holds the two to each other).
-func validTargetName(name string) bool {
-	if len(name) == 0 || len(name) > 63 {
+// ValidTargetName reports whether name is a valid target name: whether it
+// matches targetNamePattern, written out, because compiling the pattern's
+// {0,62} took half a millisecond of every driftd check
+// (TestValidTargetName holds the two to each other).
+func ValidTargetName(name string) bool {
+	if len(name) == 0 || len(name) > MaxTargetNameLen {
 		return false
 	}
 	for i := 0; i < len(name); i++ {

@@ -91,8 +91,8 @@ func TestValidTargetName(t *testing.T) {
 		names = append(names, strings.Repeat("a", n), "a"+strings.Repeat("-", n-1), strings.Repeat("a", n-1)+"A")
 	}
 	for _, name := range names {
-		if got, want := validTargetName(name), re.MatchString(name); got != want {
-			t.Errorf("validTargetName(%q) = %v, the pattern says %v", name, got, want)
+		if got, want := ValidTargetName(name), re.MatchString(name); got != want {
+			t.Errorf("ValidTargetName(%q) = %v, the pattern says %v", name, got, want)
 		}
 	}
 }

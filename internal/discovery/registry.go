@@ -240,14 +240,14 @@ func (r *Registry) merge(servers map[string][]string, list *registryList, secret
 			delete(servers, s.Name)
 			continue
 		}
-		if secrets.Redact(s.Name) != s.Name {
+		if secrets.Contains(s.Name) {
 			skipped += len(s.Remotes)
 			delete(servers, s.Name)
 			continue
 		}
 		var urls []string
 		for _, rm := range s.Remotes {
-			if rm.Type != streamableHTTP || config.CheckTargetURL(rm.URL) != nil || secrets.Redact(rm.URL) != rm.URL {
+			if rm.Type != streamableHTTP || config.CheckTargetURL(rm.URL) != nil || secrets.Contains(rm.URL) {
 				skipped++
 				continue
 			}

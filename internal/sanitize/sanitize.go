@@ -184,5 +184,18 @@ func (s *Secrets) RedactBytes(b []byte) []byte {
 	return b
 }
 
+// Contains reports whether str carries any of the secrets.
+func (s *Secrets) Contains(str string) bool {
+	if s == nil {
+		return false
+	}
+	for _, v := range s.values {
+		if strings.Contains(str, v) {
+			return true
+		}
+	}
+	return false
+}
+
 // Empty reports whether s holds no secret.
 func (s *Secrets) Empty() bool { return s == nil || len(s.values) == 0 }

@@ -55,7 +55,10 @@ func TestSecrets(t *testing.T) {
 		t.Errorf("RedactBytes: %s (input %s)", got, raw)
 	}
 	var none *Secrets
-	if none.Redact("x") != "x" || !none.Empty() {
+	if !s.Contains("a Bearer-MARKER-5ecr3t here") || s.Contains("nothing secret") {
+		t.Error("Contains does not tell a secret from ordinary text")
+	}
+	if none.Redact("x") != "x" || !none.Empty() || none.Contains("x") {
 		t.Error("nil Secrets")
 	}
 }
