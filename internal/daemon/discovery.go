@@ -90,6 +90,10 @@ func (d *Daemon) syncSources(cfg *config.Config) error {
 		}
 		next[sp.key] = d.startSource(src, sp.spec)
 	}
+	// One deadline for all of them: the sources refresh at once, and a
+	// second slow one must not add its own 30 s to the first's.
+	waited, cancel := context.WithTimeout(context.Background(), sdSyncTimeout)
+	defer cancel()
 	for _, key := range order {
 		s, ok := next[key]
 		if !ok {
@@ -97,7 +101,7 @@ func (d *Daemon) syncSources(cfg *config.Config) error {
 		}
 		select {
 		case <-s.synced:
-		case <-time.After(sdSyncTimeout):
+		case <-waited.Done():
 			d.log.Warn("discovery source not synced yet; its targets follow when it is", "discovery", key)
 		}
 	}
