@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/schema"
 )
@@ -56,7 +57,7 @@ func compareArguments(prompt string, declared, served []mcp.PromptArgument) []Fi
 			rule = DriftPromptArgument
 		}
 		f := New(rule, prompt, fmt.Sprintf("argument %q %s", name, msg))
-		f.Kind, f.Severity, f.Direction, f.Pointer, f.Change, f.Grade = string(mcp.KindPrompt), g.Severity, string(Input), "/arguments/"+escapePointer(name), ch, g.ID
+		f.Kind, f.Severity, f.Direction, f.Pointer, f.Change, f.Grade = string(mcp.KindPrompt), g.Severity, string(Input), "/arguments/"+jsonscan.EscapeToken(name), ch, g.ID
 		out = append(out, f)
 	}
 	index := func(args []mcp.PromptArgument) map[string]mcp.PromptArgument {
@@ -154,9 +155,4 @@ func quoteNames(names []string) string {
 		q[i] = fmt.Sprintf("%q", n)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
-}
-
-// escapePointer escapes one RFC 6901 reference token.
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }

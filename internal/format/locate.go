@@ -162,7 +162,7 @@ func pointerTokens(p string) []string {
 	}
 	toks := strings.Split(p[1:], "/")
 	for i, t := range toks {
-		toks[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+		toks[i] = jsonscan.UnescapeToken(t)
 	}
 	return toks
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // HeaderParamPrefix starts the header that mirrors an annotated tools/call
@@ -96,7 +98,7 @@ func (w *annotationWalk) walk(node any, where string, path []string, via string,
 			if via == "" {
 				p = append(slices.Clone(path), name)
 			}
-			w.walk(props[name], where+"/properties/"+escapePointer(name), p, via, depth+1)
+			w.walk(props[name], where+"/properties/"+jsonscan.EscapeToken(name), p, via, depth+1)
 		}
 	}
 	off := func(kw string) string {
@@ -120,7 +122,7 @@ func (w *annotationWalk) walk(node any, where string, path []string, via string,
 	for _, kw := range schemaMapped {
 		if subs, ok := m[kw].(map[string]any); ok {
 			for _, name := range slices.Sorted(maps.Keys(subs)) {
-				w.walk(subs[name], where+"/"+kw+"/"+escapePointer(name), nil, off(kw), depth+1)
+				w.walk(subs[name], where+"/"+kw+"/"+jsonscan.EscapeToken(name), nil, off(kw), depth+1)
 			}
 		}
 	}
@@ -280,8 +282,4 @@ func headerText(v any) (string, bool) {
 		return strconv.FormatInt(int64(x), 10), true
 	}
 	return "", false
-}
-
-func escapePointer(s string) string {
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }

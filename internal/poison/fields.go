@@ -256,12 +256,10 @@ func (s *Scanner) pointer() string {
 			b.WriteString(strconv.Itoa(p.idx))
 			continue
 		}
-		b.WriteString(pointerEscaper.Replace(string(p.key)))
+		b.WriteString(jsonscan.EscapeToken(string(p.key)))
 	}
 	return b.String()
 }
-
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 func occurrences(n int) string {
 	if n >= maxCount {

@@ -66,7 +66,7 @@ func Lookup(v any, ptr string) (any, bool) {
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
 		if strings.Contains(tok, "~") {
-			tok = unescaper.Replace(tok)
+			tok = jsonscan.UnescapeToken(tok)
 		}
 		switch c := v.(type) {
 		case map[string]any:
@@ -85,19 +85,6 @@ func Lookup(v any, ptr string) (any, bool) {
 		}
 	}
 	return v, true
-}
-
-var (
-	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
-	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
-)
-
-// escapeToken escapes one RFC 6901 reference token.
-func escapeToken(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return escaper.Replace(s)
 }
 
 // canonicalizer renders schemas to a normal form in which semantically

@@ -211,12 +211,12 @@ func child(n node, key string, m int32) node {
 func ptr(loc string, tokens ...string) string {
 	switch len(tokens) {
 	case 1:
-		return loc + "/" + escapeToken(tokens[0])
+		return loc + "/" + jsonscan.EscapeToken(tokens[0])
 	case 2:
-		return loc + "/" + escapeToken(tokens[0]) + "/" + escapeToken(tokens[1])
+		return loc + "/" + jsonscan.EscapeToken(tokens[0]) + "/" + jsonscan.EscapeToken(tokens[1])
 	}
 	for _, t := range tokens {
-		loc += "/" + escapeToken(t)
+		loc += "/" + jsonscan.EscapeToken(t)
 	}
 	return loc
 }

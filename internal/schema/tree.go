@@ -434,7 +434,7 @@ func (t *tree) lookup(ptr string) (val, bool) {
 		var tok string
 		tok, rest, more = strings.Cut(rest, "/")
 		if strings.Contains(tok, "~") {
-			tok = unescaper.Replace(tok)
+			tok = jsonscan.UnescapeToken(tok)
 		}
 		var ok bool
 		switch v.kind() {

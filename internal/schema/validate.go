@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/kaptinlin/jsonschema"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // Violation is one place where an instance breaks a schema, described
@@ -111,9 +113,9 @@ func (d *doc) step(node any, rel, instRel string) (string, any) {
 	switch kw {
 	case "properties":
 		props, _ := next.(map[string]any)
-		return "/" + escapeToken(rest), props[rest]
+		return "/" + jsonscan.EscapeToken(rest), props[rest]
 	case "prefixItems":
-		return "/" + escapeToken(rest), index(next, rest)
+		return "/" + jsonscan.EscapeToken(rest), index(next, rest)
 	case "items":
 		if _, tuple := next.([]any); tuple {
 			return "/*", index(next, rest)
