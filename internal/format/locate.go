@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bytes"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/jsonscan"
+	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/sanitize"
 )
@@ -167,13 +167,9 @@ func pointerTokens(p string) []string {
 	return toks
 }
 
-// parseLocated parses b as internal/manifest picks the syntax: YAML by
-// extension, or text that does not start with { or [.
+// parseLocated parses b in the syntax internal/manifest reads it in.
 func parseLocated(b []byte, ext string) value {
-	trimmed := bytes.TrimSpace(b)
-	isYAML := ext == ".yaml" || ext == ".yml" ||
-		(ext != ".json" && len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[')
-	if isYAML {
+	if manifest.IsYAML(b, ext) {
 		var n yaml.Node
 		if yaml.Unmarshal(b, &n) != nil || n.Kind != yaml.DocumentNode || len(n.Content) == 0 {
 			return nil

@@ -113,10 +113,7 @@ func Parse(b []byte, ext string) (*Manifest, error) {
 }
 
 func parse(b []byte, ext string) (*Manifest, *Error) {
-	trimmed := bytes.TrimSpace(b)
-	isYAML := ext == ".yaml" || ext == ".yml" ||
-		(ext != ".json" && len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[')
-	if isYAML {
+	if IsYAML(b, ext) {
 		j, err := yamlToJSON(b)
 		if err != nil {
 			return nil, err
@@ -144,6 +141,15 @@ func parse(b []byte, ext string) (*Manifest, *Error) {
 		return nil, &Error{Msg: err.Error()}
 	}
 	return m, nil
+}
+
+// IsYAML reports whether a manifest file is read as YAML: by its
+// extension (ext, with the dot), or, without .json, by text that does not
+// start with { or [.
+func IsYAML(b []byte, ext string) bool {
+	trimmed := bytes.TrimSpace(b)
+	return ext == ".yaml" || ext == ".yml" ||
+		(ext != ".json" && len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[')
 }
 
 // toolArray finds the tools in a tools/list result, a bare array, or a
