@@ -32,14 +32,13 @@ func CompareItem(d, s mcp.Item) []Finding {
 	case mcp.KindResource:
 		out = compareMimeType(s.Kind, s.Key, d.MimeType, s.MimeType)
 	}
-	tx := texts{kind: string(s.Kind), name: s.Key, pairs: [][4]string{
-		{"/description", "description", d.Description, s.Description},
-		{"/title", "title", d.Title, s.Title},
-	}}
+	tx := texts{kind: string(s.Kind), name: s.Key}
+	tx.add("/description", "description", d.Description, s.Description)
+	tx.add("/title", "title", d.Title, s.Title)
 	if s.Kind == mcp.KindResource { // keyed by uri: the name is a label
-		tx.pairs = append(tx.pairs, [4]string{"/name", "name", d.Name, s.Name})
+		tx.add("/name", "name", d.Name, s.Name)
 	}
-	return append(out, compareTexts(tx)...)
+	return append(out, compareTexts(&tx)...)
 }
 
 // compareArguments grades each change of a prompt's arguments as an input

@@ -21,9 +21,11 @@ import (
 // comparison, so the cost is the indexing and the changed paths. Results
 // are cached under a digest of both schemas (pairKey): a pair seen before,
 // as on every run of a target that has not changed since, costs a hash.
+// The result is the cached value itself, shared by every caller: read it,
+// never write to it.
 func Diff(declared, served []byte) []Change {
 	key := pairKey(declared, served)
-	return slices.Clone(memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight))
+	return memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight)
 }
 
 // packed copies changes into one allocation for their texts and one for
