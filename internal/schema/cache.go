@@ -135,7 +135,7 @@ type cacheKey struct {
 
 type lruEntry struct {
 	key        cacheKey
-	raw        []byte // the content, in small when it fits
+	raw        []byte   // the content, in small when it fits
 	small      [16]byte // a diff's pairKey
 	v          any
 	weight     int
