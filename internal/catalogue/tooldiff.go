@@ -16,8 +16,8 @@ import (
 // effective annotation hints, description and title. The same comparison
 // serves the probe, driftd diff and the run-to-run diff.
 func CompareTool(d, s mcp.Tool) []Finding {
-	out := compareSchema(s.Name, Input, d.InputSchema, s.InputSchema)
-	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema)...)
+	out := compareSchema(s.Name, Input, d.InputSchema, s.InputSchema, d.InputSum)
+	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema, d.OutputSum)...)
 	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
 		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
 	}
@@ -29,7 +29,7 @@ func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "
 
 // compareSchema grades every change between a declared and a served schema
 // in direction dir. Identical bytes are the common case and cost nothing.
-func compareSchema(tool string, dir Direction, declared, served json.RawMessage) []Finding {
+func compareSchema(tool string, dir Direction, declared, served json.RawMessage, sum schema.Sum) []Finding {
 	var changes []schema.Change
 	switch dp, sp := present(declared), present(served); {
 	case !dp && !sp:
@@ -41,7 +41,7 @@ func compareSchema(tool string, dir Direction, declared, served json.RawMessage)
 	case bytes.Equal(declared, served):
 		return nil
 	default:
-		changes = schema.Diff(declared, served)
+		changes = schema.DiffFrom(sum, declared, served)
 	}
 	out := make([]Finding, 0, len(changes))
 	for _, c := range changes {

@@ -18,21 +18,22 @@ import (
 	"github.com/driftd/driftd/internal/schema"
 )
 
-// benchSets returns benchgen's tools 0..n-1 as declared and as served by a
-// server where every one of them drifted: ~50-node schemas, no two alike.
+// benchSets returns benchgen's tools 0..n-1 as declared, loaded from a
+// manifest as the daemon loads them, and as served by a server where every
+// one of them drifted: ~50-node schemas, no two alike.
 func benchSets(tb testing.TB, n int) (declared, served []mcp.Tool) {
-	parse := func(raws []json.RawMessage) []mcp.Tool {
-		out := make([]mcp.Tool, len(raws))
-		for i, raw := range raws {
-			t, err := mcp.ParseTool(raw)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			out[i] = t
-		}
-		return out
+	m, err := manifest.Parse(benchgen.Manifest(n), ".json")
+	if err != nil {
+		tb.Fatal(err)
 	}
-	return parse(benchgen.Tools(n, false)), parse(benchgen.Tools(n, true))
+	raws := benchgen.Tools(n, true)
+	served = make([]mcp.Tool, len(raws))
+	for i, raw := range raws {
+		if served[i], err = mcp.ParseTool(raw); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return m.Tools, served
 }
 
 // diffAll runs compareSets to the end and counts its findings.

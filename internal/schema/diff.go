@@ -23,8 +23,15 @@ import (
 // as on every run of a target that has not changed since, costs a hash.
 // The result is the cached value itself, shared by every caller: read it,
 // never write to it.
-func Diff(declared, served []byte) []Change {
-	key := pairKey(declared, served)
+func Diff(declared, served []byte) []Change { return DiffFrom(SumOf(declared), declared, served) }
+
+// DiffFrom is Diff with the declared schema's Sum already known (a
+// manifest's, summed when it was loaded); a zero Sum is computed here.
+func DiffFrom(sum Sum, declared, served []byte) []Change {
+	if sum == (Sum{}) {
+		sum = SumOf(declared)
+	}
+	key := pairKey(sum, served)
 	return memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight)
 }
 
