@@ -124,16 +124,19 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	if *df.memRatio <= 0 || *df.memRatio > 1 {
 		return usageErr("--auto-gomemlimit.ratio: %v is not in (0, 1]", *df.memRatio)
 	}
-	if *df.memLimit && os.Getenv("GOMEMLIMIT") == "" {
-		switch limit, from, err := cgroupMemoryLimit("/"); {
-		case err != nil:
-			logger.Debug("no cgroup memory limit read; GOMEMLIMIT left unset", "err", err)
-		case limit > 0:
-			set := int64(float64(limit) * *df.memRatio)
-			debug.SetMemoryLimit(set)
-			logger.Info("GOMEMLIMIT set from the cgroup's memory limit", "cgroup_limit", limit, "from", from, "gomemlimit", set)
-		}
+	limit, from, err := cgroupMemoryLimit("/")
+	if err != nil {
+		logger.Debug("no cgroup memory limit read", "err", err)
 	}
+	if *df.memLimit && os.Getenv("GOMEMLIMIT") == "" && limit > 0 {
+		set := int64(float64(limit) * *df.memRatio)
+		debug.SetMemoryLimit(set)
+		logger.Info("GOMEMLIMIT set from the cgroup's memory limit", "cgroup_limit", limit, "from", from, "gomemlimit", set)
+	}
+	// Unless global.max_inflight_bytes says otherwise, the responses of the
+	// runs in flight may hold a quarter of the container's memory (at most
+	// twice that with every run's share: docs/operations.md).
+	opts.InflightBytes = limit / 4
 	var d *daemon.Daemon
 	d, err = daemon.New(opts)
 	if err != nil {

@@ -58,15 +58,19 @@ func (c *Config) Problem(field string, err error) *Error {
 // target inherits (schedule, timeout, max_list_pages, max_response_bytes,
 // max_run_bytes).
 type Global struct {
-	Schedule           Schedule      `yaml:"schedule"`
-	Timeout            time.Duration `yaml:"timeout"`
-	MaxListPages       int           `yaml:"max_list_pages"`
-	MaxResponseBytes   ByteSize      `yaml:"max_response_bytes"`
-	MaxRunBytes        ByteSize      `yaml:"max_run_bytes"`
-	Concurrency        int           `yaml:"concurrency"`
-	StateDir           string        `yaml:"state_dir"`
-	PerToolSeriesLimit int           `yaml:"per_tool_series_limit"`
-	OTLPEndpoint       string        `yaml:"otlp_endpoint"`
+	Schedule         Schedule      `yaml:"schedule"`
+	Timeout          time.Duration `yaml:"timeout"`
+	MaxListPages     int           `yaml:"max_list_pages"`
+	MaxResponseBytes ByteSize      `yaml:"max_response_bytes"`
+	MaxRunBytes      ByteSize      `yaml:"max_run_bytes"`
+	Concurrency      int           `yaml:"concurrency"`
+	// MaxInflightBytes bounds the response bytes every run in flight holds
+	// together (mcp.Pool). Unset, the daemon takes a quarter of its
+	// container's memory limit, or no bound when it finds none.
+	MaxInflightBytes   ByteSize `yaml:"max_inflight_bytes,omitempty"`
+	StateDir           string   `yaml:"state_dir"`
+	PerToolSeriesLimit int      `yaml:"per_tool_series_limit"`
+	OTLPEndpoint       string   `yaml:"otlp_endpoint"`
 	// Classification rules are checked before the built-in host rules.
 	Classification ClassificationRules `yaml:"classification,omitempty"`
 }

@@ -88,6 +88,7 @@ func TestLoadBadConfigs(t *testing.T) {
 			":2: global.timeout: -1s must be positive",
 			":3: global.concurrency: 0 must be at least 1",
 			`:4: global.otlp_endpoint: "otel-collector:4318" has no scheme; write http://otel-collector:4318 or https://otel-collector:4318`,
+			":5: global.max_inflight_bytes: 65536 must be at least 1048576 (1MiB), or left out for a quarter of the container's memory limit",
 		}},
 		{"bad-missing.yml", []string{":2: targets[0].manifest: required"}},
 		{"bad-baseline.yml", []string{

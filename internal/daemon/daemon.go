@@ -26,6 +26,7 @@ import (
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/discovery"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
@@ -63,6 +64,10 @@ type Options struct {
 	KubeClient func(config.KubernetesSD) (discovery.KubeClient, error)
 	// OnStart, if set, is told the bound addresses once the web surface serves.
 	OnStart func(addrs []string)
+	// InflightBytes is the pool of response bytes in flight when the
+	// config sets no global.max_inflight_bytes (run: a quarter of the
+	// cgroup's memory limit); 0 is no pool.
+	InflightBytes int64
 }
 
 // Daemon is a `driftd run`. New builds it without side effects, Start
@@ -74,6 +79,9 @@ type Daemon struct {
 	metrics *metrics.Metrics
 	cfg     atomic.Pointer[runtimeConfig]
 	ready   atomic.Bool
+	// pool bounds the response bytes of every run in flight (nil: none);
+	// sized at start, like the scheduler's concurrency.
+	pool *mcp.Pool
 
 	// Set by Start.
 	store  *state.Store
@@ -135,11 +143,21 @@ func New(opts Options) (*Daemon, error) {
 		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
 	logs := newRing(opts.LogRingBytes)
+	inflight := opts.InflightBytes
+	if g := cfg.Global; !g.MaxInflightBytes.IsZero() {
+		inflight = g.MaxInflightBytes.Bytes()
+	}
+	pool := mcp.NewPool(inflight, cfg.Global.Concurrency)
+	mopts := metrics.Options{PerTargetHistograms: opts.PerTargetHistograms, LogRing: logs.Bytes}
+	if pool != nil {
+		mopts.Inflight = func() (int64, int64, int64) { return pool.InUse(), pool.Limit(), pool.Refused() }
+	}
 	d := &Daemon{
 		opts:      opts,
 		log:       opts.Logger,
 		reg:       reg,
-		metrics:   metrics.New(reg, opts.Build, metrics.Options{PerTargetHistograms: opts.PerTargetHistograms, LogRing: logs.Bytes}),
+		pool:      pool,
+		metrics:   metrics.New(reg, opts.Build, mopts),
 		targets:   map[string]*target{},
 		logs:      logs,
 		manifests: newManifestCache(),

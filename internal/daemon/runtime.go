@@ -173,8 +173,11 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 			tc.retire()
 		}
 	}
-	if old != nil && (old.cfg.Global.Concurrency != rc.cfg.Global.Concurrency || old.cfg.Global.StateDir != rc.cfg.Global.StateDir) {
-		d.log.Warn("global.concurrency and global.state_dir take effect at the next restart")
+	if old != nil {
+		og, ng := old.cfg.Global, rc.cfg.Global
+		if og.Concurrency != ng.Concurrency || og.StateDir != ng.StateDir || og.MaxInflightBytes.Bytes() != ng.MaxInflightBytes.Bytes() {
+			d.log.Warn("global.concurrency, global.max_inflight_bytes and global.state_dir take effect at the next restart")
+		}
 	}
 	mts := make([]metrics.Target, 0, len(rc.targets))
 	jobs := make([]scheduler.Job, 0, len(rc.targets))

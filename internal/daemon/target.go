@@ -123,6 +123,7 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 		Logger:  log,
 		Policy:  tc.policy,
 		Bodies:  bodies,
+		Pool:    d.pool,
 		OnExchange: func(ex *mcp.Exchange) {
 			d.metrics.Exchange(ex)
 			attrs := []any{"method", ex.Method, "status", ex.Status, "duration", ex.Duration.Round(time.Microsecond)}

@@ -40,21 +40,85 @@ type Limits struct {
 	Bodies *Bodies
 }
 
-// Budget is a byte allowance shared by the clients of one run.
-type Budget struct{ left atomic.Int64 }
+// Budget is a byte allowance shared by the clients of one run, drawn, when
+// it has one, from the daemon's Pool as well.
+type Budget struct {
+	left atomic.Int64
+	pool *Pool
+	held atomic.Int64 // drawn from pool, returned by Release
+}
 
-// NewBudget returns an allowance of n bytes.
-func NewBudget(n int64) *Budget {
-	b := &Budget{}
+// NewBudget returns an allowance of n bytes; pool, if not nil, is the
+// daemon's, which every byte is also drawn from until Release.
+func NewBudget(n int64, pool *Pool) *Budget {
+	b := &Budget{pool: pool}
 	b.left.Store(n)
 	return b
 }
 
-// take accounts n bytes read and reports whether the allowance still
-// holds. A nil Budget is unlimited.
-func (b *Budget) take(n int) bool {
-	return b == nil || b.left.Add(-int64(n)) >= 0
+// take accounts n bytes read: errRunBudget once the run's allowance is
+// spent, errDaemonBudget when the daemon's pool is spent and this run
+// holds more than its share. A nil Budget is unlimited.
+func (b *Budget) take(n int) error {
+	if b == nil {
+		return nil
+	}
+	if b.left.Add(-int64(n)) < 0 {
+		return errRunBudget
+	}
+	if b.pool == nil {
+		return nil
+	}
+	held := b.held.Add(int64(n))
+	if b.pool.used.Add(int64(n)) > b.pool.limit && held > b.pool.share {
+		b.pool.used.Add(-int64(n))
+		b.held.Add(-int64(n))
+		b.pool.refused.Add(1)
+		return errDaemonBudget
+	}
+	return nil
 }
+
+// Release returns to the pool what the run drew from it, once the run's
+// bodies are no longer read. Safe on a nil Budget and to call twice.
+func (b *Budget) Release() {
+	if b != nil && b.pool != nil {
+		b.pool.used.Add(-b.held.Swap(0))
+	}
+}
+
+// Pool is the bytes of responses the runs of one daemon may hold at once
+// (global.max_inflight_bytes): what bounds the daemon's memory when many
+// servers answer large at the same time, which max_run_bytes alone bounds
+// only at concurrency times its value. A run is never refused while it
+// holds less than its share, the limit divided by the runs that may be in
+// flight, so a server with small answers is never failed for what others
+// hold; a run holding more than its share when the pool is spent fails
+// with response_too_large. The bytes held are at most the limit plus every
+// run's share: twice the limit.
+type Pool struct {
+	limit, share int64
+	used         atomic.Int64
+	refused      atomic.Int64
+}
+
+// NewPool returns a pool of limit bytes shared by up to runs concurrent
+// runs; nil (no pool) when limit is not positive.
+func NewPool(limit int64, runs int) *Pool {
+	if limit <= 0 {
+		return nil
+	}
+	return &Pool{limit: limit, share: limit / int64(max(runs, 1))}
+}
+
+// Limit is the pool's size in bytes.
+func (p *Pool) Limit() int64 { return p.limit }
+
+// InUse is the bytes the runs in flight hold.
+func (p *Pool) InUse() int64 { return p.used.Load() }
+
+// Refused counts the reads failed because the pool was spent.
+func (p *Pool) Refused() int64 { return p.refused.Load() }
 
 // DefaultLimits are used for zero fields.
 var DefaultLimits = Limits{MaxResponseBytes: 16 << 20, MaxEventBytes: 16 << 20}
@@ -401,7 +465,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		}
 	}
 	if err != nil {
-		if errors.Is(err, errResponseTooLarge) || errors.Is(err, errEventTooLarge) || errors.Is(err, errRunBudget) {
+		if errors.Is(err, errResponseTooLarge) || errors.Is(err, errEventTooLarge) || errors.Is(err, errRunBudget) || errors.Is(err, errDaemonBudget) {
 			return nil, &Error{Reason: ReasonResponseTooLarge, Err: err}
 		}
 		if Classify(err) == ReasonTimeout {

@@ -87,6 +87,10 @@ var errResponseTooLarge = errors.New("response exceeds the size limit")
 // whole byte budget (max_run_bytes) across all its responses.
 var errRunBudget = errors.New("the run's byte budget (max_run_bytes) is spent")
 
+// errDaemonBudget is returned by the body reader when the daemon's pool of
+// bytes in flight is spent and this run holds more than its share.
+var errDaemonBudget = errors.New("the daemon's bytes in flight (global.max_inflight_bytes) are spent by the runs in flight, and this run holds more than its share")
+
 // Classify maps any error from a request to its Reason. It is the one place
 // where errors become reasons.
 func Classify(err error) Reason {
@@ -97,7 +101,7 @@ func Classify(err error) Reason {
 	if errors.As(err, &me) && me.Reason != "" {
 		return me.Reason
 	}
-	if errors.Is(err, errResponseTooLarge) || errors.Is(err, errRunBudget) {
+	if errors.Is(err, errResponseTooLarge) || errors.Is(err, errRunBudget) || errors.Is(err, errDaemonBudget) {
 		return ReasonResponseTooLarge
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {

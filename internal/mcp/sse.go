@@ -111,8 +111,9 @@ func (s *sseReader) readLine() ([]byte, error) {
 }
 
 // limitedReader fails with errResponseTooLarge once more than n bytes have
-// been read, instead of silently truncating, and with errRunBudget once
-// the run's shared budget is spent.
+// been read, instead of silently truncating, and with errRunBudget or
+// errDaemonBudget once the run's shared budget or the daemon's pool is
+// spent (Budget.take).
 type limitedReader struct {
 	r      io.Reader
 	n      int64
@@ -131,8 +132,8 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	if l.n < 0 {
 		return n, errResponseTooLarge
 	}
-	if !l.budget.take(n) {
-		return n, errRunBudget
+	if berr := l.budget.take(n); berr != nil {
+		return n, berr
 	}
 	return n, err
 }

@@ -35,6 +35,10 @@ type Options struct {
 	// LogRing, if set, reports the bytes the status pages' log ring holds
 	// and its bound (driftd_log_ring_bytes, driftd_log_ring_capacity_bytes).
 	LogRing func() (held, bound int)
+	// Inflight, if set, reports the daemon's pool of response bytes in
+	// flight (global.max_inflight_bytes): held, its limit, and the reads
+	// it refused.
+	Inflight func() (held, limit, refused int64)
 }
 
 // Target is what the metrics need to know of a configured target.
@@ -165,6 +169,15 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 				func() float64 { held, _ := ring(); return float64(held) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_log_ring_capacity_bytes", Help: "The bound of the status pages' log ring (--log.ring-bytes)."},
 				func() float64 { _, bound := ring(); return float64(bound) }))
+	}
+	if pool := opts.Inflight; pool != nil {
+		reg.MustRegister(
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_inflight_response_bytes", Help: "Response bytes the runs in flight hold, all targets together."},
+				func() float64 { held, _, _ := pool(); return float64(held) }),
+			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_inflight_response_bytes_limit", Help: "The pool of response bytes in flight (global.max_inflight_bytes); a run above its share fails when it is spent."},
+				func() float64 { _, limit, _ := pool(); return float64(limit) }),
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "driftd_inflight_refusals_total", Help: "Runs failed with response_too_large because the pool of response bytes in flight was spent."},
+				func() float64 { _, _, refused := pool(); return float64(refused) }))
 	}
 	for _, method := range []string{"server/discover", "initialize", "notifications/initialized", "tools/list"} {
 		m.requests.WithLabelValues(method, "success")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,6 +52,10 @@ type Options struct {
 	// for the run and closes its connection at the end. The second
 	// connection and the anonymous list always use a fresh client.
 	HTTPClient *http.Client
+	// Pool, if set, is the daemon's pool of bytes in flight
+	// (global.max_inflight_bytes): every byte the run reads is drawn from
+	// it as well as from max_run_bytes, and returned when Run returns.
+	Pool *mcp.Pool
 }
 
 // run is the state of one probe.
@@ -97,6 +102,7 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 	start := time.Now()
 	t := p.Target
 	r := newRun(t, p.Declared, opts, start)
+	defer r.budget.Release()
 	if p.Baseline {
 		r.ref = "baseline"
 		if p.Declared != nil {
@@ -145,8 +151,11 @@ func newRun(t config.Target, declared *manifest.Manifest, opts Options, start ti
 	r.rep.AuthorizationHeaders = config.CredentialHeaders(&t.HTTPClient)
 	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)
 	r.secrets = sanitize.NewSecrets(config.SecretValues(&t.HTTPClient)...)
-	if t.MaxRunBytes > 0 {
-		r.budget = mcp.NewBudget(t.MaxRunBytes)
+	switch {
+	case t.MaxRunBytes > 0:
+		r.budget = mcp.NewBudget(t.MaxRunBytes, opts.Pool)
+	case opts.Pool != nil:
+		r.budget = mcp.NewBudget(math.MaxInt64, opts.Pool)
 	}
 	return r
 }
