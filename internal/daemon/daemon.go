@@ -190,6 +190,10 @@ func (d *Daemon) Start() error {
 		}
 		return nil
 	})
+	if d.pool != nil {
+		d.log.Info("response bytes of the runs in flight are bounded (global.max_inflight_bytes)",
+			"max_inflight_bytes", d.pool.Limit(), "per_run_share", d.pool.Share())
+	}
 	d.sched = scheduler.New(scheduler.Options{
 		Concurrency: rc.cfg.Global.Concurrency,
 		OnSkip: func(name string) {

@@ -71,6 +71,9 @@ targets:
 	if got := value("driftd_inflight_response_bytes_limit"); got != 4<<20 {
 		t.Fatalf("driftd_inflight_response_bytes_limit = %v, want %d", got, 4<<20)
 	}
+	if !strings.Contains(e.log.String(), "max_inflight_bytes=4194304 per_run_share=1048576") {
+		t.Errorf("the start log does not give the pool and the share:\n%s", e.log)
+	}
 
 	// One at a time, each fits.
 	for _, name := range []string{"big0", "big1", "big2"} {

@@ -114,6 +114,9 @@ func NewPool(limit int64, runs int) *Pool {
 // Limit is the pool's size in bytes.
 func (p *Pool) Limit() int64 { return p.limit }
 
+// Share is what a run may hold without ever being refused.
+func (p *Pool) Share() int64 { return p.share }
+
 // InUse is the bytes the runs in flight hold.
 func (p *Pool) InUse() int64 { return p.used.Load() }
 

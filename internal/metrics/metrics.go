@@ -176,7 +176,7 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 				func() float64 { held, _, _ := pool(); return float64(held) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_inflight_response_bytes_limit", Help: "The pool of response bytes in flight (global.max_inflight_bytes); a run above its share fails when it is spent."},
 				func() float64 { _, limit, _ := pool(); return float64(limit) }),
-			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "driftd_inflight_refusals_total", Help: "Runs failed with response_too_large because the pool of response bytes in flight was spent."},
+			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "driftd_inflight_refusals_total", Help: "Reads refused because the pool of response bytes in flight was spent; each fails its run as response_too_large."},
 				func() float64 { _, _, refused := pool(); return float64(refused) }))
 	}
 	for _, method := range []string{"server/discover", "initialize", "notifications/initialized", "tools/list"} {
