@@ -270,11 +270,16 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
       ], [
         { id: 'organize', options: { excludeByName: { Time: true, Value: true, __name__: true } } },
       ]),
-      timeseries('Internal failures', 'State files that could not be written or were found corrupt, and OTLP exports that failed.', pos(7, 24, 0, 104), [
+      timeseries('Internal failures', 'State files that could not be written or were found corrupt, OTLP exports that failed, and reads refused because the pool of response bytes in flight was spent (each failed its run as response_too_large).', pos(7, 12, 0, 104), [
         range('sum(increase(%s[$__rate_interval]))' % all('driftd_state_write_failures_total'), 'state write', 'A'),
         range('sum(increase(%s[$__rate_interval]))' % all('driftd_state_read_failures_total'), 'state read (corrupt)', 'B'),
         range('sum(increase(%s[$__rate_interval]))' % all('driftd_otlp_export_failures_total'), 'OTLP export', 'C'),
+        range('sum(increase(%s[$__rate_interval]))' % all('driftd_inflight_refusals_total'), 'in-flight pool refusal', 'D'),
       ], bars=true),
+      timeseries('Response bytes in flight', 'driftd_inflight_response_bytes: what the runs in flight hold, against the pool (global.max_inflight_bytes, by default a quarter of the container memory limit); a run above its share fails when the pool is spent. No series without a pool.', pos(7, 12, 12, 104), [
+        range(all('driftd_inflight_response_bytes'), '{{instance}} held', 'A'),
+        range(all('driftd_inflight_response_bytes_limit'), '{{instance}} pool', 'B'),
+      ], unit='bytes'),
 
       row('Discovery and posture', 111),
       timeseries('Discovered targets per source', 'driftd_sd_targets: the targets each discovery source (target_files, registry_sd, kubernetes_sd) finds, its last good set; rejected: found but not probed (a check failed, or the name is taken).', pos(7, 12, 0, 112), [
