@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/schema"
 )
@@ -29,7 +30,7 @@ func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "
 
 // compareSchema grades every change between a declared and a served schema
 // in direction dir. Identical bytes are the common case and cost nothing.
-func compareSchema(tool string, dir Direction, declared, served json.RawMessage, sum schema.Sum) []Finding {
+func compareSchema(tool string, dir Direction, declared, served json.RawMessage, sum jsonscan.Sum) []Finding {
 	var changes []schema.Change
 	switch dp, sp := present(declared), present(served); {
 	case !dp && !sp:

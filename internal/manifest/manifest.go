@@ -23,7 +23,6 @@ import (
 
 	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
-	"github.com/driftd/driftd/internal/schema"
 	"github.com/driftd/driftd/internal/yamlsyntax"
 )
 
@@ -231,7 +230,7 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
 		// Summed once here, so a diff against them hashes only the served side.
-		t.InputSum, t.OutputSum = schema.SumOf(t.InputSchema), schema.SumOf(t.OutputSchema)
+		t.InputSum, t.OutputSum = jsonscan.SumOf(t.InputSchema), jsonscan.SumOf(t.OutputSchema)
 		if j, dup := seen[t.Name]; dup {
 			return nil, fmt.Errorf("tools[%d]: tool %q is already declared at tools[%d]", i, t.Name, j)
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 
 	"github.com/driftd/driftd/internal/jsonscan"
-	"github.com/driftd/driftd/internal/schema"
 )
 
 // Tool is one tool definition, as served or declared. Raw keeps the exact
@@ -18,9 +17,9 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Raw          json.RawMessage `json:"-"`
-	// InputSum and OutputSum are the schemas' schema.Sum, set when a
+	// InputSum and OutputSum are the schemas' jsonscan.SumOf, set when a
 	// manifest is loaded (zero elsewhere: the diff computes what it needs).
-	InputSum, OutputSum schema.Sum `json:"-"`
+	InputSum, OutputSum jsonscan.Sum `json:"-"`
 }
 
 // ErrToolName is returned by ParseTool for a definition without a usable name.

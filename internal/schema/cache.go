@@ -2,7 +2,6 @@ package schema
 
 import (
 	"bytes"
-	"encoding/binary"
 	"hash/maphash"
 	"sync"
 
@@ -94,44 +93,14 @@ func memo[V any](c *lru, k kind, key []byte, compute func() V, weigh func(V) int
 	return v
 }
 
-// Sum identifies a schema's bytes within this process: 128 bits of two
-// independently seeded hashes (SumOf). A manifest's schemas are summed
-// once when it is loaded, so a diff against them hashes only the served
-// side (DiffFrom).
-type Sum [16]byte
-
-// SumOf returns raw's Sum.
-func SumOf(raw []byte) Sum {
-	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(len(raw)))
-	return sum2(n[:], raw)
+// pairKey identifies a pair of schemas, the declared one by its Sum (a
+// manifest's schemas are summed once, when it is loaded), by a
+// jsonscan.Sum of both: 16 bytes of key rather than copies of both
+// schemas. It was a SHA-256 of both: hashing them was then a quarter of a
+// warm diff at 10,000 tools.
+func pairKey(declared jsonscan.Sum, served []byte) jsonscan.Sum {
+	return jsonscan.SumOf(declared[:], served)
 }
-
-// pairKey identifies a pair of schemas, the declared one by its Sum, by
-// 128 bits of two independently seeded hashes of both, so a cached diff
-// holds 16 bytes of key rather than copies of both schemas. The seeds are
-// random per process and no hash ever leaves it, so a server cannot aim
-// for a collision; by chance two of the pairs a daemon meets share a key
-// with a probability under 2^-100. A keyed hash reads about 12 GB/s where
-// SHA-256 read 2: hashing both schemas was a quarter of a warm diff at
-// 10,000 tools.
-func pairKey(declared Sum, served []byte) [16]byte {
-	return sum2(declared[:], served)
-}
-
-func sum2(a, b []byte) [16]byte {
-	var key [16]byte
-	for i, seed := range pairSeeds {
-		var h maphash.Hash
-		h.SetSeed(seed)
-		h.Write(a)
-		h.Write(b)
-		binary.LittleEndian.PutUint64(key[8*i:], h.Sum64())
-	}
-	return key
-}
-
-var pairSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
 
 // changesWeight is a cached diff: its key, the changes and their texts.
 func changesWeight(cs []Change) int {

@@ -23,13 +23,16 @@ import (
 // as on every run of a target that has not changed since, costs a hash.
 // The result is the cached value itself, shared by every caller: read it,
 // never write to it.
-func Diff(declared, served []byte) []Change { return DiffFrom(SumOf(declared), declared, served) }
+func Diff(declared, served []byte) []Change {
+	return DiffFrom(jsonscan.SumOf(declared), declared, served)
+}
 
-// DiffFrom is Diff with the declared schema's Sum already known (a
-// manifest's, summed when it was loaded); a zero Sum is computed here.
-func DiffFrom(sum Sum, declared, served []byte) []Change {
-	if sum == (Sum{}) {
-		sum = SumOf(declared)
+// DiffFrom is Diff with the declared schema's jsonscan.SumOf already
+// known (a manifest's, summed when it was loaded); a zero Sum is computed
+// here.
+func DiffFrom(sum jsonscan.Sum, declared, served []byte) []Change {
+	if sum == (jsonscan.Sum{}) {
+		sum = jsonscan.SumOf(declared)
 	}
 	key := pairKey(sum, served)
 	return memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight)
