@@ -135,7 +135,7 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	}
 	// Unless global.max_inflight_bytes says otherwise, the responses of the
 	// runs in flight may hold a quarter of the container's memory (at most
-	// twice that with every run's share: docs/operations.md).
+	// twice that with every run's share: docs/configuration.md).
 	opts.InflightBytes = limit / 4
 	var d *daemon.Daemon
 	d, err = daemon.New(opts)

@@ -148,10 +148,7 @@ func New(opts Options) (*Daemon, error) {
 		inflight = g.MaxInflightBytes.Bytes()
 	}
 	pool := mcp.NewPool(inflight, cfg.Global.Concurrency)
-	mopts := metrics.Options{PerTargetHistograms: opts.PerTargetHistograms, LogRing: logs.Bytes}
-	if pool != nil {
-		mopts.Inflight = func() (int64, int64, int64) { return pool.InUse(), pool.Limit(), pool.Refused() }
-	}
+	mopts := metrics.Options{PerTargetHistograms: opts.PerTargetHistograms, LogRing: logs.Bytes, Inflight: pool}
 	d := &Daemon{
 		opts:      opts,
 		log:       opts.Logger,

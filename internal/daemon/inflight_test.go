@@ -51,10 +51,19 @@ targets:
 		v, _ := metric(body, series)
 		return v
 	}
-	runs := func(target string) float64 {
-		return value(fmt.Sprintf(`driftd_probes_total{result="success",target=%q}`, target)) +
-			value(fmt.Sprintf(`driftd_probes_total{result="failure",target=%q}`, target))
+	// sum adds series (a format with the target's %q) over targets.
+	sum := func(series string, targets ...string) float64 {
+		total := 0.0
+		for _, name := range targets {
+			total += value(fmt.Sprintf(series, name))
+		}
+		return total
 	}
+	const failures = `driftd_probes_total{result="failure",target=%q}`
+	runs := func(target string) float64 {
+		return sum(`driftd_probes_total{result="success",target=%q}`, target) + sum(failures, target)
+	}
+	bigs3 := []string{"big0", "big1", "big2"}
 	// The schedule's first runs, spread over the hour, may come at any
 	// time; trigger counts from what ran before.
 	probe := func(targets ...string) {
@@ -76,10 +85,10 @@ targets:
 	}
 
 	// One at a time, each fits.
-	for _, name := range []string{"big0", "big1", "big2"} {
+	for _, name := range bigs3 {
 		probe(name)
 	}
-	if f := value(`driftd_probes_total{result="failure",target="big0"}`) + value(`driftd_probes_total{result="failure",target="big1"}`) + value(`driftd_probes_total{result="failure",target="big2"}`); f != 0 {
+	if f := sum(failures, bigs3...); f != 0 {
 		t.Fatalf("%v runs failed one at a time, each within the pool:\n%s", f, e.log)
 	}
 
@@ -89,14 +98,10 @@ targets:
 	if refused < 1 {
 		t.Fatalf("no read was refused with 9 MiB wanted of a 4 MiB pool:\n%s", e.log)
 	}
-	tooLarge := 0.0
-	for _, name := range []string{"big0", "big1", "big2"} {
-		tooLarge += value(fmt.Sprintf(`driftd_probe_failures_total{reason="response_too_large",target=%q}`, name))
-	}
-	if tooLarge < 1 {
+	if tooLarge := sum(`driftd_probe_failures_total{reason="response_too_large",target=%q}`, bigs3...); tooLarge < 1 {
 		t.Fatalf("%v reads refused, but no run failed as response_too_large:\n%s", refused, e.log)
 	}
-	if f := value(`driftd_probes_total{result="failure",target="small"}`); f != 0 {
+	if f := sum(failures, "small"); f != 0 {
 		t.Fatalf("the server with small answers failed %v times; under its share it is never refused:\n%s", f, e.log)
 	}
 	if !strings.Contains(e.log.String(), "max_inflight_bytes") {

@@ -468,7 +468,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		}
 	}
 	if err != nil {
-		if errors.Is(err, errResponseTooLarge) || errors.Is(err, errEventTooLarge) || errors.Is(err, errRunBudget) || errors.Is(err, errDaemonBudget) {
+		if tooLarge(err) {
 			return nil, &Error{Reason: ReasonResponseTooLarge, Err: err}
 		}
 		if Classify(err) == ReasonTimeout {

@@ -91,6 +91,13 @@ var errRunBudget = errors.New("the run's byte budget (max_run_bytes) is spent")
 // bytes in flight is spent and this run holds more than its share.
 var errDaemonBudget = errors.New("the daemon's bytes in flight (global.max_inflight_bytes) are spent by the runs in flight, and this run holds more than its share")
 
+// tooLarge reports whether err is one of the body reader's size bounds:
+// a response, an SSE event, the run's budget or the daemon's pool.
+func tooLarge(err error) bool {
+	return errors.Is(err, errResponseTooLarge) || errors.Is(err, errEventTooLarge) ||
+		errors.Is(err, errRunBudget) || errors.Is(err, errDaemonBudget)
+}
+
 // Classify maps any error from a request to its Reason. It is the one place
 // where errors become reasons.
 func Classify(err error) Reason {
@@ -101,7 +108,7 @@ func Classify(err error) Reason {
 	if errors.As(err, &me) && me.Reason != "" {
 		return me.Reason
 	}
-	if errors.Is(err, errResponseTooLarge) || errors.Is(err, errRunBudget) || errors.Is(err, errDaemonBudget) {
+	if tooLarge(err) {
 		return ReasonResponseTooLarge
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {

@@ -35,10 +35,9 @@ type Options struct {
 	// LogRing, if set, reports the bytes the status pages' log ring holds
 	// and its bound (driftd_log_ring_bytes, driftd_log_ring_capacity_bytes).
 	LogRing func() (held, bound int)
-	// Inflight, if set, reports the daemon's pool of response bytes in
-	// flight (global.max_inflight_bytes): held, its limit, and the reads
-	// it refused.
-	Inflight func() (held, limit, refused int64)
+	// Inflight, if set, is the daemon's pool of response bytes in flight
+	// (global.max_inflight_bytes), read at scrape time.
+	Inflight *mcp.Pool
 }
 
 // Target is what the metrics need to know of a configured target.
@@ -173,11 +172,11 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 	if pool := opts.Inflight; pool != nil {
 		reg.MustRegister(
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_inflight_response_bytes", Help: "Response bytes the runs in flight hold, all targets together."},
-				func() float64 { held, _, _ := pool(); return float64(held) }),
+				func() float64 { return float64(pool.InUse()) }),
 			prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "driftd_inflight_response_bytes_limit", Help: "The pool of response bytes in flight (global.max_inflight_bytes); a run above its share fails when it is spent."},
-				func() float64 { _, limit, _ := pool(); return float64(limit) }),
+				func() float64 { return float64(pool.Limit()) }),
 			prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "driftd_inflight_refusals_total", Help: "Reads refused because the pool of response bytes in flight was spent; each fails its run as response_too_large."},
-				func() float64 { _, _, refused := pool(); return float64(refused) }))
+				func() float64 { return float64(pool.Refused()) }))
 	}
 	for _, method := range []string{"server/discover", "initialize", "notifications/initialized", "tools/list"} {
 		m.requests.WithLabelValues(method, "success")

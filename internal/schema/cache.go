@@ -105,7 +105,7 @@ func pairKey(declared jsonscan.Sum, served []byte) jsonscan.Sum {
 // changesWeight is a cached diff: its key, the changes and their texts.
 func changesWeight(cs []Change) int {
 	const changeSize = 72 // a Change: four string headers and a bool
-	w := 16 + cap(cs)*changeSize
+	w := len(jsonscan.Sum{}) + cap(cs)*changeSize
 	for _, c := range cs {
 		w += len(c.ID) + len(c.Pointer) + len(c.Declared) + len(c.Served)
 	}
@@ -119,8 +119,8 @@ type cacheKey struct {
 
 type lruEntry struct {
 	key        cacheKey
-	raw        []byte   // the content, in small when it fits
-	small      [16]byte // a diff's pairKey
+	raw        []byte       // the content, in small when it fits
+	small      jsonscan.Sum // room for a diff's pairKey
 	v          any
 	weight     int
 	used       bool // read since the eviction hand last passed
