@@ -36,6 +36,13 @@ type behaviour struct {
 	mayTimeOut bool
 	// timeout overrides the probe deadline of 2 s.
 	timeout time.Duration
+	// slowMock marks a row about what a size becomes, not about the
+	// deadline, whose in-process mock takes most of 2 s to serve it under
+	// the race detector (1.3-1.4 s alone; beside the rest of the race
+	// suite on 2 cores it once went past, in CI). TestCheck gives it a
+	// 10 s deadline; the daemon's fleet, never run under the race
+	// detector, keeps it at 2 s.
+	slowMock bool
 	// knownFailure, when set, says why driftd fails this row today: the
 	// row is skipped with that reason (DRIFTD_FAULTS_KNOWN=1 runs it).
 	knownFailure string
@@ -173,19 +180,19 @@ func allBehaviours() []behaviour {
 		{name: "no cache hints, result type, server info", srv: mock(mcptest.Options{OmitCacheHints: true, OmitResultType: true, OmitServerInfo: true}), code: exitOK, rule: "MCP-CONF-RESULT-TYPE"},
 		{name: "bogus resultType, ttl and scope", srv: mock(mcptest.Options{ResultType: "bogus", TTLMs: new(-1), CacheScope: "none"}), code: exitOK, rule: "MCP-CONF-CACHE-HINTS"},
 		{name: "control characters in serverInfo", srv: mock(mcptest.Options{ServerName: "evil\x1b]0;pwn\x07\u202e\r\nX-Injected: 1\x00", ServerVersion: strings.Repeat("\u202e\x1b[2J", 10_000)}), code: exitOK},
-		{name: "60 pages of one tool, cap 50", srv: mock(mcptest.Options{Tools: tools(names(60)...), PageSize: 1}), code: exitOK, rule: "MCP-DRIFT-PAGINATION-CAPPED"},
+		{name: "60 pages of one tool, cap 50", slowMock: true, srv: mock(mcptest.Options{Tools: tools(names(60)...), PageSize: 1}), code: exitOK, rule: "MCP-DRIFT-PAGINATION-CAPPED"},
 
 		// Sizes and shapes the mock serves as asked.
 		{name: "100,000 tiny tools in one page", srv: mock(mcptest.Options{Tools: bigTools}), code: exitFindings, rule: "MCP-DRIFT-TOOL-MISSING", mayTimeOut: true,
 			daemonKnown: "the state file holds a bounded name and a hash per served tool (docs/daemon.md: about 250 B a tool), 8 MiB for 100,000 tools, above the suite's flat 1 MiB (found by this suite)"},
-		{name: "100,001 tools over 3 pages", srv: mock(mcptest.Options{Tools: append(tools("a"), bigTools...), PageSize: 40_000}), code: exitNoProbe, reason: "response_too_large"},
-		{name: "tool name of 1 MiB", srv: mock(mcptest.Options{Tools: append(tools("a"), tool(strings.Repeat("n", 1<<20)))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
+		{name: "100,001 tools over 3 pages", slowMock: true, srv: mock(mcptest.Options{Tools: append(tools("a"), bigTools...), PageSize: 40_000}), code: exitNoProbe, reason: "response_too_large"},
+		{name: "tool name of 1 MiB", slowMock: true, srv: mock(mcptest.Options{Tools: append(tools("a"), tool(strings.Repeat("n", 1<<20)))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "20,000 duplicate tool names", srv: mock(mcptest.Options{Tools: dupTools}), code: exitFindings},
 		{name: "control characters in tool names", srv: mock(mcptest.Options{Tools: append(tools("a"), tools("\x1b[31mred\x1b[0m", "cr\rlf\nnul\x00", "rtl\u202eexe.cod", "bell\x07")...)}), code: exitFindings, rule: "MCP-SEC-TERMINAL-ESCAPE"}, // an ESC in a name is an ERROR since issue 20
 		{name: "non-UTF-8 tool name", srv: mock(mcptest.Options{Tools: append(tools("a"), json.RawMessage("{\"name\":\"bad\xff\xfe\",\"inputSchema\":{\"type\":\"object\"}}"))}), code: exitOK, rule: "MCP-CONF-TOOL-NAME-FORMAT"},
 		{name: "$ref cycle", srv: mock(mcptest.Options{Tools: one(`{"name":"a","inputSchema":{"type":"object","$defs":{"p":{"$ref":"#/$defs/q"},"q":{"$ref":"#/$defs/p"}},"properties":{"x":{"$ref":"#/$defs/p"}}}}`)}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
-		{name: "100,000-value enum", srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", string(hugeEnum))}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
-		{name: "property name of 1 MiB", srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", `{"type":"object","properties":{"`+strings.Repeat("p", 1<<20)+`":{"type":"string"}}}`)}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
+		{name: "100,000-value enum", slowMock: true, srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", string(hugeEnum))}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
+		{name: "property name of 1 MiB", slowMock: true, srv: mock(mcptest.Options{Tools: []json.RawMessage{rawTool("a", `{"type":"object","properties":{"`+strings.Repeat("p", 1<<20)+`":{"type":"string"}}}`)}}), code: exitOK, rule: "MCP-DRIFT-SCHEMA-COMPATIBLE"},
 		{name: "10,000-deep schema", srv: list(`"tools":[` + string(rawTool("a", string(deepSchema))) + `]`), code: exitNoProbe, reason: "invalid_response"}, // 20,000 JSON levels: past encoding/json's 10,000
 
 		// Custom servers, for what the mock lacks.

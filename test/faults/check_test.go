@@ -40,6 +40,9 @@ func (r *report) rules() string {
 	return strings.Join(out, ",")
 }
 
+// slowMockTimeout is the deadline of the rows marked slowMock.
+const slowMockTimeout = 10 * time.Second
+
 // parallelChecks bounds the children run at once (the machine has 2 cores).
 const parallelChecks = 3
 
@@ -65,6 +68,9 @@ func TestCheck(t *testing.T) {
 			defer func() { <-sem }()
 			url := b.srv(t)
 			timeout := probeTimeout
+			if b.slowMock {
+				timeout = slowMockTimeout
+			}
 			if b.timeout > 0 {
 				timeout = b.timeout
 			}
