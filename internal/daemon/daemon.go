@@ -25,7 +25,6 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/driftd/driftd/internal/config"
-	"github.com/driftd/driftd/internal/discovery"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/metrics"
 	"github.com/driftd/driftd/internal/scheduler"
@@ -58,10 +57,6 @@ type Options struct {
 	WatchConfig bool
 	// Registry, when nil, is a fresh one with Go and process collectors.
 	Registry *prometheus.Registry
-	// KubeClient, if set, is the client of every kubernetes_sd block
-	// (tests use client-go's fake clientset); nil builds one from the
-	// block's kubeconfig or the in-cluster service account.
-	KubeClient func(config.KubernetesSD) (discovery.KubeClient, error)
 	// OnStart, if set, is told the bound addresses once the web surface serves.
 	OnStart func(addrs []string)
 	// InflightBytes is the pool of response bytes in flight when the

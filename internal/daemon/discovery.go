@@ -18,7 +18,7 @@ import (
 
 func slogDiscard() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
-// sdDebounce gathers a burst of source updates (a thousand informer
+// sdDebounce gathers a burst of source updates (a thousand watch
 // events, a tool rewriting twenty files) into one reconcile.
 var sdDebounce = 250 * time.Millisecond
 

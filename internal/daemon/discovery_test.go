@@ -1,7 +1,6 @@
 package daemon_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,10 +9,9 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/driftd/driftd/internal/daemon"
 	"github.com/driftd/driftd/internal/discovery"
+	"github.com/driftd/driftd/internal/discovery/kubetest"
 	"github.com/driftd/driftd/internal/discovery/registrytest"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/web"
@@ -24,13 +22,18 @@ type sdEnv struct {
 	*env
 	base     string
 	reg      *registrytest.Registry
-	kube     *fakeKube
+	kube     *kubetest.Server
 	one, two *mcptest.Server // serve one tool (a), two tools (a, b)
 }
 
 func newSDEnv(t *testing.T) *sdEnv {
-	e := &sdEnv{env: newEnv(t), reg: registrytest.New(), kube: newFakeKube()}
-	e.tweak = func(o *daemon.Options) { o.KubeClient = e.kube.client }
+	e := &sdEnv{env: newEnv(t), reg: registrytest.New(), kube: kubetest.New()}
+	t.Cleanup(func() {
+		if r := e.kube.Rejected(); len(r) > 0 {
+			t.Errorf("the API server refused requests: %q", r)
+		}
+		e.kube.Close()
+	})
 	e.reg.PageSize = 1 // every listing pages
 	e.one = mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
 	e.two = mcptest.NewServer(mcptest.Options{Tools: mockTools("a", "b")})
@@ -81,13 +84,13 @@ target_files: ["targets/*.yml"]
 registry_sd:
   - {url: %q, refresh_interval: 1s, timeout: 5s}
 kubernetes_sd:
-  - {namespaces: [shop], selector: app=mcp, labels: {team: shop}}
+  - {namespaces: [shop], selector: app=mcp, labels: {team: shop}, kubeconfig: %q}
 sd_credentials:
   - labels: {team: shop}
     http_client: {proxy_url: %q}
-`, e.one.URL, e.reg.URL, svcProxy(t)))
-	e.kube.put(t, service("shop", "crm", portOf(t, e.one.URL), nil))
-	e.kube.put(t, service("shop", "quiet", portOf(t, e.one.URL), map[string]string{discovery.AnnotationProbe: "false"}))
+`, e.one.URL, e.reg.URL, e.kube.Kubeconfig(e.dir), svcProxy(t)))
+	e.kube.Put(service("shop", "crm", portOf(t, e.one.URL), nil))
+	e.kube.Put(service("shop", "quiet", portOf(t, e.one.URL), map[string]string{discovery.AnnotationProbe: "false"}))
 	_, e.base = e.start(false)
 	kubeSrc := "kubernetes:shop;app=mcp"
 	fileSrc := "file:" + filepath.Join(e.dir, "targets", "*.yml")
@@ -126,7 +129,7 @@ sd_credentials:
 	e.targetFile("two.yml", fmt.Sprintf("- {name: f-two, url: %q, baseline: first_seen}\n", e.one.URL))
 	e.reg.Put("io.example/search", "0.1.0", registrytest.Remote{Type: "streamable-http", URL: e.one.URL})
 	waitMetric(t, e.base, `driftd_probe_success{target="f-two"}`, 1)
-	e.kube.put(t, service("shop", "search", portOf(t, e.one.URL), nil))
+	e.kube.Put(service("shop", "search", portOf(t, e.one.URL), nil))
 	waitMetric(t, e.base, `driftd_probe_success{target="registry-io.example-search"}`, 1)
 	waitMetric(t, e.base, `driftd_probe_success{target="k8s-shop-search"}`, 1)
 
@@ -134,7 +137,7 @@ sd_credentials:
 	e.targetFile("one.yml", fmt.Sprintf("- {name: f-one, url: %q, baseline: first_seen}\n", e.two.URL))
 	e.reg.Put("io.example/crm", "1.1.0", registrytest.Remote{Type: "streamable-http", URL: e.two.URL})
 	waitMetric(t, e.base, `driftd_tools{source="served",target="f-one"}`, 2)
-	e.kube.put(t, service("shop", "crm", portOf(t, e.two.URL), nil))
+	e.kube.Put(service("shop", "crm", portOf(t, e.two.URL), nil))
 	waitMetric(t, e.base, `driftd_tools{source="served",target="registry-io.example-crm"}`, 2)
 	waitMetric(t, e.base, `driftd_tools{source="served",target="k8s-shop-crm"}`, 2)
 	if e.reg.Incremental.Load() == 0 {
@@ -147,9 +150,7 @@ sd_credentials:
 	}
 	e.reg.Delete("io.example/search")
 	e.gone("f-two")
-	if err := e.kube.cs.CoreV1().Services("shop").Delete(context.Background(), "search", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	e.kube.Delete("shop", "search")
 	e.gone("registry-io.example-search")
 	e.gone("k8s-shop-search")
 
@@ -160,8 +161,8 @@ sd_credentials:
 	// Each source fails: it keeps its targets and counts the failure.
 	e.reg.Failing.Store(true)
 	e.targetFile("one.yml", "- {name: f-one, url: [\n")
-	e.kube.fail()
-	for _, failed := range [][]string{{`reason="http_status"`, `source="` + regSrc + `"`}, {`reason="config"`, `source="` + fileSrc + `"`}, {`source="` + kubeSrc + `"`}} {
+	e.kube.Fail(true)
+	for _, failed := range [][]string{{`reason="http_status"`, `source="` + regSrc + `"`}, {`reason="config"`, `source="` + fileSrc + `"`}, {`reason="http_status"`, `source="` + kubeSrc + `"`}} {
 		eventually(t, 20*time.Second, "a refresh failure "+strings.Join(failed, ","), func() bool {
 			_, body := get(t, e.base+"/metrics")
 			return sumMetric(body, "driftd_sd_refresh_failures_total", failed...) >= 1

@@ -12,12 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/tools/cache"
+	"time"
 
 	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/config"
@@ -38,38 +33,17 @@ const (
 // server's own limit on a ConfigMap is 1 MiB).
 const maxConfigMapManifest = 1 << 20
 
-// ServiceAPI lists and watches the Services of one namespace. client-go's
-// typed CoreV1().Services(ns) satisfies it, and so does the small REST
-// client driftd builds (kubeclient.go), which spares every driftd command
-// the init cost of the full clientset.
-type ServiceAPI interface {
-	List(ctx context.Context, opts metav1.ListOptions) (*corev1.ServiceList, error)
-	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
-}
-
-// ConfigMapAPI gets the ConfigMaps of one namespace (CoreV1().ConfigMaps(ns)).
-type ConfigMapAPI interface {
-	Get(ctx context.Context, name string, opts metav1.GetOptions) (*corev1.ConfigMap, error)
-}
-
-// KubeClient is what the Kubernetes source reads.
-type KubeClient struct {
-	Services   func(namespace string) ServiceAPI
-	ConfigMaps func(namespace string) ConfigMapAPI
-}
-
-// Kubernetes is a kubernetes_sd: block: annotated Services, watched
-// through informers, one per namespace (one for all when none is named).
+// Kubernetes is a kubernetes_sd: block: annotated Services, listed and
+// then watched, one watch per namespace (one for all when none is named).
 type Kubernetes struct {
 	cfg    config.KubernetesSD
-	client KubeClient
+	client *KubeClient
 	// dir holds the manifests read from ConfigMaps, one file per key.
 	dir string
 
 	start   sync.Once
 	cancel  context.CancelFunc
-	stores  []cache.Store
-	synced  []cache.InformerSynced
+	watches []*serviceWatch
 	events  chan struct{}
 	mu      sync.Mutex
 	lastErr error // a list or watch error since the last refresh
@@ -78,7 +52,7 @@ type Kubernetes struct {
 
 // NewKubernetes returns the source for cfg reading through client;
 // manifests from ConfigMaps are written under dir.
-func NewKubernetes(cfg config.KubernetesSD, client KubeClient, dir string) *Kubernetes {
+func NewKubernetes(cfg config.KubernetesSD, client *KubeClient, dir string) *Kubernetes {
 	return &Kubernetes{cfg: cfg, client: client, dir: dir, events: make(chan struct{}, 1)}
 }
 
@@ -92,84 +66,67 @@ func (k *Kubernetes) poke() {
 	}
 }
 
-// run starts the informers; they stop with Close.
+// run starts the watches; they stop with Close.
 func (k *Kubernetes) run() {
 	ctx, cancel := context.WithCancel(context.Background())
 	k.cancel = cancel
 	namespaces := k.cfg.Namespaces
 	if len(namespaces) == 0 {
-		namespaces = []string{metav1.NamespaceAll}
+		namespaces = []string{""}
 	}
 	for _, ns := range namespaces {
-		api := k.client.Services(ns)
-		lw := &cache.ListWatch{
-			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-				o.LabelSelector = k.cfg.Selector
-				return api.List(ctx, o)
-			},
-			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-				o.LabelSelector = k.cfg.Selector
-				return api.Watch(ctx, o)
-			},
-		}
-		// A client that says it cannot stream lists (the fake clientset)
-		// is listed and watched the classic way.
-		inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, api), &corev1.Service{}, 0, cache.Indexers{})
-		_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
-			k.mu.Lock()
-			k.lastErr = err
-			k.mu.Unlock()
-			k.poke()
-		})
-		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(any) { k.poke() },
-			UpdateFunc: func(any, any) { k.poke() },
-			DeleteFunc: func(any) { k.poke() },
-		})
-		k.stores = append(k.stores, inf.GetStore())
-		k.synced = append(k.synced, inf.HasSynced)
-		go inf.RunWithContext(ctx)
+		w := &serviceWatch{client: k.client, ns: ns, selector: k.cfg.Selector, synced: make(chan struct{}), changed: k.poke, failed: k.failed}
+		k.watches = append(k.watches, w)
+		go w.run(ctx)
 	}
 }
 
-// Close stops the informers.
+// failed records a list or watch error for the next refresh.
+func (k *Kubernetes) failed(err error) {
+	k.mu.Lock()
+	k.lastErr = err
+	k.mu.Unlock()
+	k.poke()
+}
+
+// Close stops the watches.
 func (k *Kubernetes) Close() {
 	if k.cancel != nil {
 		k.cancel()
 	}
 }
 
-// Refresh implements Source: the informers' current Services, once they
-// have synced. A list or watch error since the last refresh fails it: the
-// informers keep the Services they had, and so the targets stay.
+// Refresh implements Source: the watches' current Services, once each has
+// listed its namespace. A list or watch error since the last refresh
+// fails it: the watches keep the Services they had, and so the targets
+// stay.
 func (k *Kubernetes) Refresh(ctx context.Context) error {
 	k.start.Do(k.run)
-	if !cache.WaitForCacheSync(ctx.Done(), k.synced...) {
-		k.mu.Lock()
-		err := k.lastErr
-		k.mu.Unlock()
-		if err == nil {
-			err = ctx.Err()
-		}
-		return &Error{Reason: mcp.Classify(err), Err: fmt.Errorf("services not synced: %w", err)}
-	}
-	var services []*corev1.Service
-	for _, s := range k.stores {
-		for _, o := range s.List() {
-			if svc, ok := o.(*corev1.Service); ok {
-				services = append(services, svc)
+	var services []Service
+	for _, w := range k.watches {
+		select {
+		case <-w.synced:
+		case <-ctx.Done():
+			k.mu.Lock()
+			err := k.lastErr
+			k.mu.Unlock()
+			if err == nil {
+				err = ctx.Err()
 			}
+			return &Error{Reason: Reason(err), Err: fmt.Errorf("services not listed: %w", err)}
 		}
+		services = append(services, w.list()...)
 	}
-	slices.SortFunc(services, func(a, b *corev1.Service) int {
-		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
+	slices.SortFunc(services, func(a, b Service) int {
+		return strings.Compare(a.Metadata.Namespace+"/"+a.Metadata.Name, b.Metadata.Namespace+"/"+b.Metadata.Name)
 	})
 	var out []Target
 	var errs []error
-	for _, svc := range services {
+	for i := range services {
+		svc := &services[i]
 		ts, err := k.targetsOf(ctx, svc)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("kubernetes:%s/%s: %w", svc.Namespace, svc.Name, err))
+			errs = append(errs, fmt.Errorf("kubernetes:%s/%s: %w", svc.Metadata.Namespace, svc.Metadata.Name, err))
 		}
 		out = append(out, ts...)
 	}
@@ -179,7 +136,7 @@ func (k *Kubernetes) Refresh(ctx context.Context) error {
 	err := k.lastErr
 	k.lastErr = nil
 	if err != nil {
-		return &Error{Reason: mcp.Classify(err), Err: err}
+		return &Error{Reason: Reason(err), Err: err}
 	}
 	k.targets = out
 	if len(errs) > 0 {
@@ -195,7 +152,7 @@ func (k *Kubernetes) Targets() []Target {
 	return k.targets
 }
 
-// Watch implements Source: informer events.
+// Watch implements Source: the watches' events.
 func (k *Kubernetes) Watch(ctx context.Context, changed func()) {
 	defer k.Close()
 	for {
@@ -211,8 +168,8 @@ func (k *Kubernetes) Watch(ctx context.Context, changed func()) {
 // targetsOf is the targets of one Service: none without the opt-in
 // annotation, else one per port named by driftd.io/port (the one port of
 // a single-port Service when it is not set).
-func (k *Kubernetes) targetsOf(ctx context.Context, svc *corev1.Service) ([]Target, error) {
-	a := svc.Annotations
+func (k *Kubernetes) targetsOf(ctx context.Context, svc *Service) ([]Target, error) {
+	a := svc.Metadata.Annotations
 	if a[AnnotationProbe] != "true" {
 		return nil, nil
 	}
@@ -240,11 +197,12 @@ func (k *Kubernetes) targetsOf(ctx context.Context, svc *corev1.Service) ([]Targ
 	case "", "baseline":
 		base.Baseline = config.BaselineFirstSeen
 	default:
-		if base.Manifest, err = k.configMapManifest(ctx, svc.Namespace, m); err != nil {
+		if base.Manifest, err = k.configMapManifest(ctx, svc.Metadata.Namespace, m); err != nil {
 			return nil, err
 		}
 	}
-	origin := "kubernetes:" + svc.Namespace + "/" + svc.Name
+	ns, name := svc.Metadata.Namespace, svc.Metadata.Name
+	origin := "kubernetes:" + ns + "/" + name
 	out := make([]Target, 0, len(ports))
 	for _, p := range ports {
 		t := base
@@ -253,8 +211,8 @@ func (k *Kubernetes) targetsOf(ctx context.Context, svc *corev1.Service) ([]Targ
 		if len(ports) > 1 {
 			suffix = p.label
 		}
-		t.Name = KubernetesName(svc.Namespace, svc.Name, suffix)
-		t.URL = fmt.Sprintf("%s://%s.%s.svc:%d%s", scheme, svc.Name, svc.Namespace, p.number, path)
+		t.Name = KubernetesName(ns, name, suffix)
+		t.URL = fmt.Sprintf("%s://%s.%s.svc:%d%s", scheme, name, ns, p.number, path)
 		out = append(out, Target{Origin: origin, Target: t})
 	}
 	return out, nil
@@ -265,7 +223,7 @@ type port struct {
 	number int32
 }
 
-func servicePorts(svc *corev1.Service, want string) ([]port, error) {
+func servicePorts(svc *Service, want string) ([]port, error) {
 	if want == "" {
 		if len(svc.Spec.Ports) != 1 {
 			return nil, fmt.Errorf("%d ports and no %s annotation to choose", len(svc.Spec.Ports), AnnotationPort)
@@ -276,7 +234,7 @@ func servicePorts(svc *corev1.Service, want string) ([]port, error) {
 	var out []port
 	for _, w := range strings.Split(want, ",") {
 		w = strings.TrimSpace(w)
-		i := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool {
+		i := slices.IndexFunc(svc.Spec.Ports, func(p ServicePort) bool {
 			return p.Name == w || strconv.Itoa(int(p.Port)) == w
 		})
 		if i < 0 {
@@ -295,14 +253,14 @@ func (k *Kubernetes) configMapManifest(ctx context.Context, ns, ref string) (str
 	if !ok || name == "" || key == "" || key == "." || key == ".." || strings.ContainsAny(key, `/\`) {
 		return "", fmt.Errorf("%s: %q is not baseline or CONFIGMAP/KEY", AnnotationManifest, ref)
 	}
-	if k.client.ConfigMaps == nil || k.dir == "" {
+	if k.client == nil || k.dir == "" {
 		return "", fmt.Errorf("%s: manifests from ConfigMaps are not available here", AnnotationManifest)
 	}
-	cm, err := k.client.ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	cmData, err := k.client.ConfigMapData(ctx, ns, name)
 	if err != nil {
 		return "", fmt.Errorf("%s: ConfigMap %s: %w", AnnotationManifest, name, err)
 	}
-	data, ok := cm.Data[key]
+	data, ok := cmData[key]
 	if !ok {
 		return "", fmt.Errorf("%s: ConfigMap %s has no key %q", AnnotationManifest, name, key)
 	}
@@ -317,4 +275,100 @@ func (k *Kubernetes) configMapManifest(ctx context.Context, ns, ref string) (str
 		return "", err
 	}
 	return file, atomicfile.Write(file, []byte(data))
+}
+
+// serviceWatch keeps the Services of one namespace ("": every one): it
+// lists them, then watches from the list's resource version, and lists
+// again when the watch fails or the version is too old.
+type serviceWatch struct {
+	client   *KubeClient
+	ns       string
+	selector string
+	synced   chan struct{} // closed after the first list
+	changed  func()
+	failed   func(error)
+
+	mu       sync.Mutex
+	services map[string]Service // by namespace/name
+}
+
+// Backoff between failed lists or watches.
+const (
+	kubeBackoffMin = time.Second
+	kubeBackoffMax = 30 * time.Second
+)
+
+func (w *serviceWatch) run(ctx context.Context) {
+	backoff := kubeBackoffMin
+	var once sync.Once
+	for ctx.Err() == nil {
+		items, rv, err := w.client.ListServices(ctx, w.ns, w.selector)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			w.failed(err)
+			sleepCtx(ctx, backoff)
+			backoff = min(2*backoff, kubeBackoffMax)
+			continue
+		}
+		backoff = kubeBackoffMin
+		set := make(map[string]Service, len(items))
+		for _, s := range items {
+			set[s.Metadata.Namespace+"/"+s.Metadata.Name] = s
+		}
+		w.mu.Lock()
+		w.services = set
+		w.mu.Unlock()
+		once.Do(func() { close(w.synced) })
+		w.changed()
+		// Watch from rv until the version is too old or the stream fails.
+		for ctx.Err() == nil {
+			err := w.client.WatchServices(ctx, w.ns, w.selector, rv, func(ev WatchEvent) {
+				rv = ev.Service.Metadata.ResourceVersion
+				key := ev.Service.Metadata.Namespace + "/" + ev.Service.Metadata.Name
+				w.mu.Lock()
+				switch ev.Type {
+				case "ADDED", "MODIFIED":
+					w.services[key] = ev.Service
+				case "DELETED":
+					delete(w.services, key)
+				default: // BOOKMARK: only the version
+					w.mu.Unlock()
+					return
+				}
+				w.mu.Unlock()
+				w.changed()
+			})
+			if err == nil {
+				continue // the server ended the watch: on from rv
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			if !gone(err) {
+				w.failed(err)
+				sleepCtx(ctx, backoff)
+				backoff = min(2*backoff, kubeBackoffMax)
+			}
+			break // list again
+		}
+	}
+}
+
+// list is the namespace's Services now.
+func (w *serviceWatch) list() []Service {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Collect(maps.Values(w.services))
+}
+
+// sleepCtx waits d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }

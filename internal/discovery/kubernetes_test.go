@@ -1,0 +1,403 @@
+package discovery
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/discovery/kubetest"
+	"github.com/driftd/driftd/internal/mcp"
+)
+
+func kubeService(ns, name string, annotations map[string]string, ports ...kubetest.Port) kubetest.Service {
+	a := map[string]string{AnnotationProbe: "true"}
+	for k, v := range annotations {
+		a[k] = v
+	}
+	if len(ports) == 0 {
+		ports = []kubetest.Port{{Name: "http", Port: 8080}}
+	}
+	return kubetest.Service{Namespace: ns, Name: name, Labels: map[string]string{"app": "mcp"}, Annotations: a, Ports: ports}
+}
+
+func targetNames(ts []Target) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Target.Name+" "+t.Target.URL)
+	}
+	return out
+}
+
+// waitFor refreshes k until the targets' names and URLs are want.
+func waitFor(t *testing.T, k *Kubernetes, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var got []string
+	for time.Now().Before(deadline) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := k.Refresh(ctx)
+		cancel()
+		got = targetNames(k.Targets())
+		if err == nil && slices.Equal(got, want) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("targets %q, want %q", got, want)
+}
+
+// TestKubernetesListWatch: the Services of one namespace that a label
+// selects are listed; additions, changes and
+// deletions arrive through the watch; a compacted history (410) makes it
+// list again; an API server that fails fails the refresh with its reason
+// and keeps the targets, and one that comes back is watched again.
+func TestKubernetesListWatch(t *testing.T) {
+	api := kubetest.New()
+	defer api.Close()
+	web := kubeService("shop", "web", nil)
+	web.Labels = map[string]string{"app": "web"} // not selected
+	api.Put(web)
+	api.Put(kubeService("shop", "crm", nil))
+	api.Put(kubeService("shop", "quiet", map[string]string{AnnotationProbe: "false"}))
+	api.Put(kubeService("other", "crm", nil)) // not a watched namespace
+	client, err := NewKubeClient(api.Kubeconfig(t.TempDir()), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewKubernetes(config.KubernetesSD{Namespaces: []string{"shop"}, Selector: "app=mcp"}, client, t.TempDir())
+	var changes atomic.Int64
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go k.Watch(ctx, func() { changes.Add(1) })
+	waitFor(t, k, "k8s-shop-crm http://crm.shop.svc:8080/mcp")
+
+	before := changes.Load()
+	api.Put(kubeService("shop", "search", map[string]string{AnnotationPath: "/v1/mcp", AnnotationScheme: "https"}))
+	waitFor(t, k, "k8s-shop-crm http://crm.shop.svc:8080/mcp", "k8s-shop-search https://search.shop.svc:8080/v1/mcp")
+	if changes.Load() == before {
+		t.Error("a watched addition did not call changed")
+	}
+	api.Put(kubeService("shop", "crm", map[string]string{AnnotationPort: "admin,9000"}, kubetest.Port{Name: "http", Port: 8080}, kubetest.Port{Name: "admin", Port: 9000}))
+	waitFor(t, k, "k8s-shop-crm-admin http://crm.shop.svc:9000/mcp", "k8s-shop-crm-9000 http://crm.shop.svc:9000/mcp", "k8s-shop-search https://search.shop.svc:8080/v1/mcp")
+	api.Delete("shop", "crm")
+	waitFor(t, k, "k8s-shop-search https://search.shop.svc:8080/v1/mcp")
+
+	// History compacted: the watch gets 410 and the source lists again.
+	api.Compact()
+	api.Put(kubeService("shop", "crm", nil))
+	waitFor(t, k, "k8s-shop-crm http://crm.shop.svc:8080/mcp", "k8s-shop-search https://search.shop.svc:8080/v1/mcp")
+
+	// The API server fails: the refresh fails with http_status and the
+	// targets stay; back, and changes arrive again.
+	api.Fail(true)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := k.Refresh(context.Background())
+		if err != nil {
+			if Reason(err) != mcp.ReasonHTTPStatus {
+				t.Errorf("refresh error %v, reason %q, want http_status", err, Reason(err))
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a failing API server never failed a refresh")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := len(k.Targets()); got != 2 {
+		t.Errorf("%d targets after a failure, want the 2 found before", got)
+	}
+	api.Fail(false)
+	api.Delete("shop", "search")
+	waitFor(t, k, "k8s-shop-crm http://crm.shop.svc:8080/mcp")
+
+	lists := 0
+	for _, r := range api.Requests() {
+		if !strings.Contains(r, "/namespaces/shop/services") {
+			t.Errorf("a request outside the watched namespace: %s", r)
+		}
+		if !strings.Contains(r, "labelSelector=app%3Dmcp") {
+			t.Errorf("a request without the selector: %s", r)
+		}
+		if !strings.Contains(r, "watch=1") {
+			lists++
+		}
+	}
+	if lists < 2 {
+		t.Errorf("%d lists, want one at start and one after the 410 at least", lists)
+	}
+	if r := api.Rejected(); len(r) > 0 {
+		t.Errorf("the API server refused requests: %q", r)
+	}
+}
+
+// TestKubernetesPaging: every namespace, 1,203 opted-in Services, listed
+// in pages of 500 with continue tokens.
+func TestKubernetesPaging(t *testing.T) {
+	api := kubetest.New()
+	defer api.Close()
+	var want []string
+	for i := range 1203 {
+		ns := fmt.Sprintf("ns%d", i%3)
+		name := fmt.Sprintf("s%04d", i)
+		api.Put(kubeService(ns, name, nil))
+		want = append(want, fmt.Sprintf("k8s-%s-%s http://%s.%s.svc:8080/mcp", ns, name, name, ns))
+	}
+	slices.Sort(want)
+	client, err := NewKubeClient(api.Kubeconfig(t.TempDir()), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewKubernetes(config.KubernetesSD{}, client, t.TempDir())
+	defer k.Close()
+	waitFor(t, k, want...)
+	pages := 0
+	for _, r := range api.Requests() {
+		if strings.HasPrefix(r, "GET /api/v1/services?") && !strings.Contains(r, "watch=1") {
+			pages++
+		}
+	}
+	if pages != 3 {
+		t.Errorf("%d list requests, want 3 pages of 500", pages)
+	}
+}
+
+// TestKubernetesConfigMapManifest: driftd.io/manifest names a ConfigMap
+// key, read into the source's directory; a missing key is the Service's
+// config error and leaves the others.
+func TestKubernetesConfigMapManifest(t *testing.T) {
+	api := kubetest.New()
+	defer api.Close()
+	api.PutConfigMap("shop", "crm-manifest", map[string]string{"tools.json": `{"tools":[]}`})
+	api.Put(kubeService("shop", "crm", map[string]string{AnnotationManifest: "crm-manifest/tools.json"}))
+	api.Put(kubeService("shop", "lost", map[string]string{AnnotationManifest: "crm-manifest/nope.json"}))
+	client, err := NewKubeClient(api.Kubeconfig(t.TempDir()), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	k := NewKubernetes(config.KubernetesSD{Namespaces: []string{"shop"}}, client, dir)
+	defer k.Close()
+	err = k.Refresh(context.Background())
+	if Reason(err) != mcp.ReasonConfig || !strings.Contains(fmt.Sprint(err), `kubernetes:shop/lost`) || !strings.Contains(fmt.Sprint(err), `no key "nope.json"`) {
+		t.Errorf("refresh error %v, want the lost Service's missing key (config)", err)
+	}
+	ts := k.Targets()
+	if len(ts) != 1 || ts[0].Target.Manifest != filepath.Join(dir, "shop", "crm-manifest", "tools.json") {
+		t.Fatalf("targets %+v", ts)
+	}
+	if b, err := os.ReadFile(ts[0].Target.Manifest); err != nil || string(b) != `{"tools":[]}` {
+		t.Errorf("manifest file %q, %v", b, err)
+	}
+}
+
+// selfSigned is a CA-less certificate for 127.0.0.1 (server) or a client,
+// as PEM.
+func selfSigned(t *testing.T, cn string) (certPEM, keyPEM []byte, cert tls.Certificate) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	keyPEM = pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb})
+	cert, err = tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return certPEM, keyPEM, cert
+}
+
+// whoServer is a TLS API server that answers a ConfigMap read with who
+// called: the bearer token, basic user, or client certificate's name.
+func whoServer(t *testing.T) (srv *httptest.Server, caPEM []byte, statusFor *atomic.Int64) {
+	t.Helper()
+	serverPEM, _, serverCert := selfSigned(t, "api")
+	statusFor = &atomic.Int64{}
+	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if c := statusFor.Load(); c != 0 {
+			statusFor.Store(0)
+			w.WriteHeader(int(c))
+			return
+		}
+		who := r.Header.Get("Authorization")
+		if u, _, ok := r.BasicAuth(); ok {
+			who = "basic " + u
+		}
+		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+			who += "cert " + r.TLS.PeerCertificates[0].Subject.CommonName
+		}
+		fmt.Fprintf(w, `{"data":{"who":%q}}`, who)
+	}))
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientAuth: tls.RequestClientCert}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv, serverPEM, statusFor
+}
+
+func who(t *testing.T, c *KubeClient) string {
+	t.Helper()
+	d, err := c.ConfigMapData(context.Background(), "ns", "cm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d["who"]
+}
+
+// TestKubeconfigCredentials: each way a kubeconfig or the in-cluster
+// account gives credentials reaches a TLS API server verified against
+// the configured CA; what driftd does not support is an error naming it.
+func TestKubeconfigCredentials(t *testing.T) {
+	srv, caPEM, statusFor := whoServer(t)
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("ca.crt", caPEM)
+	clientCert, clientKey, _ := selfSigned(t, "driftd-client")
+	write("client.crt", clientCert)
+	write("client.key", clientKey)
+	write("token-file", []byte("from-file\n"))
+	runs := filepath.Join(dir, "plugin-runs")
+	write("plugin", []byte("#!/bin/sh\necho run >> "+runs+"\n"+`echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin-'"$PLUGIN_ARG"'"}}'`+"\n"))
+	kubeconfig := func(user string) string {
+		return write("kubeconfig", fmt.Appendf(nil, `apiVersion: v1
+kind: Config
+current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: %q, certificate-authority: ca.crt}}]
+users: [{name: u, user: %s}]
+`, srv.URL, user))
+	}
+	for _, tc := range []struct{ user, want string }{
+		{`{token: t0}`, "Bearer t0"},
+		{`{tokenFile: token-file}`, "Bearer from-file"},
+		{`{username: ann, password: pw}`, "basic ann"},
+		{`{client-certificate: client.crt, client-key: client.key}`, "cert driftd-client"},
+		{fmt.Sprintf(`{client-certificate-data: %s, client-key-data: %s}`, base64.StdEncoding.EncodeToString(clientCert), base64.StdEncoding.EncodeToString(clientKey)), "cert driftd-client"},
+		{`{exec: {command: ./plugin, apiVersion: client.authentication.k8s.io/v1, env: [{name: PLUGIN_ARG, value: x}]}}`, "Bearer from-plugin-x"},
+	} {
+		c, err := NewKubeClient(kubeconfig(tc.user), "test")
+		if err != nil {
+			t.Errorf("%s: %v", tc.user, err)
+			continue
+		}
+		if got := who(t, c); got != tc.want {
+			t.Errorf("%s: the server saw %q, want %q", tc.user, got, tc.want)
+		}
+	}
+
+	// The plugin runs once, and again after a 401.
+	os.Remove(runs)
+	c, err := NewKubeClient(kubeconfig(`{exec: {command: ./plugin}}`), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	who(t, c)
+	who(t, c)
+	statusFor.Store(http.StatusUnauthorized)
+	if _, err := c.ConfigMapData(context.Background(), "ns", "cm"); Reason(err) != mcp.ReasonAuthRequired {
+		t.Errorf("a 401 is %v, reason %q, want auth_required", err, Reason(err))
+	}
+	who(t, c)
+	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 2 {
+		t.Errorf("the plugin ran %d times, want 2 (once, and after the 401)", strings.Count(string(b), "run"))
+	}
+
+	for user, want := range map[string]string{
+		`{auth-provider: {name: gcp}}`: `auth-provider "gcp" is not supported`,
+		`{tokenFile: missing}`:         "", // read per request: the request fails, below
+	} {
+		c, err := NewKubeClient(kubeconfig(user), "test")
+		if want != "" {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want %q", user, err, want)
+			}
+			continue
+		}
+		if _, err := c.ConfigMapData(context.Background(), "ns", "cm"); Reason(err) != mcp.ReasonConfig {
+			t.Errorf("%s: %v, reason %q, want config", user, err, Reason(err))
+		}
+	}
+	for body, want := range map[string]string{
+		"current-context: nope\n": `current-context "nope" is not among its contexts`,
+		"current-context: c\ncontexts: [{name: c, context: {cluster: gone}}]\n": `names cluster "gone"`,
+		"current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: 'ftp://x'}}]\n": "is not an http:// or https:// URL",
+	} {
+		if _, err := NewKubeClient(write("bad", []byte(body)), "test"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want %q", body, err, want)
+		}
+	}
+
+	// A server whose certificate the CA does not sign is a TLS failure.
+	other, _, _ := whoServer(t)
+	u, _ := url.Parse(other.URL)
+	c, err = NewKubeClient(write("kubeconfig", fmt.Appendf(nil, "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: %q, certificate-authority: ca.crt}}]\nusers: [{name: u, user: {token: t}}]\n", "https://"+u.Host)), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ConfigMapData(context.Background(), "ns", "cm"); Reason(err) != mcp.ReasonTLS {
+		t.Errorf("an unknown server certificate: %v, reason %q, want tls", err, Reason(err))
+	}
+
+	// In the cluster: the service account's CA and token, the token read
+	// again for every request.
+	sa := t.TempDir()
+	os.WriteFile(filepath.Join(sa, "ca.crt"), caPEM, 0o600)
+	os.WriteFile(filepath.Join(sa, "token"), []byte("sa-1"), 0o600)
+	su, _ := url.Parse(srv.URL)
+	c, err = inCluster(sa, su.Hostname(), su.Port())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.userAgent = "driftd/test"
+	if got := who(t, c); got != "Bearer sa-1" {
+		t.Errorf("in-cluster: the server saw %q", got)
+	}
+	os.WriteFile(filepath.Join(sa, "token"), []byte("sa-2"), 0o600)
+	if got := who(t, c); got != "Bearer sa-2" {
+		t.Errorf("in-cluster after rotation: the server saw %q", got)
+	}
+	if _, err := inCluster(sa, "", ""); err == nil || !strings.Contains(err.Error(), "not in a cluster") {
+		t.Errorf("outside a cluster: %v", err)
+	}
+}
