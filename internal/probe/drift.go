@@ -6,6 +6,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
@@ -144,30 +145,79 @@ func sameOrder(declared, served []mcp.Tool) bool {
 	return true
 }
 
-// secondConnection lists again on a fresh TCP connection: the tool set
-// must not vary per connection.
-func (r *run) secondConnection(ctx context.Context, like *mcp.Session, first *listing, items map[mcp.Kind]*itemListing) {
-	c, err := r.client(r.t.HTTPClient, true, nil)
-	if err != nil {
-		r.rep.Tools.SecondConnection = "failed: config"
+// secondListing is the tools listing of the second-connection check,
+// read beside the first: a fresh connection, a session opened like the
+// first, and its tools/list pages, unparsed. It runs from the moment the
+// first session is established, so its round trips overlap the first
+// listing's instead of following them; secondConnection compares it once
+// the first listing is in. Its goroutine only reads the run's settings and
+// draws on the run's byte budget (atomic); nothing it does reaches the
+// report until secondConnection, on the run's goroutine, after wait.
+type secondListing struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	closed sync.Once
+
+	c      *mcp.Client
+	s      *mcp.Session
+	l      *listing
+	failed string // "failed: …" for Tools.SecondConnection, or ""
+}
+
+// startSecond starts the second connection's listing, like the session
+// the run opened.
+func (r *run) startSecond(ctx context.Context, like *mcp.Session) *secondListing {
+	ctx, cancel := context.WithCancel(ctx)
+	sl := &secondListing{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(sl.done)
+		c, err := r.client(r.t.HTTPClient, true, nil)
+		if err != nil {
+			sl.failed = "failed: config"
+			return
+		}
+		sl.c = c
+		if sl.s, err = c.Open(ctx, like); err != nil {
+			sl.failed = "failed: " + string(mcp.Classify(err))
+			return
+		}
+		if sl.l, err = r.fetch(ctx, sl.s, true); err != nil {
+			sl.failed = "failed: listing"
+		}
+	}()
+	return sl
+}
+
+// close stops the listing if it still runs, waits for it, and closes its
+// session and connections; ctx bounds the session's close.
+func (sl *secondListing) close(ctx context.Context) {
+	sl.closed.Do(func() {
+		sl.cancel()
+		<-sl.done
+		if sl.s != nil {
+			sl.s.Close(ctx)
+		}
+		if sl.c != nil {
+			sl.c.CloseIdleConnections()
+		}
+	})
+}
+
+// secondConnection compares the second connection's listing with the
+// first (MCP-CONF-TOOLSET-VARIES, …), then lists the other kinds on it.
+func (r *run) secondConnection(ctx context.Context, sl *secondListing, first *listing, items map[mcp.Kind]*itemListing) {
+	defer sl.close(ctx)
+	<-sl.done
+	if sl.failed != "" {
+		r.rep.Tools.SecondConnection = sl.failed
 		return
 	}
-	defer c.CloseIdleConnections()
-	s, err := c.Open(ctx, like)
-	if err != nil {
-		r.rep.Tools.SecondConnection = "failed: " + string(mcp.Classify(err))
-		return
-	}
-	defer s.Close(ctx)
-	second, err := r.page(ctx, s, first)
-	if err != nil {
-		r.rep.Tools.SecondConnection = "failed: listing"
-		return
-	}
+	second := sl.l
+	second.parseLike(first)
 	state, fs := checkToolsetStable(mcp.KindTool, first.names(), second.names())
 	r.rep.Tools.SecondConnection = state
 	r.emitFrom(second.first(), fs...)
-	r.secondItems(ctx, s, items)
+	r.secondItems(ctx, sl.s, items)
 }
 
 func nameSet(names []string) map[string]bool {

@@ -105,11 +105,22 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 // cursor. It emits nothing: the listing records what the checks read. like,
 // if set, is a listing this one is expected to repeat (parseLike).
 func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing, error) {
+	l, err := r.fetch(ctx, s, like != nil) // compared with like's first; parsed only if it differs
+	if err != nil {
+		return l, err
+	}
+	l.parseLike(like)
+	return l, nil
+}
+
+// fetch reads the pages of page, the definitions parsed as they are read
+// unless raw (then parseLike parses them, or takes another listing's).
+func (r *run) fetch(ctx context.Context, s *mcp.Session, raw bool) (*listing, error) {
 	l := &listing{}
 	cur := cursors{seen: map[string]bool{}}
 	for {
 		list := s.ListTools
-		if like != nil { // compared with like's first; parsed only if it differs
+		if raw {
 			list = s.ListToolsRaw
 		}
 		p, err := list(ctx, cur.at)
@@ -132,11 +143,9 @@ func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing
 		}
 		var more bool
 		if more, l.loop, l.capped = cur.advance(p.HasNext, p.NextCursor, l.pages, r.t.MaxListPages); !more {
-			break
+			return l, nil
 		}
 	}
-	l.parseLike(like)
-	return l, nil
 }
 
 // cursors follows nextCursor through one listing, tools or items.

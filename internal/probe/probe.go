@@ -209,6 +209,8 @@ func (r *run) probe(ctx context.Context) {
 	}
 	defer sess.Close(ctx)
 	r.established(connected, sess)
+	second := r.startSecond(ctx, sess)
+	defer second.close(ctx)
 	served, ok := r.listPrimary(ctx, sess)
 	if !ok {
 		return
@@ -226,7 +228,7 @@ func (r *run) probe(ctx context.Context) {
 	}
 	// Each step checks the deadline first: the checks' CPU counts too.
 	for _, step := range []func(){
-		func() { r.secondConnection(ctx, sess, served, items) },
+		func() { r.secondConnection(ctx, second, served, items) },
 		func() {
 			if r.declared != nil {
 				r.drift(served)
