@@ -360,7 +360,7 @@ users: [{name: u, user: %s}]
 	}
 	for body, want := range map[string]string{
 		"current-context: nope\n": `current-context "nope" is not among its contexts`,
-		"current-context: c\ncontexts: [{name: c, context: {cluster: gone}}]\n": `names cluster "gone"`,
+		"current-context: c\ncontexts: [{name: c, context: {cluster: gone}}]\n":                                                   `names cluster "gone"`,
 		"current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: 'ftp://x'}}]\n": "is not an http:// or https:// URL",
 	} {
 		if _, err := NewKubeClient(write("bad", []byte(body)), "test"); err == nil || !strings.Contains(err.Error(), want) {
