@@ -14,6 +14,8 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/driftd/driftd/internal/format"
+	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/tracing"
@@ -37,15 +39,26 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			return err
 		}
 		t.ShadowTools = *shadow
-		file, declared, err := loadManifest(*manifestPath)
-		if err != nil {
-			return usageErr("manifest: %v", err)
-		}
 		t.Manifest = *manifestPath
-		prep := probe.Prepare(t, declared)
-		if prep.Refused != nil {
-			// Every gate is checked before a single request is sent.
-			return usageErr("%v", prep.Refused)
+		// The manifest is read while the run connects, unless calls are
+		// planned: their gates read it before anything is sent. A
+		// manifest that cannot be read is a usage error either way, even
+		// when the discovery's requests went out meanwhile.
+		var file format.File
+		prep, wait := probe.PrepareBeside(t, func() (*manifest.Manifest, error) {
+			var m *manifest.Manifest
+			var err error
+			file, m, err = loadManifest(*manifestPath)
+			return m, err
+		})
+		if prep.Pending == nil {
+			if _, err := wait(ctx); err != nil {
+				return usageErr("manifest: %v", err)
+			}
+			if prep.Refused != nil {
+				// Every gate is checked before a single request is sent.
+				return usageErr("%v", prep.Refused)
+			}
 		}
 		opts := probe.Options{Version: version, Policy: policy}
 		if *otlp != "" {
@@ -66,6 +79,10 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			opts.Tracer = tp.Tracer()
 		}
 		rep := probe.Run(ctx, prep, opts)
+		declared, err := wait(context.Background())
+		if err != nil {
+			return usageErr("manifest: %v", err)
+		}
 		run := rf.run("check", rep, declared, file)
 		err = rf.finish(stdout, run, func(w io.Writer, paint bool) error { return writeCheckText(w, rep, paint) })
 		if hint := checkHint(rep, rf.threshold, *manifestPath); hint != "" && rf.format == "text" {

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"slices"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -28,6 +29,13 @@ type Prepared struct {
 	// (baseline: first_seen), not a manifest file: the report then says
 	// it compared against "baseline".
 	Baseline bool
+	// Pending, if set (and Declared nil), is the declared manifest still
+	// being read: the run connects meanwhile and waits for it before the
+	// first listing, so reading a large manifest overlaps the discovery's
+	// round trips. An error ends the run as config. Only a plan without
+	// calls may be pending: the invocation gates read the manifest before
+	// anything is sent (PrepareBeside).
+	Pending func(context.Context) (*manifest.Manifest, error)
 }
 
 // Prepare checks the invocation gates of t against declared and plans the
@@ -42,6 +50,38 @@ func Prepare(t config.Target, declared *manifest.Manifest) *Prepared {
 		p.Invocation = &Invocation{Seed: t.Invoke.Seed, Planned: []PlannedCall{}, Findings: []catalogue.Finding{}, Refused: p.Refused.Error()}
 	}
 	return p
+}
+
+// PrepareBeside is Prepare for a manifest that load reads beside the run:
+// when t plans no calls, load runs in a goroutine while the run connects
+// (Prepared.Pending); otherwise the gates need the manifest first, and it
+// is loaded before anything is sent. wait returns load's result, once it
+// is known, to every caller, or ctx's error if ctx ends first.
+func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p *Prepared, wait func(context.Context) (*manifest.Manifest, error)) {
+	if t.Invoke.Named() || t.Invoke.Execute {
+		m, err := load()
+		wait = func(context.Context) (*manifest.Manifest, error) { return m, err }
+		if err != nil {
+			return &Prepared{Target: t}, wait
+		}
+		return Prepare(t, m), wait
+	}
+	var m *manifest.Manifest
+	var err error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m, err = load()
+	}()
+	wait = func(ctx context.Context) (*manifest.Manifest, error) {
+		select {
+		case <-done:
+			return m, err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return &Prepared{Target: t, Pending: wait}, wait
 }
 
 // clone copies what a run writes into, so a Prepared can be run again.

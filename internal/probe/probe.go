@@ -63,7 +63,9 @@ type run struct {
 	// t is the probed target; Diff, which sends nothing, has none.
 	t        config.Target
 	declared *manifest.Manifest
-	opts     Options
+	// pending is a manifest still being read (Prepared.Pending).
+	pending func(context.Context) (*manifest.Manifest, error)
+	opts    Options
 	// ref names what the declared surface is in messages: "manifest", or
 	// "baseline" for a baseline-mode target.
 	ref      string
@@ -102,6 +104,7 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 	start := time.Now()
 	t := p.Target
 	r := newRun(t, p.Declared, opts, start)
+	r.pending = p.Pending
 	defer r.budget.Release()
 	if p.Baseline {
 		r.ref = "baseline"
@@ -166,7 +169,7 @@ func startRun(target, baseURL string, declared *manifest.Manifest, opts Options,
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	r := &run{declared: declared, opts: opts, ref: "manifest", log: opts.Logger.With("target", target), once: map[string]bool{}}
+	r := &run{opts: opts, ref: "manifest", log: opts.Logger.With("target", target), once: map[string]bool{}}
 	r.rep = &Report{
 		DriftdVersion:    opts.Version,
 		Target:           target,
@@ -176,13 +179,40 @@ func startRun(target, baseURL string, declared *manifest.Manifest, opts Options,
 		ProtocolRevision: Revision{Reason: "not established"},
 		AuthPosture:      AuthPosture{AnonymousList: "not_checked"},
 	}
+	r.setDeclared(declared)
+	return r
+}
+
+// setDeclared sets the manifest the run compares against.
+func (r *run) setDeclared(declared *manifest.Manifest) {
+	r.declared = declared
 	if declared != nil {
 		r.rep.ComparedAgainst = "manifest"
 		if declared.Declares(mcp.KindTool) {
 			r.rep.Tools.Declared = len(declared.Tools)
 		}
 	}
-	return r
+}
+
+// awaitManifest waits for a pending manifest (Prepared.Pending), if any,
+// and reports whether the run goes on: one that could not be read ends it
+// as config.
+func (r *run) awaitManifest(ctx context.Context) bool {
+	if r.pending == nil {
+		return true
+	}
+	m, err := r.pending(ctx)
+	r.pending = nil
+	if ctx.Err() != nil {
+		r.fail(mcp.ReasonTimeout, fmt.Sprintf("the run's deadline of %v passed while the declared manifest was read", r.t.Timeout))
+		return false
+	}
+	if err != nil {
+		r.fail(mcp.ReasonConfig, "the declared manifest: "+err.Error())
+		return false
+	}
+	r.setDeclared(m)
+	return true
 }
 
 func credentialsPresented(c *promconfig.HTTPClientConfig) bool {
@@ -211,6 +241,9 @@ func (r *run) probe(ctx context.Context) {
 	r.established(connected, sess)
 	second := r.startSecond(ctx, sess)
 	defer second.close(ctx)
+	if !r.awaitManifest(ctx) {
+		return
+	}
 	served, ok := r.listPrimary(ctx, sess)
 	if !ok {
 		return

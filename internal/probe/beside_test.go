@@ -1,0 +1,70 @@
+package probe_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+// TestPrepareBeside: a manifest read beside the run is compared as if read
+// before it; one that cannot be read ends the run as config; one still
+// being read at the deadline ends it as timeout, within the deadline plus
+// one second; and a plan with calls reads it before anything is sent.
+func TestPrepareBeside(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b")})
+	defer srv.Close()
+	target := config.NewTarget("mock", srv.URL)
+	target.Timeout = 2 * time.Second
+
+	declared := declare(t, "a", "c")
+	p, wait := probe.PrepareBeside(target, func() (*manifest.Manifest, error) {
+		time.Sleep(50 * time.Millisecond) // still reading when the run connects
+		return declared, nil
+	})
+	if p.Pending == nil {
+		t.Fatal("a plan without calls does not read the manifest beside the run")
+	}
+	rep := probe.Run(context.Background(), p, probe.Options{Version: "test"})
+	if m, err := wait(context.Background()); m != declared || err != nil {
+		t.Errorf("wait = %v, %v", m, err)
+	}
+	if !rep.Success || rep.ComparedAgainst != "manifest" || rep.Tools.Declared != 2 || !has(rep, catalogue.DriftToolMissing) {
+		t.Errorf("the pending manifest was not compared against:\n%s", reportJSON(rep))
+	}
+	if err := srv.CheckNoViolations(); err != nil {
+		t.Error(err)
+	}
+
+	bad := errors.New("tools[0]: no name")
+	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return nil, bad })
+	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); rep.Success || rep.FailureReason != "config" {
+		t.Errorf("an unreadable manifest: success %v, reason %q, want config", rep.Success, rep.FailureReason)
+	}
+
+	release := make(chan struct{})
+	defer close(release)
+	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { <-release; return declared, nil })
+	start := time.Now()
+	rep = probe.Run(context.Background(), p, probe.Options{Version: "test"})
+	if took := time.Since(start); rep.FailureReason != "timeout" || took > target.Timeout+time.Second {
+		t.Errorf("a manifest read past the deadline: reason %q after %v, want timeout within %v", rep.FailureReason, took, target.Timeout+time.Second)
+	}
+
+	invoking := target
+	invoking.Invoke.Tools = []string{"a"}
+	read := false
+	p, wait = probe.PrepareBeside(invoking, func() (*manifest.Manifest, error) { read = true; return declared, nil })
+	if p.Pending != nil || !read || p.Declared != declared {
+		t.Errorf("a plan with calls: pending %v, read %v; the gates need the manifest first", p.Pending != nil, read)
+	}
+	if m, err := wait(context.Background()); m != declared || err != nil {
+		t.Errorf("wait = %v, %v", m, err)
+	}
+}
