@@ -48,6 +48,8 @@ const (
 	// listPageSize is the limit of one list request; continue tokens fetch
 	// the rest.
 	listPageSize = 500
+	// listPageTimeout bounds one list request, body included.
+	listPageTimeout = time.Minute
 )
 
 // NewKubeClient is a client from the kubeconfig file (empty: the
@@ -592,7 +594,12 @@ func (c *KubeClient) ListServices(ctx context.Context, ns, selector string) ([]S
 	}
 	for {
 		var l serviceList
-		if err := c.getJSON(ctx, servicesPath(ns), q, &l); err != nil {
+		// A page that never finishes arriving is given up, so a stalled
+		// API server fails the list (and the refresh) instead of hanging it.
+		pctx, cancel := context.WithTimeout(ctx, listPageTimeout)
+		err := c.getJSON(pctx, servicesPath(ns), q, &l)
+		cancel()
+		if err != nil {
 			return nil, "", err
 		}
 		out = append(out, l.Items...)
