@@ -204,6 +204,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.Method+" "+r.URL.RequestURI())
 	failing := s.failing
+	// A request let in before Fail or Compact ends with them: it takes the
+	// stop they close now, under the lock that decided it may run.
+	stop := s.stop
 	s.mu.Unlock()
 	switch {
 	case r.Method != http.MethodGet:
@@ -225,9 +228,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case len(parts) == 3 && parts[0] == "api" && parts[1] == "v1" && parts[2] == "services":
-		s.listOrWatch(w, r, "")
+		s.listOrWatch(w, r, "", stop)
 	case len(parts) == 5 && parts[0] == "api" && parts[1] == "v1" && parts[2] == "namespaces" && parts[4] == "services":
-		s.listOrWatch(w, r, parts[3])
+		s.listOrWatch(w, r, parts[3], stop)
 	case len(parts) == 6 && parts[0] == "api" && parts[1] == "v1" && parts[2] == "namespaces" && parts[4] == "configmaps":
 		s.mu.Lock()
 		data, ok := s.configMaps[parts[3]+"/"+parts[5]]
@@ -262,7 +265,7 @@ func selects(selector string, labels map[string]string) (bool, error) {
 	return true, nil
 }
 
-func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, ns string) {
+func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, ns string, stop <-chan struct{}) {
 	q := r.URL.Query()
 	selector := q.Get("labelSelector")
 	if _, err := selects(selector, nil); err != nil {
@@ -270,7 +273,7 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, ns string) 
 		return
 	}
 	if q.Get("watch") == "1" || q.Get("watch") == "true" {
-		s.watch(w, r, ns, selector)
+		s.watch(w, r, ns, selector, stop)
 		return
 	}
 	s.mu.Lock()
@@ -317,7 +320,7 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, ns string) 
 	json.NewEncoder(w).Encode(map[string]any{"apiVersion": "v1", "kind": "ServiceList", "metadata": meta, "items": items})
 }
 
-func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns, selector string) {
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns, selector string, stop <-chan struct{}) {
 	q := r.URL.Query()
 	rv, err := strconv.Atoi(q.Get("resourceVersion"))
 	if err != nil {
@@ -338,7 +341,6 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns, selector stri
 	defer tick.Stop()
 	for {
 		s.mu.Lock()
-		stop := s.stop
 		if rv < s.oldest-1 {
 			s.mu.Unlock()
 			enc.Encode(map[string]any{"type": "ERROR", "object": map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Expired", "code": http.StatusGone, "message": "too old resource version"}})
