@@ -75,6 +75,9 @@ type Service struct {
 	} `json:"spec"`
 }
 
+// key is the Service's namespace/name.
+func (s *Service) key() string { return s.Metadata.Namespace + "/" + s.Metadata.Name }
+
 // ServicePort is one port of a Service.
 type ServicePort struct {
 	Name string `json:"name"`
@@ -87,11 +90,11 @@ type serviceList struct {
 }
 
 // kubeStatus is a metav1.Status: an API error, or a watch's ERROR event.
+// Its message is the server's prose and is never read.
 type kubeStatus struct {
-	Kind    string `json:"kind"`
-	Code    int    `json:"code"`
-	Reason  string `json:"reason"`
-	Message string `json:"message"`
+	Kind   string `json:"kind"`
+	Code   int    `json:"code"`
+	Reason string `json:"reason"`
 }
 
 // StatusError is an API request the server refused.

@@ -43,29 +43,46 @@ func inCluster(dir, host, port string) (*KubeClient, error) {
 
 // kubeconfig is the part of a kubeconfig file driftd reads.
 type kubeconfig struct {
-	CurrentContext string `yaml:"current-context"`
-	Contexts       []struct {
-		Name    string `yaml:"name"`
-		Context struct {
-			Cluster string `yaml:"cluster"`
-			User    string `yaml:"user"`
-		} `yaml:"context"`
-	} `yaml:"contexts"`
-	Clusters []struct {
-		Name    string `yaml:"name"`
-		Cluster struct {
-			Server                   string `yaml:"server"`
-			CertificateAuthority     string `yaml:"certificate-authority"`
-			CertificateAuthorityData string `yaml:"certificate-authority-data"`
-			InsecureSkipTLSVerify    bool   `yaml:"insecure-skip-tls-verify"`
-			TLSServerName            string `yaml:"tls-server-name"`
-			ProxyURL                 string `yaml:"proxy-url"`
-		} `yaml:"cluster"`
-	} `yaml:"clusters"`
-	Users []struct {
-		Name string   `yaml:"name"`
-		User kubeUser `yaml:"user"`
-	} `yaml:"users"`
+	CurrentContext string          `yaml:"current-context"`
+	Contexts       []kubeContext   `yaml:"contexts"`
+	Clusters       []kubeCluster   `yaml:"clusters"`
+	Users          []kubeNamedUser `yaml:"users"`
+}
+
+// lastNamed is the index of the last item named want, -1 for none: as
+// kubectl reads a kubeconfig, a later entry of a name replaces an earlier.
+func lastNamed[T any](items []T, want string, name func(T) string) int {
+	for i := len(items) - 1; i >= 0; i-- {
+		if name(items[i]) == want {
+			return i
+		}
+	}
+	return -1
+}
+
+type kubeContext struct {
+	Name    string `yaml:"name"`
+	Context struct {
+		Cluster string `yaml:"cluster"`
+		User    string `yaml:"user"`
+	} `yaml:"context"`
+}
+
+type kubeCluster struct {
+	Name    string `yaml:"name"`
+	Cluster struct {
+		Server                   string `yaml:"server"`
+		CertificateAuthority     string `yaml:"certificate-authority"`
+		CertificateAuthorityData string `yaml:"certificate-authority-data"`
+		InsecureSkipTLSVerify    bool   `yaml:"insecure-skip-tls-verify"`
+		TLSServerName            string `yaml:"tls-server-name"`
+		ProxyURL                 string `yaml:"proxy-url"`
+	} `yaml:"cluster"`
+}
+
+type kubeNamedUser struct {
+	Name string   `yaml:"name"`
+	User kubeUser `yaml:"user"`
 }
 
 type kubeUser struct {
@@ -115,27 +132,13 @@ func fromKubeconfig(file string) (*KubeClient, error) {
 		return filepath.Join(dir, p)
 	}
 	ctxName := kc.CurrentContext
-	ci := -1
-	for i, c := range kc.Contexts {
-		if c.Name == ctxName {
-			ci = i
-		}
-	}
+	ci := lastNamed(kc.Contexts, ctxName, func(c kubeContext) string { return c.Name })
 	if ci < 0 {
 		return nil, fmt.Errorf("%s: current-context %q is not among its contexts", file, ctxName)
 	}
 	want := kc.Contexts[ci].Context
-	clusterIdx, userIdx := -1, -1
-	for i, c := range kc.Clusters {
-		if c.Name == want.Cluster {
-			clusterIdx = i
-		}
-	}
-	for i, u := range kc.Users {
-		if u.Name == want.User {
-			userIdx = i
-		}
-	}
+	clusterIdx := lastNamed(kc.Clusters, want.Cluster, func(c kubeCluster) string { return c.Name })
+	userIdx := lastNamed(kc.Users, want.User, func(u kubeNamedUser) string { return u.Name })
 	if clusterIdx < 0 {
 		return nil, fmt.Errorf("%s: context %q names cluster %q, which it does not define", file, ctxName, want.Cluster)
 	}

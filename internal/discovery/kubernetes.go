@@ -302,58 +302,70 @@ func (w *serviceWatch) run(ctx context.Context) {
 	backoff := kubeBackoffMin
 	var once sync.Once
 	for ctx.Err() == nil {
-		items, rv, err := w.client.ListServices(ctx, w.ns, w.selector)
+		rv, err := w.relist(ctx)
+		if err == nil {
+			backoff = kubeBackoffMin
+			once.Do(func() { close(w.synced) })
+			w.changed()
+			if err = w.watch(ctx, rv); gone(err) {
+				continue // the version is too old: list again at once
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		w.failed(err)
+		sleepCtx(ctx, backoff)
+		backoff = min(2*backoff, kubeBackoffMax)
+	}
+}
+
+// relist replaces the Services with a fresh list of them and returns the
+// list's resource version.
+func (w *serviceWatch) relist(ctx context.Context) (string, error) {
+	items, rv, err := w.client.ListServices(ctx, w.ns, w.selector)
+	if err != nil {
+		return "", err
+	}
+	set := make(map[string]Service, len(items))
+	for _, s := range items {
+		set[s.key()] = s
+	}
+	w.mu.Lock()
+	w.services = set
+	w.mu.Unlock()
+	return rv, nil
+}
+
+// watch applies the events from resource version rv on, watching again
+// from the last one whenever the server ends a watch, until one fails (or
+// ctx ends): its error says why.
+func (w *serviceWatch) watch(ctx context.Context, rv string) error {
+	for ctx.Err() == nil {
+		err := w.client.WatchServices(ctx, w.ns, w.selector, rv, func(ev WatchEvent) {
+			rv = ev.Service.Metadata.ResourceVersion
+			w.apply(ev)
+		})
 		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			w.failed(err)
-			sleepCtx(ctx, backoff)
-			backoff = min(2*backoff, kubeBackoffMax)
-			continue
-		}
-		backoff = kubeBackoffMin
-		set := make(map[string]Service, len(items))
-		for _, s := range items {
-			set[s.Metadata.Namespace+"/"+s.Metadata.Name] = s
-		}
-		w.mu.Lock()
-		w.services = set
-		w.mu.Unlock()
-		once.Do(func() { close(w.synced) })
-		w.changed()
-		// Watch from rv until the version is too old or the stream fails.
-		for ctx.Err() == nil {
-			err := w.client.WatchServices(ctx, w.ns, w.selector, rv, func(ev WatchEvent) {
-				rv = ev.Service.Metadata.ResourceVersion
-				key := ev.Service.Metadata.Namespace + "/" + ev.Service.Metadata.Name
-				w.mu.Lock()
-				switch ev.Type {
-				case "ADDED", "MODIFIED":
-					w.services[key] = ev.Service
-				case "DELETED":
-					delete(w.services, key)
-				default: // BOOKMARK: only the version
-					w.mu.Unlock()
-					return
-				}
-				w.mu.Unlock()
-				w.changed()
-			})
-			if err == nil {
-				continue // the server ended the watch: on from rv
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			if !gone(err) {
-				w.failed(err)
-				sleepCtx(ctx, backoff)
-				backoff = min(2*backoff, kubeBackoffMax)
-			}
-			break // list again
+			return err
 		}
 	}
+	return ctx.Err()
+}
+
+// apply is one watch event: a bookmark moves only the version.
+func (w *serviceWatch) apply(ev WatchEvent) {
+	if ev.Type == "BOOKMARK" {
+		return
+	}
+	w.mu.Lock()
+	if ev.Type == "DELETED" {
+		delete(w.services, ev.Service.key())
+	} else {
+		w.services[ev.Service.key()] = ev.Service
+	}
+	w.mu.Unlock()
+	w.changed()
 }
 
 // list is the namespace's Services now.
