@@ -42,7 +42,7 @@ type Prepared struct {
 // calls, gets and reads: the one place a plan is computed.
 func Prepare(t config.Target, declared *manifest.Manifest) *Prepared {
 	p := &Prepared{Target: t, Declared: declared}
-	if !t.Invoke.Named() && !t.Invoke.Execute {
+	if !plansCalls(t) {
 		return p
 	}
 	p.Invocation, p.Refused = Plan(t, declared)
@@ -52,13 +52,17 @@ func Prepare(t config.Target, declared *manifest.Manifest) *Prepared {
 	return p
 }
 
+// plansCalls reports whether t names calls, gets or reads, or asks for
+// --execute: then there is a plan, and its gates read the manifest.
+func plansCalls(t config.Target) bool { return t.Invoke.Named() || t.Invoke.Execute }
+
 // PrepareBeside is Prepare for a manifest that load reads beside the run:
 // when t plans no calls, load runs in a goroutine while the run connects
 // (Prepared.Pending); otherwise the gates need the manifest first, and it
 // is loaded before anything is sent. wait returns load's result, once it
 // is known, to every caller, or ctx's error if ctx ends first.
 func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p *Prepared, wait func(context.Context) (*manifest.Manifest, error)) {
-	if t.Invoke.Named() || t.Invoke.Execute {
+	if plansCalls(t) {
 		m, err := load()
 		wait = func(context.Context) (*manifest.Manifest, error) { return m, err }
 		if err != nil {
