@@ -17,8 +17,8 @@ import (
 // effective annotation hints, description and title. The same comparison
 // serves the probe, driftd diff and the run-to-run diff.
 func CompareTool(d, s mcp.Tool) []Finding {
-	out := compareSchema(s.Name, Input, d.InputSchema, s.InputSchema, d.InputSum)
-	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema, d.OutputSum)...)
+	out := compareSchema(s.Name, Input, d.InputSchema, s.InputSchema, d.InputSum, s.InputSum)
+	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema, d.OutputSum, s.OutputSum)...)
 	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
 		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
 	}
@@ -28,9 +28,22 @@ func CompareTool(d, s mcp.Tool) []Finding {
 
 func present(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 
+// same reports whether two schemas are the same bytes: by their Sums when
+// both are known (jsonscan.Sum: a server cannot aim for a collision), else
+// byte for byte.
+func same(declared, served json.RawMessage, dsum, ssum jsonscan.Sum) bool {
+	var zero jsonscan.Sum
+	if dsum != zero && ssum != zero {
+		return dsum == ssum
+	}
+	return bytes.Equal(declared, served)
+}
+
 // compareSchema grades every change between a declared and a served schema
-// in direction dir. Identical bytes are the common case and cost nothing.
-func compareSchema(tool string, dir Direction, declared, served json.RawMessage, sum jsonscan.Sum) []Finding {
+// in direction dir. Identical schemas are the common case and cost a
+// comparison of their Sums (dsum, ssum; zero when unknown, and then of
+// their bytes), without reading either schema.
+func compareSchema(tool string, dir Direction, declared, served json.RawMessage, dsum, ssum jsonscan.Sum) []Finding {
 	var changes []schema.Change
 	switch dp, sp := present(declared), present(served); {
 	case !dp && !sp:
@@ -39,10 +52,10 @@ func compareSchema(tool string, dir Direction, declared, served json.RawMessage,
 		changes = []schema.Change{{ID: schema.ChgSchemaAdded, Declared: "no " + string(dir) + "Schema", Served: string(dir) + "Schema present"}}
 	case !sp:
 		changes = []schema.Change{{ID: schema.ChgSchemaRemoved, Declared: string(dir) + "Schema present", Served: "no " + string(dir) + "Schema"}}
-	case bytes.Equal(declared, served):
+	case same(declared, served, dsum, ssum):
 		return nil
 	default:
-		changes = schema.DiffFrom(sum, declared, served)
+		changes = schema.DiffFrom(dsum, ssum, declared, served)
 	}
 	out := make([]Finding, 0, len(changes))
 	for _, c := range changes {

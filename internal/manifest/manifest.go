@@ -229,8 +229,6 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
-		// Summed once here, so a diff against them hashes only the served side.
-		t.InputSum, t.OutputSum = jsonscan.SumOf(t.InputSchema), jsonscan.SumOf(t.OutputSchema)
 		if j, dup := seen[t.Name]; dup {
 			return nil, fmt.Errorf("tools[%d]: tool %q is already declared at tools[%d]", i, t.Name, j)
 		}

@@ -17,8 +17,11 @@ type Tool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Raw          json.RawMessage `json:"-"`
-	// InputSum and OutputSum are the schemas' jsonscan.SumOf, set when a
-	// manifest is loaded (zero elsewhere: the diff computes what it needs).
+	// InputSum and OutputSum are the schemas' jsonscan.SumOf, set when the
+	// definition is parsed (ParseTool, a listing's decoder), zero for an
+	// absent schema: the diff compares and keys schemas by them, so it
+	// reads neither schema when they are equal or their diff is cached.
+	// Whoever changes a parsed schema's bytes must sum it again.
 	InputSum, OutputSum jsonscan.Sum `json:"-"`
 }
 
@@ -60,6 +63,12 @@ func parseTool(raw json.RawMessage, each func(func(k, v []byte)) bool) Tool {
 	})
 	if !ok {
 		return t
+	}
+	if len(t.InputSchema) > 0 { // summed here, while its bytes are in the CPU's caches
+		t.InputSum = jsonscan.SumOf(t.InputSchema)
+	}
+	if len(t.OutputSchema) > 0 {
+		t.OutputSum = jsonscan.SumOf(t.OutputSchema)
 	}
 	t.Name, _ = jsonscan.Unquote(name)
 	// A title or description that is not a string is left empty, as

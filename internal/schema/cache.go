@@ -93,13 +93,13 @@ func memo[V any](c *lru, k kind, key []byte, compute func() V, weigh func(V) int
 	return v
 }
 
-// pairKey identifies a pair of schemas, the declared one by its Sum (a
-// manifest's schemas are summed once, when it is loaded), by a
-// jsonscan.Sum of both: 16 bytes of key rather than copies of both
-// schemas. It was a SHA-256 of both: hashing them was then a quarter of a
-// warm diff at 10,000 tools.
-func pairKey(declared jsonscan.Sum, served []byte) jsonscan.Sum {
-	return jsonscan.SumOf(declared[:], served)
+// pairKey identifies a pair of schemas by a jsonscan.Sum of their Sums
+// (each schema is summed once, where it is read: a manifest's when it is
+// loaded, a listing's as it is decoded): 16 bytes of key rather than
+// copies of both schemas, and no pass over either. It was a SHA-256 of
+// both: hashing them was then a quarter of a warm diff at 10,000 tools.
+func pairKey(declared, served jsonscan.Sum) jsonscan.Sum {
+	return jsonscan.SumOf(declared[:], served[:])
 }
 
 // changesWeight is a cached diff: its key, the changes and their texts.

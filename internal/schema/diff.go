@@ -24,17 +24,21 @@ import (
 // The result is the cached value itself, shared by every caller: read it,
 // never write to it.
 func Diff(declared, served []byte) []Change {
-	return DiffFrom(jsonscan.SumOf(declared), declared, served)
+	return DiffFrom(jsonscan.Sum{}, jsonscan.Sum{}, declared, served)
 }
 
-// DiffFrom is Diff with the declared schema's jsonscan.SumOf already
-// known (a manifest's, summed when it was loaded); a zero Sum is computed
+// DiffFrom is Diff with the schemas' jsonscan.SumOf already known (a
+// manifest's, summed when it was loaded, and a listing's, summed as it was
+// decoded: mcp.Tool's InputSum and OutputSum); a zero Sum is computed
 // here.
-func DiffFrom(sum jsonscan.Sum, declared, served []byte) []Change {
-	if sum == (jsonscan.Sum{}) {
-		sum = jsonscan.SumOf(declared)
+func DiffFrom(declaredSum, servedSum jsonscan.Sum, declared, served []byte) []Change {
+	if declaredSum == (jsonscan.Sum{}) {
+		declaredSum = jsonscan.SumOf(declared)
 	}
-	key := pairKey(sum, served)
+	if servedSum == (jsonscan.Sum{}) {
+		servedSum = jsonscan.SumOf(served)
+	}
+	key := pairKey(declaredSum, servedSum)
 	return memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight)
 }
 
