@@ -81,7 +81,7 @@ type Registry struct {
 
 // NewRegistry returns the source for cfg; version goes in the User-Agent.
 func NewRegistry(cfg config.RegistrySD, version string) (*Registry, error) {
-	c, err := probe.NewHTTPClient(cfg.HTTPClient, version, false, 2*cfg.RefreshInterval)
+	c, err := probe.NewHTTPClient(cfg.HTTPClient, version, 2*cfg.RefreshInterval)
 	if err != nil {
 		return nil, err
 	}

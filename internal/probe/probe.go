@@ -46,11 +46,11 @@ type Options struct {
 	// served set (Report.Served), the only part of a report that points
 	// into them.
 	Bodies *mcp.Bodies
-	// HTTPClient, if set, is the main connection's client (NewHTTPClient,
-	// not fresh), kept by the caller from run to run so that its idle
-	// connection is reused; the run leaves it open. nil builds a client
-	// for the run and closes its connection at the end. The second
-	// connection and the anonymous list always use a fresh client.
+	// HTTPClient, if set, is the main connection's client (NewHTTPClient),
+	// kept by the caller from run to run so that its idle connection is
+	// reused; the run leaves it open. nil builds a client for the run and
+	// closes its connection at the end. The second connection and the
+	// anonymous list always use a fresh client of their own.
 	HTTPClient *http.Client
 	// Pool, if set, is the daemon's pool of bytes in flight
 	// (global.max_inflight_bytes): every byte the run reads is drawn from
@@ -279,16 +279,15 @@ func (r *run) probe(ctx context.Context) {
 }
 
 // NewHTTPClient builds the HTTP client a run talks to a target through,
-// from its http_client configuration. fresh clients never reuse a
-// connection; idle, if positive, is how long any other keeps an idle one,
-// between the requests of a run and, for a caller that passes the client to
-// every run (Options.HTTPClient), between runs.
-func NewHTTPClient(hc promconfig.HTTPClientConfig, version string, fresh bool, idle time.Duration) (*http.Client, error) {
+// from its http_client configuration, with a transport of its own: no
+// connection of another client is ever reused. idle, if positive, is how
+// long it keeps an idle connection, between the requests of a run and, for
+// a caller that passes the client to every run (Options.HTTPClient),
+// between runs.
+func NewHTTPClient(hc promconfig.HTTPClientConfig, version string, idle time.Duration) (*http.Client, error) {
 	hc.FollowRedirects = false
 	opts := []promconfig.HTTPClientOption{promconfig.WithUserAgent("driftd/" + version)}
-	if fresh {
-		opts = append(opts, promconfig.WithKeepAlivesDisabled())
-	} else if idle > 0 {
+	if idle > 0 {
 		opts = append(opts, promconfig.WithIdleConnTimeout(idle))
 	}
 	c, err := promconfig.NewClientFromConfig(hc, "driftd", opts...)
@@ -298,15 +297,18 @@ func NewHTTPClient(hc promconfig.HTTPClientConfig, version string, fresh bool, i
 	return c, nil
 }
 
-// client builds an MCP client from an HTTP client configuration. fresh
-// clients never reuse a connection; the main one (not fresh) is
-// Options.HTTPClient when set, and its connection outlives the run. last,
-// if set, tracks the client's latest exchange.
+// client builds an MCP client from an HTTP client configuration. A fresh
+// client has a transport of its own, so its conversation opens a
+// connection of its own (one: a legacy session's initialize, notification
+// and list share it), closed when the conversation ends (Session.Close,
+// CloseIdleConnections); the main one (not fresh) is Options.HTTPClient
+// when set, and its connection outlives the run. last, if set, tracks the
+// client's latest exchange.
 func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exchange) (*mcp.Client, error) {
 	httpClient, keep := r.opts.HTTPClient, !fresh && r.opts.HTTPClient != nil
 	if !keep {
 		var err error
-		if httpClient, err = NewHTTPClient(hc, r.opts.Version, fresh, 0); err != nil {
+		if httpClient, err = NewHTTPClient(hc, r.opts.Version, 0); err != nil {
 			return nil, err
 		}
 	}

@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -37,18 +38,34 @@ func TestModernCleanRun(t *testing.T) {
 	}
 }
 
+// The second connection is one TCP connection of its own: a legacy
+// server's second session (initialize, the notification, tools/list) on
+// it alone, not on the first connection and not one connection a request;
+// and the run leaves no connection open.
 func TestSecondConnectionIsAFreshTCPConnection(t *testing.T) {
-	srv := mcptest.NewServer(clean.opts)
-	defer srv.Close()
-	probeOnce(t, srv, declare(t, clean.declared...), nil)
-	conns := map[int]bool{}
-	for _, r := range srv.Requests() {
-		if r.Method == "tools/list" {
-			conns[r.Conn] = true
-		}
-	}
-	if len(conns) < 2 {
-		t.Fatalf("tools/list arrived on %d TCP connection(s), want a second fresh one", len(conns))
+	for _, legacy := range []bool{false, true} {
+		t.Run(fmt.Sprintf("legacy=%v", legacy), func(t *testing.T) {
+			opts := clean.opts
+			opts.Legacy, opts.Sessions = legacy, legacy
+			srv := mcptest.NewServer(opts)
+			defer srv.Close()
+			probeOnce(t, srv, declare(t, clean.declared...), nil)
+			byConn := map[int][]string{} // conn 1 is the first: it sent the first request
+			for _, r := range srv.Requests() {
+				byConn[r.Conn] = append(byConn[r.Conn], r.Method)
+			}
+			want := []string{"tools/list"}
+			if legacy {
+				want = []string{"initialize", "notifications/initialized", "tools/list"}
+			}
+			first, second := byConn[1], byConn[2]
+			if len(byConn) != 2 || !slices.Contains(first, "tools/list") || len(second) < len(want) || !slices.Equal(second[:len(want)], want) {
+				t.Fatalf("requests by connection %v: want 2 connections, tools/list on the first, the second beginning %v", byConn, want)
+			}
+			if n := srv.WaitConnsClosed(5 * time.Second); n != 0 {
+				t.Fatalf("%d connection(s) still open after the run", n)
+			}
+		})
 	}
 }
 
