@@ -236,15 +236,16 @@ func checkSchemasCompile(t mcp.Tool, _ int) []catalogue.Finding {
 	for _, s := range []struct {
 		direction string
 		raw       json.RawMessage
+		sum       jsonscan.Sum
 		compiled  bool
 	}{
-		{"input", t.InputSchema, len(t.InputSchema) > 0 && t.InputSchema[0] == '{'},
-		{"output", t.OutputSchema, len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"},
+		{"input", t.InputSchema, t.InputSum, len(t.InputSchema) > 0 && t.InputSchema[0] == '{'},
+		{"output", t.OutputSchema, t.OutputSum, len(t.OutputSchema) > 0 && string(t.OutputSchema) != "null"},
 	} {
 		if !s.compiled {
 			continue
 		}
-		if err := schema.Check(s.raw); err != nil {
+		if err := schema.CheckSummed(s.sum, s.raw); err != nil {
 			f := catalogue.New(catalogue.ConfSchemaInvalid, t.Name, fmt.Sprintf("%sSchema %v", s.direction, err))
 			f.Direction = s.direction
 			out = append(out, f)

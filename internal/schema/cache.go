@@ -62,8 +62,15 @@ func parsedWeight(raw []byte) int {
 	return 2*len(raw) + 64*values
 }
 
-// checkWeight is the cached copy of raw plus a bounded error message.
-func checkWeight(raw []byte) int { return len(raw) + 256 }
+// checkCached is compute, a compile check of the schema whose Sum is sum,
+// memoised in c.
+func checkCached(c *lru, sum jsonscan.Sum, compute func() error) error {
+	return memo(c, kindCheck, sum[:], compute, checkWeight)
+}
+
+// checkWeight is a compile check's answer: a bounded error message (its
+// key, a Sum, is in the entry).
+func checkWeight(error) int { return 256 }
 
 // kind keeps the caches apart inside the one LRU.
 type kind uint8

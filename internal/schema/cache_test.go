@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // sizedSchema returns a distinct schema of about n bytes.
@@ -55,7 +57,7 @@ func TestCacheStaysWithinBudget(t *testing.T) {
 		if _, err := parseThrough(c, raw); err != nil {
 			t.Fatal(err)
 		}
-		_ = cached(c, kindCheck, raw, checkWeight, func([]byte) error { return nil })
+		_ = checkCached(c, jsonscan.SumOf(raw), func() error { return nil })
 		checkAccounting(t, c)
 	}
 	if fed < 10*budget {
@@ -109,7 +111,7 @@ func TestCacheKindsAndNilErrors(t *testing.T) {
 	c := newLRU(1 << 20)
 	raw := []byte(`{"type":"string"}`)
 	for range 2 {
-		if err := cached(c, kindCheck, raw, checkWeight, check); err != nil {
+		if err := checkCached(c, jsonscan.SumOf(raw), func() error { return check(raw) }); err != nil {
 			t.Fatal(err)
 		}
 		if v, err := parseThrough(c, raw); err != nil || v.(map[string]any)["type"] != "string" {

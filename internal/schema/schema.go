@@ -40,8 +40,17 @@ func NewCompiler() *jsonschema.Compiler {
 // each schema with its own compiler, so one tool's $id cannot shadow
 // another's. Both answers are cached by content: a daemon checks the same
 // served schemas every run, and even the plain check parses the schema.
-func Check(raw []byte) error {
-	return cached(cache, kindCheck, raw, checkWeight, func(raw []byte) error {
+func Check(raw []byte) error { return CheckSummed(jsonscan.Sum{}, raw) }
+
+// CheckSummed is Check with raw's jsonscan.SumOf already known (mcp.Tool's
+// InputSum and OutputSum; zero computes it). The answer is cached under
+// the Sum: no copy of the schema is kept, and a schema seen before costs
+// a lookup, without a pass over its bytes.
+func CheckSummed(sum jsonscan.Sum, raw []byte) error {
+	if sum == (jsonscan.Sum{}) {
+		sum = jsonscan.SumOf(raw)
+	}
+	return checkCached(cache, sum, func() error {
 		if jsonscan.Depth(raw) <= MaxDepth && plainSchema(raw) {
 			return nil
 		}
