@@ -1,8 +1,6 @@
 package state
 
 import (
-	"github.com/driftd/driftd/internal/atomicfile"
-
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -13,6 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/driftd/driftd/internal/atomicfile"
+	"github.com/driftd/driftd/internal/mcp"
 )
 
 // Store keeps one state file per target in a directory, and the served
@@ -218,12 +219,24 @@ func (s *Store) LoadSnapshot(target string) ([]Tool, error) {
 		if err == nil {
 			out := make([]Tool, 0, len(snap.Tools))
 			for _, name := range sortedKeys(snap.Tools) {
-				out = append(out, Tool{Name: name, Raw: snap.Tools[name]})
+				out = append(out, snapshotTool(name, snap.Tools[name]))
 			}
 			return out, nil
 		}
 	}
 	return nil, moveAside(path, err)
+}
+
+// snapshotTool is a snapshot's definition of name, parsed as a listing's
+// is (the schema view reads its schemas); a definition that does not
+// parse (a run recorded it as null) keeps only its name and bytes.
+func snapshotTool(name string, raw json.RawMessage) Tool {
+	t, err := mcp.ParseTool(raw)
+	if err != nil {
+		return Tool{Name: name, Raw: raw}
+	}
+	t.Name = name
+	return t
 }
 
 func (s *Store) writeAtomic(path string, data []byte) error {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/mcp"
 )
 
 // savedState returns a store in a temp dir holding one saved state for "orders".
@@ -40,6 +41,12 @@ func TestSnapshotRoundTripKeepsBytes(t *testing.T) {
 	}
 	if len(got) != 3 || got[0].Name != "a<b>" || !bytes.Equal(got[1].Raw, spaced.Raw) || string(got[2].Raw) != "null" {
 		t.Fatalf("snapshot round trip: %q", got)
+	}
+	// The definitions come back parsed, as a listing's are: the status
+	// pages' schema view shows the served side from them.
+	want, _ := mcp.ParseTool(mkTool("a<b>").Raw)
+	if a := got[0]; !bytes.Equal(a.InputSchema, want.InputSchema) || a.InputSum != want.InputSum || a.Description != "does a<b>" {
+		t.Fatalf("snapshot tool not parsed: schema %s, description %q", a.InputSchema, a.Description)
 	}
 	if _, err := s.LoadSnapshot("other"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("missing snapshot: %v", err)

@@ -296,6 +296,22 @@ func TestPagesInABrowser(t *testing.T) {
 			break
 		}
 	}
+	// The demo's search_orders serves an input property the manifest
+	// lacks: both input schemas exist, so neither side may be absent (the
+	// served side once was: the daemon read its snapshot unparsed).
+	sawInput := false
+	for _, p := range pages {
+		if strings.Contains(p, "/schema?") && strings.Contains(p, "tool=search_orders") && strings.Contains(p, "direction=input") {
+			sawInput = true
+			if text, _ := b.visit(t, p); strings.Contains(text, "(absent)") {
+				t.Errorf("input schema view shows a side as absent: %.600s", text)
+			}
+			break
+		}
+	}
+	if !sawInput {
+		t.Error("no schema view of search_orders' inputSchema among the crawled pages")
+	}
 	b.crawl(t, "http://"+web2+"/driftd/", "/driftd/")
 
 	// The outage: the mock goes away under the prefixed daemon.
