@@ -10,9 +10,10 @@ import (
 // written anywhere, so a server whose bytes are summed cannot aim for a
 // collision; by chance two of the values a daemon meets share a Sum with a
 // probability under 2^-100. It reads about 12 GB/s, where SHA-256 reads 2.
-// The schema engine keys its cached diffs with it, and a manifest's
-// schemas are summed once when it is loaded (mcp.Tool's InputSum and
-// OutputSum).
+// Every schema is summed once where it is read: a manifest's when it is
+// loaded, a listing's as its page is decoded (mcp.Tool's InputSum and
+// OutputSum). The diff compares schemas by their Sums, and the schema
+// engine keys its cached diffs and compile checks with them.
 type Sum [16]byte
 
 // SumOf returns the Sum of parts, each length-prefixed, so that ("ab", "c")

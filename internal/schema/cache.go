@@ -138,8 +138,10 @@ type lruEntry struct {
 // least recently used entries by the second-chance (CLOCK) rule: a hit
 // only marks its entry, and the eviction hand gives a marked entry another
 // round at the front instead of dropping it, so a hit touches nothing but
-// the entry. Keys are a seeded hash of the content; the content itself is
-// kept and compared, so a collision is a miss, never a wrong answer.
+// the entry. Keys are a seeded hash of the content. For parses and
+// patterns the content itself is kept and compared, so a collision is a
+// miss, never a wrong answer; diffs and compile checks are keyed by
+// jsonscan.Sums instead, whose 128 seeded bits a server cannot aim at.
 type lru struct {
 	mu     sync.Mutex
 	seed   maphash.Seed
