@@ -69,6 +69,37 @@ func TestSecondConnectionIsAFreshTCPConnection(t *testing.T) {
 	}
 }
 
+// Whatever way a run ends, it leaves no connection open: a legacy server
+// that answers with event streams (each answer ends its connection, so a
+// conversation opens several), and one too slow for the run's deadline,
+// so the run ends while both conversations wait.
+func TestRunLeavesNoConnectionOpen(t *testing.T) {
+	for _, row := range []struct {
+		name    string
+		opts    mcptest.Options
+		timeout time.Duration
+		success bool
+	}{
+		{"legacy, event streams", mcptest.Options{Legacy: true, Sessions: true, SSE: true}, 5 * time.Second, true},
+		{"legacy, past the deadline", mcptest.Options{Legacy: true, Sessions: true, Delay: 150 * time.Millisecond}, 400 * time.Millisecond, false},
+		{"modern, past the deadline", mcptest.Options{Delay: 300 * time.Millisecond}, 400 * time.Millisecond, false},
+	} {
+		t.Run(row.name, func(t *testing.T) {
+			opts := row.opts
+			opts.Tools = clean.opts.Tools
+			srv := mcptest.NewServer(opts)
+			defer srv.Close()
+			rep := probeOnce(t, srv, declare(t, clean.declared...), func(tg *config.Target) { tg.Timeout = row.timeout })
+			if rep.Success != row.success {
+				t.Fatalf("success %v (%s: %s), want %v", rep.Success, rep.FailureReason, rep.FailureMessage, row.success)
+			}
+			if n := srv.WaitConnsClosed(5 * time.Second); n != 0 {
+				t.Fatalf("%d connection(s) still open after the run", n)
+			}
+		})
+	}
+}
+
 // The seed's three silences.
 func TestPageCapSuppressesMissingTools(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b", "c", "d"), PageSize: 1})
