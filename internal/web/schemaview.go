@@ -19,9 +19,13 @@ import (
 // server-controlled and may be of any size.
 const maxViewLines = 2000
 
-// manifestDownload is GET /api/v1/targets/{name}/manifest: the served set
-// as last recorded, as a canonical manifest, so that accepting a change is
-// `curl … > manifests/x.json` and a pull request.
+// manifestDownload is GET /api/v1/targets/{name}/manifest: the served
+// tools as last recorded, as a canonical manifest, so that accepting a
+// change is `curl … > manifests/x.json` and a pull request. The daemon
+// records only the tools it was served, so the other lists the target's
+// manifest declares (prompts, resources, templates) are carried over as
+// declared: accepting a tool change never drops them from monitoring.
+// X-Driftd-Carried-Over names them.
 func (h *handler) manifestDownload(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	tools, err := h.src.Served(name)
@@ -30,10 +34,27 @@ func (h *handler) manifestDownload(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
 		return
 	case err != nil:
-		writeJSON(w, http.StatusNotFound, apiError{"no served set recorded yet: " + err.Error()})
+		writeJSON(w, http.StatusNotFound, apiError{"no served set recorded yet"})
 		return
 	}
-	b, err := manifest.Canonical(tools)
+	m := &manifest.Manifest{Tools: tools}
+	if declared, err := h.src.Declared(name); err == nil {
+		var carried []string
+		for _, k := range mcp.ItemKinds {
+			if items, ok := declared.Items[k]; ok {
+				if m.Items == nil {
+					m.Items = map[mcp.Kind][]mcp.Item{}
+				}
+				m.Items[k] = items
+				carried = append(carried, k.Key())
+			}
+		}
+		m.NoTools = declared.NoTools
+		if len(carried) > 0 {
+			w.Header().Set("X-Driftd-Carried-Over", strings.Join(carried, ", "))
+		}
+	}
+	b, err := m.Canonical()
 	if err != nil {
 		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
 		return

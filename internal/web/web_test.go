@@ -27,6 +27,8 @@ type fakeSource struct {
 	rep      *probe.Report
 	// accepted are the baseline accepts, "target by reason".
 	accepted []string
+	// declared, if set, is the target's manifest; else one tool, search.
+	declared string
 }
 
 func (f *fakeSource) Ready() bool { return f.ready }
@@ -51,6 +53,9 @@ func (f *fakeSource) Served(name string) ([]mcp.Tool, error) {
 	return []mcp.Tool{t}, nil
 }
 func (f *fakeSource) Declared(name string) (*manifest.Manifest, error) {
+	if f.declared != "" {
+		return manifest.Parse([]byte(f.declared), ".json")
+	}
 	return manifest.Parse([]byte(`{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":64}}}}]}`), ".json")
 }
 func (f *fakeSource) Run(name string) (*state.Run, bool) {
@@ -246,5 +251,32 @@ func TestManifestAndSchemaView(t *testing.T) {
 	}
 	if code, _, _ = do(t, "GET", srv.URL+"/api/v1/targets/nope/manifest"); code != 404 {
 		t.Fatalf("unknown target manifest: %d", code)
+	}
+}
+
+// The daemon records only the served tools: a manifest that also declares
+// prompts and resources keeps them in the download, as declared, so that
+// accepting a tool change does not stop monitoring them.
+func TestManifestDownloadKeepsDeclaredLists(t *testing.T) {
+	src := &fakeSource{ready: true, declared: `{"tools":[{"name":"search","inputSchema":{"type":"object"}}],
+		"prompts":[{"name":"summarise","arguments":[{"name":"text","required":true}]}],
+		"resources":[{"uri":"file:///orders.csv","name":"orders"}]}`}
+	srv := serve(t, false, src)
+	code, body, h := do(t, "GET", srv.URL+"/api/v1/targets/orders/manifest")
+	if code != 200 {
+		t.Fatalf("manifest: %d %s", code, body)
+	}
+	m, err := manifest.Parse([]byte(body), ".json")
+	if err != nil {
+		t.Fatalf("the download is not a manifest: %v", err)
+	}
+	if len(m.Tools) != 1 || !strings.Contains(string(m.Tools[0].InputSchema), "maxLength") {
+		t.Fatalf("tools are not the served ones: %s", body)
+	}
+	if len(m.Items[mcp.KindPrompt]) != 1 || len(m.Items[mcp.KindResource]) != 1 || m.Declares(mcp.KindResourceTemplate) {
+		t.Fatalf("declared lists not carried over as declared: %s", body)
+	}
+	if got := h.Get("X-Driftd-Carried-Over"); got != "prompts, resources" {
+		t.Fatalf("X-Driftd-Carried-Over = %q", got)
 	}
 }
