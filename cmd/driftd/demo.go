@@ -41,7 +41,7 @@ func registerDemo(app *kingpin.Application, cmds map[string]func(context.Context
 		if err != nil {
 			return &exitError{exitUsage, fmt.Errorf("mock server: %w", err)}
 		}
-		mock, err := demoMock()
+		mock, err := demoMock(ln.Addr().String())
 		if err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func browsable(addr string) string {
 // demoMock serves the drifted surface (tools, prompts, resources and
 // resource templates) anonymously on /mcp and behind the example's bearer
 // token on /auth/mcp.
-func demoMock() (http.Handler, error) {
+func demoMock(addr string) (http.Handler, error) {
 	b, err := fs.ReadFile(driftdfiles.Demo, "examples/demo-served.json")
 	if err != nil {
 		return nil, err
@@ -102,8 +102,17 @@ func demoMock() (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcptest.NewHandler(opts))
 	opts.BearerToken = strings.TrimSpace(string(token))
-	opts.Challenge = `Bearer resource_metadata="http://` + demoAddress + `/.well-known/oauth-protected-resource", scope="orders:read"`
+	// The challenge points at the mock's own protected resource metadata
+	// (RFC 9728), which it serves: driftd records the URL, never fetches
+	// it, but a person following it finds the document.
+	metadata := "/.well-known/oauth-protected-resource/auth/mcp"
+	opts.Challenge = `Bearer resource_metadata="http://` + addr + metadata + `", scope="orders:read"`
 	mux.Handle("/auth/mcp", mcptest.NewHandler(opts))
+	mux.HandleFunc("GET "+metadata, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"resource": "http://" + addr + "/auth/mcp",
+			"scopes_supported": []string{"orders:read"}, "bearer_methods_supported": []string{"header"}})
+	})
 	return mux, nil
 }
 

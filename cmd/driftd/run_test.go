@@ -103,6 +103,23 @@ func TestDemoServesToolMissing(t *testing.T) {
 	waitFor(t, 20*time.Second, "the authenticated demo target", func() bool {
 		return strings.Contains(scrape("http://"+addr+"/metrics"), `driftd_findings{rule="MCP-AUTH-ENFORCED",severity="INFO",target="orders-demo-auth"} 1`)
 	})
+	// The challenge's resource_metadata is the mock's own, and it answers.
+	var rep struct {
+		AuthPosture struct {
+			Challenge struct {
+				ResourceMetadata string `json:"resource_metadata"`
+			} `json:"challenge"`
+		} `json:"auth_posture"`
+	}
+	if err := json.Unmarshal([]byte(scrape("http://"+addr+"/api/v1/targets/orders-demo-auth")), &rep); err != nil {
+		t.Fatal(err)
+	}
+	meta := rep.AuthPosture.Challenge.ResourceMetadata
+	mock := regexp.MustCompile(`mock MCP server with drift: http://([0-9.:]+)/mcp`).FindStringSubmatch(stdout.String())
+	if mock == nil || !strings.HasPrefix(meta, "http://"+mock[1]+"/.well-known/oauth-protected-resource") ||
+		!strings.Contains(scrape(meta), `"scopes_supported":["orders:read"]`) {
+		t.Errorf("the demo's challenge names %q, not the mock's own metadata", meta)
+	}
 	cancel()
 	select {
 	case c := <-code:
