@@ -16,13 +16,30 @@ import (
 // declared (d) and served (s): schema changes graded by direction,
 // effective annotation hints, description and title. The same comparison
 // serves the probe, driftd diff and the run-to-run diff.
-func CompareTool(d, s mcp.Tool) []Finding {
+func CompareTool(d, s mcp.Tool) []Finding { return compareTool(d, s, againstManifest) }
+
+// CompareServed is CompareTool between two served definitions of a tool,
+// the previous run's (before) and this run's (now): the same findings,
+// whose messages name the sides "before" and "now" instead of "declared"
+// and "served".
+func CompareServed(before, now mcp.Tool) []Finding { return compareTool(before, now, runToRun) }
+
+// sides name the two definitions a message compares.
+type sides struct{ old, new string }
+
+var (
+	againstManifest = sides{"declared", "served"}
+	runToRun        = sides{"before", "now"}
+)
+
+func compareTool(d, s mcp.Tool, sd sides) []Finding {
 	out := compareSchema(s.Name, Input, d.InputSchema, s.InputSchema, d.InputSum, s.InputSum)
 	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema, d.OutputSum, s.OutputSum)...)
 	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
-		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations)...)
+		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations, sd)...)
 	}
 	tx := toolTexts(d, s)
+	tx.sides = sd
 	return append(out, compareTexts(&tx)...)
 }
 
@@ -84,7 +101,7 @@ var hintDefaults = []struct {
 
 // compareAnnotations compares effective hint values, so a server that
 // spells out a default is not drift.
-func compareAnnotations(tool string, declared, served json.RawMessage) []Finding {
+func compareAnnotations(tool string, declared, served json.RawMessage, sd sides) []Finding {
 	var d, s map[string]json.RawMessage
 	_ = json.Unmarshal(declared, &d)
 	_ = json.Unmarshal(served, &s)
@@ -94,7 +111,7 @@ func compareAnnotations(tool string, declared, served json.RawMessage) []Finding
 		sv, sDefault := hint(s, h.name, h.def)
 		if dv != sv {
 			f := New(DriftAnnotation, tool,
-				fmt.Sprintf("%s declared %v%s, served %v%s", h.name, dv, dflt(dDefault), sv, dflt(sDefault)))
+				fmt.Sprintf("%s %s %v%s, %s %v%s", h.name, sd.old, dv, dflt(dDefault), sd.new, sv, dflt(sDefault)))
 			f.Pointer = "/annotations/" + h.name
 			out = append(out, f)
 		}
@@ -107,6 +124,7 @@ func compareAnnotations(tool string, declared, served json.RawMessage) []Finding
 // sixth of a warm diff.
 type texts struct {
 	kind, name string
+	sides      sides // zero: againstManifest
 	// pairs[:n] are (pointer, what, declared, served), compared in order.
 	pairs [3][4]string
 	n     int
@@ -142,7 +160,11 @@ func compareTexts(tx *texts) []Finding {
 		if p[0] == "/description" {
 			rule = DriftDescription
 		}
-		f := textChanged(rule, tx.name, p[0], p[1], p[2], p[3])
+		sd := tx.sides
+		if sd == (sides{}) {
+			sd = againstManifest
+		}
+		f := textChanged(rule, tx.name, p[0], p[1], p[2], p[3], sd)
 		f.Kind = tx.kind
 		out = append(out, f)
 	}
@@ -176,9 +198,9 @@ func dflt(isDefault bool) string {
 
 // textChanged reports a changed text by length and digest, never by
 // content: the text is server-controlled and could carry anything.
-func textChanged(rule, tool, pointer, what, declared, served string) Finding {
-	f := New(rule, tool, fmt.Sprintf("%s changed: declared %d bytes (sha256 %s), served %d bytes (sha256 %s)",
-		what, len(declared), digest(declared), len(served), digest(served)))
+func textChanged(rule, tool, pointer, what, declared, served string, sd sides) Finding {
+	f := New(rule, tool, fmt.Sprintf("%s changed: %s %d bytes (sha256 %s), %s %d bytes (sha256 %s)",
+		what, sd.old, len(declared), digest(declared), sd.new, len(served), digest(served)))
 	f.Pointer = pointer
 	return f
 }

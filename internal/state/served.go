@@ -100,7 +100,7 @@ func diffChanged(prev *State, now time.Time, changed []Tool, loadPrev func() ([]
 			missing++
 			continue
 		}
-		for _, f := range catalogue.CompareTool(d, s) {
+		for _, f := range catalogue.CompareServed(d, s) {
 			tr.ServedChanges = append(tr.ServedChanges, Event{
 				Time: now, Kind: KindServedChange, Rule: f.Rule, Severity: f.Severity, Tool: t.Name,
 				Pointer: sanitize.Text(f.Pointer), Direction: f.Direction, Change: catalogue.ServedChangeID(f), Message: sanitize.Text(f.Message),

@@ -58,6 +58,11 @@ func TestSnapshotRoundTripKeepsBytes(t *testing.T) {
 	if tr.SnapshotErr != nil || !slices.Equal(changes(tr.ServedChanges), []string{"x:" + catalogue.ChgToolDescription}) {
 		t.Fatalf("diff after reload: %v %v", changes(tr.ServedChanges), tr.SnapshotErr)
 	}
+	// A run-to-run change names its sides before and now: neither is the
+	// manifest's.
+	if msg := tr.ServedChanges[0].Message; !strings.HasPrefix(msg, "description changed: before 0 bytes") || !strings.Contains(msg, ", now 3 bytes") {
+		t.Fatalf("served change message: %q", msg)
+	}
 }
 
 func TestInterruptedWriteLeavesOldState(t *testing.T) {
