@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
 )
 
@@ -88,6 +89,12 @@ type targetState struct {
 	// first run since start.
 	run         *state.Run
 	lastSuccess time.Time
+	// lastOK is the latest successful run's report: what a failed run
+	// cannot say (the served counts, the server and revision it
+	// established) is read from it, so those series neither vanish nor
+	// change their labels while a target is down. The same pointer as
+	// run's report while runs succeed.
+	lastOK *probe.Report
 
 	probesOK, probesFailed, skipped uint64
 	failures                        counts // by reason
@@ -249,6 +256,7 @@ func (m *Metrics) Observe(r *state.Run) {
 	}
 	st.run = r
 	if rep.Success {
+		st.lastOK = rep
 		st.lastSuccess = rep.StartedAt.Add(secondsDuration(rep.DurationSeconds))
 		st.probesOK++
 	} else {

@@ -175,6 +175,37 @@ func TestRemovedTargetLosesEverySeries(t *testing.T) {
 	}
 }
 
+// A failed run compares nothing and establishes nothing: the series read
+// from what a run established (the served counts, the server and
+// revision on driftd_target_info) keep the last successful run's values,
+// so they neither vanish nor start a new series while a target is down.
+func TestFailedRunKeepsWhatWasEstablished(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg, BuildInfo{Version: "1.0.0"}, Options{})
+	m.SetTargets([]Target{{Name: "orders", SeriesLimit: 10}})
+	ok := fixedReport("orders", true)
+	ok.Prompts = &probe.ToolCounts{Declared: 2, Served: 2}
+	m.Observe(observed(ok))
+	pick := func(b []byte) []string {
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "driftd_target_info{") || strings.HasPrefix(l, "driftd_tools{") || strings.HasPrefix(l, "driftd_list_items{") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	before := pick(exposition(t, m, reg))
+	failed := fixedReport("orders", false)
+	failed.ProtocolRevision, failed.ServerInfo, failed.Tools.Served = probe.Revision{Reason: "unreachable"}, nil, 0
+	failed.Prompts = &probe.ToolCounts{Declared: 2}
+	m.Observe(observed(failed))
+	after := pick(exposition(t, m, reg))
+	if len(before) != 5 || !slices.Equal(before, after) {
+		t.Fatalf("a failed run changed what was established:\nbefore %q\nafter  %q", before, after)
+	}
+}
+
 // TestTargetInfoLabelsAreConfigs: driftd_target_info's fixed labels are
 // config.TargetInfoLabels, the list config checks target labels against,
 // plus the configured labels.

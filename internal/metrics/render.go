@@ -117,6 +117,15 @@ func (m *Metrics) AppendTargets(b []byte) []byte {
 }
 
 // each calls f for every target with a published run, in name order.
+// established is the report a target's established facts are read from:
+// rep while it succeeded, else the latest successful one, if any.
+func (st *targetState) established(rep *probe.Report) *probe.Report {
+	if rep.Success || st.lastOK == nil {
+		return rep
+	}
+	return st.lastOK
+}
+
 func (m *Metrics) each(f func(name string, st *targetState, rep *probe.Report)) {
 	for _, name := range m.names {
 		st := m.targets[name]
@@ -188,21 +197,20 @@ func (m *Metrics) render(e *expo) {
 	})
 	m.renderInfo(e)
 	e.family("driftd_tools", "gauge", "Tools declared in the manifest and served on the last successful listing.")
-	m.each(func(name string, _ *targetState, rep *probe.Report) {
+	m.each(func(name string, st *targetState, rep *probe.Report) {
 		e.start("driftd_tools").label("source", "declared").label("target", name).value(float64(rep.Tools.Declared))
-		if rep.Success {
-			e.start("driftd_tools").label("source", "served").label("target", name).value(float64(rep.Tools.Served))
+		if ok := st.established(rep); ok.Success {
+			e.start("driftd_tools").label("source", "served").label("target", name).value(float64(ok.Tools.Served))
 		}
 	})
 	e.family("driftd_list_items", "gauge", "Prompts, resources and resource templates (kind) declared in the manifest and served on the last successful run; only for lists the run read.")
-	m.each(func(name string, _ *targetState, rep *probe.Report) {
+	m.each(func(name string, st *targetState, rep *probe.Report) {
+		ok := st.established(rep)
 		for _, k := range mcp.ItemKinds {
-			c := rep.ListCounts(k)
-			if c == nil {
-				continue
+			if c := rep.ListCounts(k); c != nil {
+				e.start("driftd_list_items").label("kind", string(k)).label("source", "declared").label("target", name).value(float64(c.Declared))
 			}
-			e.start("driftd_list_items").label("kind", string(k)).label("source", "declared").label("target", name).value(float64(c.Declared))
-			if rep.Success {
+			if c := ok.ListCounts(k); c != nil && ok.Success {
 				e.start("driftd_list_items").label("kind", string(k)).label("source", "served").label("target", name).value(float64(c.Served))
 			}
 		}
@@ -371,7 +379,7 @@ func (m *Metrics) renderInfo(e *expo) {
 	slices.Sort(names)
 	e.family("driftd_target_info", "gauge", "Identity of a target: its classification, the protocol revision and server it established, and its configured labels.")
 	m.each(func(name string, st *targetState, rep *probe.Report) {
-		fixed := infoValues(name, rep)
+		fixed := infoValues(name, rep, st.established(rep))
 		e.start("driftd_target_info")
 		for _, l := range names {
 			if i := slices.Index(config.TargetInfoLabels, l); i >= 0 {
@@ -386,11 +394,12 @@ func (m *Metrics) renderInfo(e *expo) {
 
 // infoValues are the values of config.TargetInfoLabels, the one list of
 // driftd_target_info's fixed labels (config rejects target labels that
-// collide with them), in that order.
-func infoValues(name string, rep *probe.Report) []string {
-	values := []string{name, rep.Classification.Class, revision(rep.ProtocolRevision.Value), "", ""}
-	if rep.ServerInfo != nil {
-		values[3], values[4] = sanitize.Name(rep.ServerInfo.Name), sanitize.Name(rep.ServerInfo.Version)
+// collide with them), in that order: the classification from rep, the
+// revision and server from est, the run that established them.
+func infoValues(name string, rep, est *probe.Report) []string {
+	values := []string{name, rep.Classification.Class, revision(est.ProtocolRevision.Value), "", ""}
+	if est.ServerInfo != nil {
+		values[3], values[4] = sanitize.Name(est.ServerInfo.Name), sanitize.Name(est.ServerInfo.Version)
 	}
 	return values
 }
