@@ -103,7 +103,8 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 		log.Error("invocation refused; nothing was sent", "reason", inv.Refused)
 	}
 	attrs := []any{"success", rep.Success, "duration", time.Duration(rep.DurationSeconds * float64(time.Second)).Round(time.Millisecond),
-		"findings", len(rep.Findings), "opened", len(run.Opened), "resolved", len(run.Resolved), "served_changes", len(run.ServedChanges)}
+		"findings", len(rep.Findings), "active_findings", len(run.State.Findings), "opened", len(run.Opened), "resolved", len(run.Resolved),
+		"served_changes", len(run.ServedChanges)}
 	if !rep.Success {
 		// A target that fails every run must show at --log.level=warn.
 		log.Warn("run failed", append(attrs, "reason", rep.FailureReason, "message", rep.FailureMessage,

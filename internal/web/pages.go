@@ -90,11 +90,12 @@ var targetTmpl = sync.OnceValue(func() *template.Template {
 <dt>Era</dt><dd>{{.Era}}, revision {{with .ProtocolRevision.Value}}{{.}}{{else}}not claimed <span class="dim">({{$.Report.ProtocolRevision.Reason}})</span>{{end}}</dd>
 <dt>Server</dt><dd>{{with .ServerInfo}}{{.Name}} {{.Version}}{{else}}unidentified{{end}}</dd>
 {{with .ComparedAgainst}}<dt>Compared against</dt><dd>{{.}}{{if eq . "baseline"}} <span class="dim">(trust on first use: GET …/baseline downloads it; driftd baseline accept re-baselines)</span>{{end}}</dd>{{end}}
-<dt>Tools</dt><dd>{{.Tools.Declared}} declared, {{.Tools.Served}} served in {{.Tools.Pages}} page(s); second connection: {{.Tools.SecondConnection}}</dd>
+{{if .Success}}<dt>Tools</dt><dd>{{.Tools.Declared}} declared, {{.Tools.Served}} served in {{.Tools.Pages}} page(s); second connection: {{.Tools.SecondConnection}}</dd>
 {{with .Prompts}}<dt>Prompts</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
 {{with .Resources}}<dt>Resources</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
 {{with .ResourceTemplates}}<dt>Resource templates</dt><dd>{{.Declared}} declared, {{.Served}} served in {{.Pages}} page(s); second connection: {{.SecondConnection}}</dd>{{end}}
 <dt>Anonymous list</dt><dd>{{.AuthPosture.AnonymousList}}{{if .AuthorizationPresented}} <span class="dim">(credentials: {{range .AuthorizationHeaders}}{{.}} {{end}})</span>{{end}}</dd>
+{{else}}<dt>Tools</dt><dd>{{.Tools.Declared}} declared; nothing was listed, since the run failed</dd>{{end}}
 </dl></section>
 {{range .FindingsOmitted}}<p class="dim">{{.Count}} more <code>{{.Rule}}</code> findings are not listed (at most 100 per rule).</p>{{end}}
 {{if .Ignored}}<h2>Ignored <small>{{len .Ignored}}</small></h2><table><tbody>
