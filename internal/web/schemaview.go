@@ -117,23 +117,32 @@ func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
 	p := schemaPage{page: page{Title: name + " · " + tool, Version: h.opts.Version, Prefix: h.prefix(), Status: st},
 		Tool: sanitize.Name(tool), Direction: dir, Pointer: sanitize.Text(ptr)}
 	var declared, served json.RawMessage
+	var known, readBoth = false, true // the tool is declared or served; both sets were read
 	if m, err := h.src.Declared(name); err == nil {
 		for _, t := range m.Tools {
 			if t.Name == tool {
-				declared = schemaOf(t, dir)
+				declared, known = schemaOf(t, dir), true
 			}
 		}
 	} else {
+		readBoth = false
 		p.Note = "The manifest could not be read: " + err.Error()
 	}
 	if tools, err := h.src.Served(name); err == nil {
 		for _, t := range tools {
 			if t.Name == tool {
-				served = schemaOf(t, dir)
+				served, known = schemaOf(t, dir), true
 			}
 		}
-	} else if p.Note == "" {
-		p.Note = "No served set is recorded yet."
+	} else {
+		readBoth = false
+		if p.Note == "" {
+			p.Note = "No served set is recorded yet."
+		}
+	}
+	if readBoth && !known {
+		http.Error(w, "no tool of that name is declared or served", http.StatusNotFound)
+		return
 	}
 	dv, sv := decode(declared), decode(served)
 	p.At = ptr

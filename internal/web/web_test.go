@@ -249,6 +249,9 @@ func TestManifestAndSchemaView(t *testing.T) {
 	if code, _, _ = do(t, "GET", srv.URL+"/targets/orders/schema?tool=search&direction=sideways"); code != 400 {
 		t.Fatalf("bad direction: %d", code)
 	}
+	if code, _, _ = do(t, "GET", srv.URL+"/targets/orders/schema?tool=nope&direction=input"); code != 404 {
+		t.Fatalf("a tool neither declared nor served: %d, want 404", code)
+	}
 	if code, _, _ = do(t, "GET", srv.URL+"/api/v1/targets/nope/manifest"); code != 404 {
 		t.Fatalf("unknown target manifest: %d", code)
 	}
