@@ -145,9 +145,9 @@ func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	dv, sv := decode(declared), decode(served)
-	p.At = ptr
-	d, okD := resolve(dv, ptr)
-	s, okS := resolve(sv, ptr)
+	p.At = showFrom(ptr, q.Get("change"))
+	d, okD := resolve(dv, p.At)
+	s, okS := resolve(sv, p.At)
 	// A scalar alone says little: show the object around it.
 	for (!okD || !okS || (!container(d) && !container(s))) && p.At != "" {
 		p.At = parentPointer(p.At)
@@ -202,6 +202,20 @@ func container(v any) bool {
 		return true
 	}
 	return false
+}
+
+// showFrom is where the view of a change at ptr starts: a property that
+// became required or optional (CHG-REQUIRED-*, pointing at the property)
+// is shown from the object that holds both it and the "required" array,
+// which is what changed; anything else from ptr.
+func showFrom(ptr, change string) string {
+	if change != schema.ChgRequiredAdded && change != schema.ChgRequiredRemoved {
+		return ptr
+	}
+	if props := parentPointer(ptr); strings.HasSuffix(props, "/properties") {
+		return parentPointer(props)
+	}
+	return ptr
 }
 
 func parentPointer(p string) string {

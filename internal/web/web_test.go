@@ -257,6 +257,21 @@ func TestManifestAndSchemaView(t *testing.T) {
 	}
 }
 
+// A property that became optional is shown from the object holding the
+// "required" array, which is what changed, not from the property alone.
+func TestSchemaViewShowsRequiredFromItsObject(t *testing.T) {
+	src := &fakeSource{ready: true, declared: `{"tools":[{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":10}},"required":["q"]}}]}`}
+	srv := serve(t, false, src)
+	code, body, _ := do(t, "GET", srv.URL+"/targets/orders/schema?tool=search&direction=input&pointer=/properties/q&change=CHG-REQUIRED-REMOVED")
+	if code != 200 || !strings.Contains(body, "shown from <code>/</code>") || !strings.Contains(body, "&#34;required&#34;") {
+		t.Fatalf("required change not shown from its object: %d\n%s", code, body)
+	}
+	// Without the change, the view starts at the pointer, as before.
+	if _, body, _ = do(t, "GET", srv.URL+"/targets/orders/schema?tool=search&direction=input&pointer=/properties/q"); strings.Contains(body, "&#34;required&#34;") {
+		t.Fatalf("a property's view shows the required array:\n%s", body)
+	}
+}
+
 // The daemon records only the served tools: a manifest that also declares
 // prompts and resources keeps them in the download, as declared, so that
 // accepting a tool change does not stop monitoring them.
