@@ -32,7 +32,7 @@ func CompareItem(d, s mcp.Item) []Finding {
 	case mcp.KindResource:
 		out = compareMimeType(s.Kind, s.Key, d.MimeType, s.MimeType)
 	}
-	tx := texts{kind: string(s.Kind), name: s.Key}
+	tx := texts{kind: string(s.Kind), name: s.Key, sides: againstManifest}
 	tx.add("/description", "description", d.Description, s.Description)
 	tx.add("/title", "title", d.Title, s.Title)
 	if s.Kind == mcp.KindResource { // keyed by uri: the name is a label

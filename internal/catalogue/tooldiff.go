@@ -38,8 +38,7 @@ func compareTool(d, s mcp.Tool, sd sides) []Finding {
 	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
 		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations, sd)...)
 	}
-	tx := toolTexts(d, s)
-	tx.sides = sd
+	tx := toolTexts(d, s, sd)
 	return append(out, compareTexts(&tx)...)
 }
 
@@ -124,7 +123,7 @@ func compareAnnotations(tool string, declared, served json.RawMessage, sd sides)
 // sixth of a warm diff.
 type texts struct {
 	kind, name string
-	sides      sides // zero: againstManifest
+	sides      sides
 	// pairs[:n] are (pointer, what, declared, served), compared in order.
 	pairs [3][4]string
 	n     int
@@ -135,8 +134,8 @@ func (tx *texts) add(pointer, what, declared, served string) {
 	tx.n++
 }
 
-func toolTexts(d, s mcp.Tool) texts {
-	tx := texts{name: s.Name}
+func toolTexts(d, s mcp.Tool, sd sides) texts {
+	tx := texts{name: s.Name, sides: sd}
 	if !bytes.Equal(d.Annotations, s.Annotations) {
 		tx.add("/annotations/title", "annotations.title", annotationTitle(d.Annotations), annotationTitle(s.Annotations))
 	}
@@ -160,11 +159,7 @@ func compareTexts(tx *texts) []Finding {
 		if p[0] == "/description" {
 			rule = DriftDescription
 		}
-		sd := tx.sides
-		if sd == (sides{}) {
-			sd = againstManifest
-		}
-		f := textChanged(rule, tx.name, p[0], p[1], p[2], p[3], sd)
+		f := textChanged(rule, tx.name, p[0], p[1], p[2], p[3], tx.sides)
 		f.Kind = tx.kind
 		out = append(out, f)
 	}
