@@ -39,17 +39,13 @@ func (h *handler) manifestDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	m := &manifest.Manifest{Tools: tools}
 	if declared, err := h.src.Declared(name); err == nil {
+		m.Items, m.NoTools = declared.Items, declared.NoTools // read only: Canonical copies before sorting
 		var carried []string
 		for _, k := range mcp.ItemKinds {
-			if items, ok := declared.Items[k]; ok {
-				if m.Items == nil {
-					m.Items = map[mcp.Kind][]mcp.Item{}
-				}
-				m.Items[k] = items
+			if _, ok := declared.Items[k]; ok {
 				carried = append(carried, k.Key())
 			}
 		}
-		m.NoTools = declared.NoTools
 		if len(carried) > 0 {
 			w.Header().Set("X-Driftd-Carried-Over", strings.Join(carried, ", "))
 		}
