@@ -33,8 +33,16 @@ var (
 )
 
 func compareTool(d, s mcp.Tool, sd sides) []Finding {
-	out := compareSchema(s.Name, Input, d.InputSchema, s.InputSchema, d.InputSum, s.InputSum)
-	out = append(out, compareSchema(s.Name, Output, d.OutputSchema, s.OutputSchema, d.OutputSum, s.OutputSum)...)
+	in := schemaChanges(Input, d.InputSchema, s.InputSchema, d.InputSum, s.InputSum)
+	outc := schemaChanges(Output, d.OutputSchema, s.OutputSchema, d.OutputSum, s.OutputSum)
+	var out []Finding
+	if n := len(in) + len(outc); n > 0 {
+		// One allocation for the tool's findings, with room for a changed
+		// text or two: a manifest remembers them (manifest.Compared).
+		out = make([]Finding, 0, n+2)
+	}
+	out = compareSchema(out, s.Name, Input, in)
+	out = compareSchema(out, s.Name, Output, outc)
 	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
 		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations, sd)...)
 	}
@@ -55,25 +63,28 @@ func same(declared, served json.RawMessage, dsum, ssum jsonscan.Sum) bool {
 	return bytes.Equal(declared, served)
 }
 
-// compareSchema grades every change between a declared and a served schema
+// schemaChanges are the changes between a declared and a served schema
 // in direction dir. Identical schemas are the common case and cost a
 // comparison of their Sums (dsum, ssum; zero when unknown, and then of
 // their bytes), without reading either schema.
-func compareSchema(tool string, dir Direction, declared, served json.RawMessage, dsum, ssum jsonscan.Sum) []Finding {
-	var changes []schema.Change
+func schemaChanges(dir Direction, declared, served json.RawMessage, dsum, ssum jsonscan.Sum) []schema.Change {
 	switch dp, sp := present(declared), present(served); {
 	case !dp && !sp:
 		return nil
 	case !dp:
-		changes = []schema.Change{{ID: schema.ChgSchemaAdded, Declared: "no " + string(dir) + "Schema", Served: string(dir) + "Schema present"}}
+		return []schema.Change{{ID: schema.ChgSchemaAdded, Declared: "no " + string(dir) + "Schema", Served: string(dir) + "Schema present"}}
 	case !sp:
-		changes = []schema.Change{{ID: schema.ChgSchemaRemoved, Declared: string(dir) + "Schema present", Served: "no " + string(dir) + "Schema"}}
+		return []schema.Change{{ID: schema.ChgSchemaRemoved, Declared: string(dir) + "Schema present", Served: "no " + string(dir) + "Schema"}}
 	case same(declared, served, dsum, ssum):
 		return nil
 	default:
-		changes = schema.DiffFrom(dsum, ssum, declared, served)
+		return schema.DiffFrom(dsum, ssum, declared, served)
 	}
-	out := make([]Finding, 0, len(changes))
+}
+
+// compareSchema appends to out a finding per change of tool's schema in
+// direction dir, graded by direction.
+func compareSchema(out []Finding, tool string, dir Direction, changes []schema.Change) []Finding {
 	for _, c := range changes {
 		g := GradeOf(c, dir)
 		rule := DriftSchemaCompatible

@@ -40,7 +40,96 @@ type Manifest struct {
 
 	// postureClean: which declared tools the posture prefilter passes.
 	postureClean atomic.Pointer[[]bool]
+	// compared: what Compared remembers.
+	compared atomic.Pointer[memo]
 }
+
+// memo is what Compared remembers of a manifest: per declared tool, its
+// last comparison worth keeping, and the bytes they weigh together, at
+// most budget.
+type memo struct {
+	slots  []atomic.Pointer[comparison]
+	used   atomic.Int64
+	budget int64
+}
+
+// comparison is an answer Compared remembers: what comparing a declared
+// tool with the served definition whose Sum is served returned, and its
+// weight in bytes.
+type comparison struct {
+	served jsonscan.Sum
+	answer any
+	weight int64
+}
+
+// Compared returns compare(), the comparison of m's declared tool i with
+// a served definition whose mcp.Tool.Sum is served, remembered on m: a
+// later call for tool i with the same served Sum returns the remembered
+// answer without comparing again. That is a daemon's usual run: its
+// targets share their manifests, and a tool that drifted is served the
+// same way run after run, its findings built anew each time until now.
+//
+// weigh gives an answer's weight in bytes, 0 for one not worth keeping (a
+// tool that did not drift costs little to compare again); tool i's slot
+// then empties, so what m holds is the drifted tools' answers, not one per
+// tool. m holds at most as many bytes of answers as its tools take as
+// JSON (newMemo): a hostile server can make a tool's answer large, never
+// m's memo larger than m. A zero
+// served Sum (a definition built by hand) is never remembered. Targets
+// served different definitions of one tool take turns in its slot: each
+// answer is still right, only computed again. An answer is shared by
+// every caller: none may modify it.
+func Compared[V any](m *Manifest, i int, served jsonscan.Sum, compare func() V, weigh func(V) int) V {
+	if served == (jsonscan.Sum{}) || i < 0 || i >= len(m.Tools) {
+		return compare()
+	}
+	mm := m.compared.Load()
+	if mm == nil {
+		m.compared.CompareAndSwap(nil, newMemo(m.Tools))
+		mm = m.compared.Load()
+	}
+	slot := &mm.slots[i]
+	old := slot.Load()
+	if old != nil && old.served == served {
+		return old.answer.(V)
+	}
+	v := compare()
+	var next *comparison
+	if w := int64(weigh(v)); w > 0 {
+		if mm.used.Add(w) <= mm.budget {
+			next = &comparison{served, v, w}
+		} else {
+			mm.used.Add(-w)
+		}
+	}
+	switch {
+	case next == nil && old == nil:
+		// An empty slot stays unwritten: targets sharing m share its cache lines.
+	case slot.CompareAndSwap(old, next):
+		if old != nil {
+			mm.used.Add(-old.weight)
+		}
+	case next != nil: // another run replaced old meanwhile; its answer stays
+		mm.used.Add(-next.weight)
+	}
+	return v
+}
+
+// newMemo is an empty memo for tools, whose budget is as many bytes as
+// the tools take as JSON, and at least minRememberBudget.
+func newMemo(tools []mcp.Tool) *memo {
+	mm := &memo{slots: make([]atomic.Pointer[comparison], len(tools)), budget: minRememberBudget}
+	var raw int64
+	for _, t := range tools {
+		raw += int64(len(t.Raw))
+	}
+	mm.budget = max(mm.budget, raw)
+	return mm
+}
+
+// minRememberBudget lets a small manifest remember a few hundred drifted
+// tools' findings.
+const minRememberBudget = 256 << 10
 
 // PostureClean reports whether declared tool i carries nothing the
 // posture detectors look for, by clean (poison.Clean, the same function

@@ -23,6 +23,14 @@ type Tool struct {
 	// reads neither schema when they are equal or their diff is cached.
 	// Whoever changes a parsed schema's bytes must sum it again.
 	InputSum, OutputSum jsonscan.Sum `json:"-"`
+	// Sum is the jsonscan.SumOf of all a comparison reads of the
+	// definition: its name, title, description and annotations as sent,
+	// and the schemas' Sums; set where they are, zero when the definition
+	// was built by hand. Two definitions of one Sum compare alike with any
+	// third, so a comparison can be remembered under it
+	// (manifest.Compared). Whoever changes a parsed definition must sum it
+	// again.
+	Sum jsonscan.Sum `json:"-"`
 }
 
 // ErrToolName is returned by ParseTool for a definition without a usable name.
@@ -70,6 +78,7 @@ func parseTool(raw json.RawMessage, each func(func(k, v []byte)) bool) Tool {
 	if len(t.OutputSchema) > 0 {
 		t.OutputSum = jsonscan.SumOf(t.OutputSchema)
 	}
+	t.Sum = jsonscan.SumOf(name, title, description, t.Annotations, t.InputSum[:], t.OutputSum[:])
 	t.Name, _ = jsonscan.Unquote(name)
 	// A title or description that is not a string is left empty, as
 	// encoding/json leaves a string field it cannot fill.

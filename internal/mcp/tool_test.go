@@ -62,3 +62,44 @@ func FuzzParseTool(f *testing.F) {
 		}
 	})
 }
+
+// TestToolSumCoversWhatIsCompared: Sum changes with every member a
+// comparison reads (manifest.Compared remembers answers under it), and
+// only with those.
+func TestToolSumCoversWhatIsCompared(t *testing.T) {
+	sum := func(raw string) [16]byte {
+		t.Helper()
+		tl, err := ParseTool(json.RawMessage(raw))
+		if err != nil || tl.Sum == ([16]byte{}) {
+			t.Fatalf("%s: %v, sum %x", raw, err, tl.Sum)
+		}
+		return tl.Sum
+	}
+	base := `{"name":"a","title":"T","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true}}`
+	b := sum(base)
+	for _, changed := range []string{
+		`{"name":"b","title":"T","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"a","title":"U","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"a","title":"T","description":"e","inputSchema":{"type":"object"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"a","title":"T","description":"d","inputSchema":{"type":"string"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"a","title":"T","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"a","title":"T","description":"d","inputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
+		`{"name":"a","title":"T","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":false}}`,
+		`{"name":"a","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true}}`,
+		// The input schema moved to the output's place: the sums are of
+		// their places, not a bag of members.
+		`{"name":"a","title":"T","description":"d","inputSchema":{"type":"array"},"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}}`,
+	} {
+		if sum(changed) == b {
+			t.Errorf("%s: same Sum as %s", changed, base)
+		}
+	}
+	for _, same := range []string{
+		`{"annotations":{"readOnlyHint":true},"outputSchema":{"type":"array"},"inputSchema":{"type":"object"},"description":"d","title":"T","name":"a"}`,
+		`{"name":"a","title":"T","description":"d","inputSchema":{"type":"object"},"outputSchema":{"type":"array"},"annotations":{"readOnlyHint":true},"_meta":{"x":1},"icons":[]}`,
+	} {
+		if sum(same) != b {
+			t.Errorf("%s: a Sum other than %s's, though no compared member differs", same, base)
+		}
+	}
+}

@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/sanitize"
@@ -20,7 +22,7 @@ func (r *run) drift(served *listing) {
 	if !r.declared.Declares(mcp.KindTool) {
 		return
 	}
-	for f := range compareSets(r.declared.Tools, served.tools, served.capped, r.ref) {
+	for f := range compareSets(r.declared, served.tools, served.capped, r.ref) {
 		r.emitFrom(served.exchangeOf(f.Tool), f)
 	}
 }
@@ -59,18 +61,17 @@ func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
 // served name is compared once, first wins. The findings are yielded, not
 // gathered, so 10,000 tools' findings are not copied into one more slice
 // of megabytes before the report takes them.
-func compareSets(declared, served []mcp.Tool, capped bool, ref string) iter.Seq[catalogue.Finding] {
+func compareSets(declared *manifest.Manifest, served []mcp.Tool, capped bool, ref string) iter.Seq[catalogue.Finding] {
 	return func(yield func(catalogue.Finding) bool) {
-		pairs, undeclared := matchNames(declared, served)
-		for k, d := range declared {
+		pairs, undeclared := matchNames(declared.Tools, served)
+		for k, d := range declared.Tools {
 			switch i := pairs[k]; {
 			case i >= 0:
-				for _, f := range catalogue.CompareTool(d, served[i]) {
-					if !yield(f) {
-						return
-					}
-				}
-				for _, f := range poison.Growth("", d.Name, d.Description, served[i].Description) {
+				s := served[i]
+				fs := manifest.Compared(declared, k, s.Sum, func() []catalogue.Finding {
+					return append(catalogue.CompareTool(d, s), poison.Growth("", d.Name, d.Description, s.Description)...)
+				}, findingsWeight)
+				for _, f := range fs {
 					if !yield(f) {
 						return
 					}
@@ -87,6 +88,18 @@ func compareSets(declared, served []mcp.Tool, capped bool, ref string) iter.Seq[
 			}
 		}
 	}
+}
+
+// findingsWeight is what a tool's findings weigh remembered on the
+// manifest (manifest.Compared): the findings and their messages. The
+// other texts are the catalogue's, or point into the message or the
+// cached diff.
+func findingsWeight(fs []catalogue.Finding) int {
+	w := cap(fs) * int(unsafe.Sizeof(catalogue.Finding{}))
+	for _, f := range fs {
+		w += len(f.Message)
+	}
+	return w
 }
 
 // matchNames pairs each declared tool with the first served tool of its
