@@ -35,18 +35,18 @@ var (
 func compareTool(d, s mcp.Tool, sd sides) []Finding {
 	in := schemaChanges(Input, d.InputSchema, s.InputSchema, d.InputSum, s.InputSum)
 	outc := schemaChanges(Output, d.OutputSchema, s.OutputSchema, d.OutputSum, s.OutputSum)
+	tx := toolTexts(d, s, sd)
 	var out []Finding
 	if n := len(in) + len(outc); n > 0 {
-		// One allocation for the tool's findings, with room for a changed
-		// text or two: a manifest remembers them (manifest.Compared).
-		out = make([]Finding, 0, n+2)
+		// One allocation for the tool's findings (unless its hints changed
+		// too): a manifest remembers them (manifest.Compared).
+		out = make([]Finding, 0, n+tx.changed())
 	}
 	out = compareSchema(out, s.Name, Input, in)
 	out = compareSchema(out, s.Name, Output, outc)
 	if !bytes.Equal(d.Annotations, s.Annotations) { // the same bytes decode to the same hints and title
 		out = append(out, compareAnnotations(s.Name, d.Annotations, s.Annotations, sd)...)
 	}
-	tx := toolTexts(d, s, sd)
 	return append(out, compareTexts(&tx)...)
 }
 
@@ -143,6 +143,18 @@ type texts struct {
 func (tx *texts) add(pointer, what, declared, served string) {
 	tx.pairs[tx.n] = [4]string{pointer, what, declared, served}
 	tx.n++
+}
+
+// changed is how many of the texts differ: the findings compareTexts
+// returns.
+func (tx *texts) changed() int {
+	n := 0
+	for _, p := range tx.pairs[:tx.n] {
+		if p[2] != p[3] {
+			n++
+		}
+	}
+	return n
 }
 
 func toolTexts(d, s mcp.Tool, sd sides) texts {

@@ -9,9 +9,10 @@ import (
 	"github.com/driftd/driftd/internal/mcp"
 )
 
-// TestCompared: an answer kept for a served Sum is returned for that Sum
-// without comparing again; another Sum is compared anew and takes the
-// slot; an answer not kept empties it; a zero Sum is never remembered.
+// TestCompared: an answer is kept the second time in a row a served Sum
+// is seen, and then returned for that Sum without comparing again;
+// another Sum is compared anew and takes the slot; an answer not kept
+// empties it; a zero Sum is never remembered.
 func TestCompared(t *testing.T) {
 	m := &Manifest{Tools: []mcp.Tool{{Name: "a"}, {Name: "b"}}}
 	a, b := jsonscan.SumOf([]byte("A")), jsonscan.SumOf([]byte("B"))
@@ -26,17 +27,21 @@ func TestCompared(t *testing.T) {
 		compared     bool
 		why          string
 	}{
-		{0, a, "drift A", "drift A", true, "first comparison"},
-		{0, a, "ignored", "drift A", false, "same Sum: remembered"},
+		{0, a, "drift A", "drift A", true, "first sighting: compared, the Sum noted"},
+		{0, a, "drift A", "drift A", true, "second sighting: compared, the answer kept"},
+		{0, a, "ignored", "drift A", false, "third: remembered"},
 		{1, a, "other tool", "other tool", true, "each declared tool has its own slot"},
 		{0, b, "drift B", "drift B", true, "another Sum is compared"},
-		{0, b, "ignored", "drift B", false, "and replaces the slot"},
-		{0, a, "drift A again", "drift A again", true, "the first Sum was replaced, not kept beside"},
+		{0, a, "drift A2", "drift A2", true, "and took the slot: A's answer is gone"},
+		{0, a, "drift A2", "drift A2", true, "A seen twice again: kept"},
+		{0, a, "ignored", "drift A2", false, "remembered"},
 		{0, b, "", "", true, "no drift: not kept"},
-		{0, b, "", "", true, "nothing remembered for it"},
-		{0, a, "drift A 3", "drift A 3", true, "the slot was emptied, not left with A"},
+		{0, a, "drift A3", "drift A3", true, "the slot was emptied, not left with A's answer"},
+		{0, a, "drift A3", "drift A3", true, "kept"},
+		{0, a, "ignored", "drift A3", false, "remembered"},
 		{0, jsonscan.Sum{}, "x", "x", true, "a zero Sum is compared"},
 		{0, jsonscan.Sum{}, "y", "y", true, "and never remembered"},
+		{0, jsonscan.Sum{}, "z", "z", true, "however often"},
 		{5, a, "out of range", "out of range", true, "a tool the manifest does not have"},
 	}
 	for n, s := range steps {
@@ -77,12 +82,12 @@ func TestComparedConcurrent(t *testing.T) {
 func TestComparedBudget(t *testing.T) {
 	m := &Manifest{Tools: make([]mcp.Tool, 8)}
 	big := minRememberBudget / 4
-	remembered := func(i int, served string) bool {
+	remembered := func(i int, served string) bool { // seen twice, kept, then remembered
 		calls := 0
-		for range 2 {
+		for range 3 {
 			Compared(m, i, jsonscan.SumOf([]byte(served)), func() int { calls++; return big }, func(w int) int { return w })
 		}
-		return calls == 1
+		return calls == 2
 	}
 	for i := range 4 {
 		if !remembered(i, "v1") {
@@ -98,7 +103,12 @@ func TestComparedBudget(t *testing.T) {
 	if got := m.compared.Load().used.Load(); got != int64(3*big) {
 		t.Fatalf("%d bytes in use after slot 0 was emptied, want %d", got, 3*big)
 	}
-	if !remembered(4, "v1") {
-		t.Fatal("the room slot 0 left was not used")
+	// Tool 4 was seen twice but not kept; seen again, it fits now.
+	calls := 0
+	for range 2 {
+		Compared(m, 4, jsonscan.SumOf([]byte("v1")), func() int { calls++; return big }, func(w int) int { return w })
+	}
+	if calls != 1 {
+		t.Fatalf("the room slot 0 left was not used: compared %d times", calls)
 	}
 }

@@ -53,9 +53,10 @@ type memo struct {
 	budget int64
 }
 
-// comparison is an answer Compared remembers: what comparing a declared
-// tool with the served definition whose Sum is served returned, and its
-// weight in bytes.
+// comparison is what Compared remembers of a declared tool: the Sum of
+// the served definition it was last compared with and, once that
+// definition was served twice in a row, the answer and its weight in
+// bytes (nil and 0 before).
 type comparison struct {
 	served jsonscan.Sum
 	answer any
@@ -69,10 +70,14 @@ type comparison struct {
 // targets share their manifests, and a tool that drifted is served the
 // same way run after run, its findings built anew each time until now.
 //
-// weigh gives an answer's weight in bytes, 0 for one not worth keeping (a
-// tool that did not drift costs little to compare again); tool i's slot
-// then empties, so what m holds is the drifted tools' answers, not one per
-// tool. m holds at most as many bytes of answers as its tools take as
+// An answer is kept the second time in a row tool i is served the same
+// definition, not the first: a manifest's first run (and a run served a
+// definition once, as by targets that share m but not their servers)
+// keeps no answers, only the Sum, and so retains nothing it would only
+// let go. weigh gives an answer's weight in bytes, 0 for one not worth
+// keeping (a tool that did not drift costs little to compare again); tool
+// i's slot then empties, so what m holds is the drifted tools' answers,
+// not one per tool. m holds at most as many bytes of answers as its tools take as
 // JSON (newMemo): a hostile server can make a tool's answer large, never
 // m's memo larger than m. A zero
 // served Sum (a definition built by hand) is never remembered. Targets
@@ -90,26 +95,31 @@ func Compared[V any](m *Manifest, i int, served jsonscan.Sum, compare func() V, 
 	}
 	slot := &mm.slots[i]
 	old := slot.Load()
-	if old != nil && old.served == served {
+	again := old != nil && old.served == served
+	if again && old.answer != nil {
 		return old.answer.(V)
 	}
 	v := compare()
 	var next *comparison
-	if w := int64(weigh(v)); w > 0 {
-		if mm.used.Add(w) <= mm.budget {
-			next = &comparison{served, v, w}
-		} else {
-			mm.used.Add(-w)
-		}
+	switch w := int64(weigh(v)); {
+	case w == 0:
+	case !again:
+		next = &comparison{served: served} // seen once: the Sum alone
+	case mm.used.Add(w) <= mm.budget:
+		next = &comparison{served, v, w}
+	default:
+		mm.used.Add(-w)
+		next = old // over budget: stays seen, unkept
 	}
 	switch {
-	case next == nil && old == nil:
-		// An empty slot stays unwritten: targets sharing m share its cache lines.
+	case next == old:
+		// An unchanged slot stays unwritten: targets sharing m share its
+		// cache lines.
 	case slot.CompareAndSwap(old, next):
 		if old != nil {
 			mm.used.Add(-old.weight)
 		}
-	case next != nil: // another run replaced old meanwhile; its answer stays
+	case next != nil: // another run replaced old meanwhile; its record stays
 		mm.used.Add(-next.weight)
 	}
 	return v

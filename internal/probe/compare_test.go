@@ -43,13 +43,19 @@ func TestCompareSetsRemembersOnlyWhatWasServed(t *testing.T) {
 	retyped := served(`{"name":"a","description":"adds","inputSchema":{"type":"object","properties":{"x":{"type":"integer"}}}}`)
 	reworded := served(`{"name":"a","description":"adds numbers","inputSchema":{"type":"object","properties":{"x":{"type":"integer"}}}}`)
 	asDeclared := served(`{"name":"a","description":"adds","inputSchema":{"type":"object","properties":{"x":{"type":"string"}}}}`)
-	for n, s := range [][]mcp.Tool{retyped, retyped, reworded, retyped, asDeclared, retyped, asDeclared} {
+	// Each definition is served three runs in a row: a drifted tool's
+	// findings are kept at the second and read back at the third.
+	var runs [][]mcp.Tool
+	for _, s := range [][]mcp.Tool{retyped, reworded, retyped, asDeclared, retyped, asDeclared} {
+		runs = append(runs, s, s, s)
+	}
+	for n, s := range runs {
 		got := collect(declared, s)
 		want := collect(&manifest.Manifest{Path: declared.Path, Tools: declared.Tools}, s)
 		if !slices.Equal(got, want) {
 			t.Fatalf("run %d: the remembering manifest found\n%v\nwant (nothing remembered)\n%v", n, got, want)
 		}
-		if drifted := len(want) > 0; drifted != (n != 4 && n != 6) {
+		if drifted := len(want) > 0; drifted != (&s[0] != &asDeclared[0]) {
 			t.Fatalf("run %d: findings %v", n, want)
 		}
 	}
