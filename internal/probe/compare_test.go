@@ -1,13 +1,17 @@
 package probe
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"testing"
 
+	"github.com/driftd/driftd/internal/benchgen"
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
 )
 
 // TestCompareSetsRemembersOnlyWhatWasServed: a manifest remembers the
@@ -57,6 +61,41 @@ func TestCompareSetsRemembersOnlyWhatWasServed(t *testing.T) {
 		}
 		if drifted := len(want) > 0; drifted != (&s[0] != &asDeclared[0]) {
 			t.Fatalf("run %d: findings %v", n, want)
+		}
+	}
+}
+
+// TestRememberedFindingsOutliveTheBodies: the findings a manifest keeps
+// (manifest.Compared) are read by later runs, after the daemon has taken
+// back and zeroed the response buffers of the run that made them
+// (mcp.Bodies): they must hold copies, never the served bytes.
+func TestRememberedFindingsOutliveTheBodies(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: benchgen.Tools(5, true)})
+	defer srv.Close()
+	declared, err := manifest.Parse(benchgen.Manifest(5), ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	messages := func(m *manifest.Manifest) []string {
+		bodies := &mcp.Bodies{}
+		defer bodies.Release()
+		rep := Run(context.Background(), Prepare(config.NewTarget("t", srv.URL), m), Options{Version: "test", Bodies: bodies})
+		if !rep.Success {
+			t.Fatal(rep.FailureMessage)
+		}
+		var out []string
+		for _, f := range rep.Findings {
+			out = append(out, f.Rule+" "+f.Tool+" "+f.Pointer+" "+f.Message)
+		}
+		return out
+	}
+	want := messages(&manifest.Manifest{Path: declared.Path, Tools: declared.Tools})
+	if len(want) < 5 {
+		t.Fatalf("the drifted tools gave %d findings: %q", len(want), want)
+	}
+	for run := range 4 { // kept at the second, read back at the third and fourth
+		if got := messages(declared); !slices.Equal(got, want) {
+			t.Fatalf("run %d: %q\nwant %q", run, got, want)
 		}
 	}
 }
