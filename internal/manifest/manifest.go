@@ -77,13 +77,12 @@ type comparison struct {
 // let go. weigh gives an answer's weight in bytes, 0 for one not worth
 // keeping (a tool that did not drift costs little to compare again); tool
 // i's slot then empties, so what m holds is the drifted tools' answers,
-// not one per tool. m holds at most as many bytes of answers as its tools take as
-// JSON (newMemo): a hostile server can make a tool's answer large, never
-// m's memo larger than m. A zero
-// served Sum (a definition built by hand) is never remembered. Targets
-// served different definitions of one tool take turns in its slot: each
-// answer is still right, only computed again. An answer is shared by
-// every caller: none may modify it.
+// not one per tool. m holds at most as many bytes of answers as its tools
+// take as JSON (newMemo): a hostile server can make a tool's answer large,
+// never m's memo larger than m. A zero served Sum (a definition built by
+// hand) is never remembered. Targets served different definitions of one
+// tool take turns in its slot: each answer is still right, only computed
+// again. An answer is shared by every caller: none may modify it.
 func Compared[V any](m *Manifest, i int, served jsonscan.Sum, compare func() V, weigh func(V) int) V {
 	if served == (jsonscan.Sum{}) || i < 0 || i >= len(m.Tools) {
 		return compare()

@@ -91,13 +91,14 @@ func compareSets(declared *manifest.Manifest, served []mcp.Tool, capped bool, re
 }
 
 // findingsWeight is what a tool's findings weigh remembered on the
-// manifest (manifest.Compared): the findings and their messages. The
-// other texts are the catalogue's, or point into the message or the
-// cached diff.
+// manifest (manifest.Compared): the findings, their messages, and as much
+// again for the diff's texts they point into (pointer, declared and
+// served, which the messages repeat), kept alive with them; the other
+// texts are the catalogue's.
 func findingsWeight(fs []catalogue.Finding) int {
 	w := cap(fs) * int(unsafe.Sizeof(catalogue.Finding{}))
 	for _, f := range fs {
-		w += len(f.Message)
+		w += 2 * len(f.Message)
 	}
 	return w
 }
