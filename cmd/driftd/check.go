@@ -30,6 +30,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 	otlp := cmd.Flag("otlp-endpoint", "Send traces over OTLP/HTTP to this collector, e.g. http://localhost:4318.").PlaceHolder("URL").String()
 	shadow := cmd.Flag("shadow-tool", "A tool name of another server the same agents use: MCP-SEC-SHADOWING also reports texts that try to change how it is used (repeatable).").PlaceHolder("NAME").Strings()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
+		limitOneShotMemory()
 		policy, err := rf.parse()
 		if err != nil {
 			return err
@@ -107,6 +108,7 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 	out := cmd.Flag("output", "Write the manifest to FILE instead of stdout.").Short('o').PlaceHolder("FILE").String()
 	only := cmd.Flag("only", "Write only these lists, comma-separated: tools, prompts, resources, resourceTemplates.").PlaceHolder("LISTS").String()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
+		limitOneShotMemory()
 		kinds, err := parseOnly(*only)
 		if err != nil {
 			return err

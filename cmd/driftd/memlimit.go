@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -74,4 +75,22 @@ func hasController(list, name string) bool {
 		}
 	}
 	return false
+}
+
+// oneShotMemoryLimit is the Go runtime's soft memory limit in driftd
+// check and capture when GOMEMLIMIT is not set. A one-shot run's heap is
+// what the server sent, parsed, and with the collector's default headroom
+// it peaked at twice that: about 250 MiB of RSS for a hostile listing of
+// 100,000 tiny tools (test/faults), on a CI runner that may allow 256.
+// Under the limit the collector runs sooner instead, and the same listing
+// peaks at about 200 MiB. An ordinary check's heap, a few MiB, never
+// reaches it. A listing whose parse needs more than the limit still gets
+// it: the limit is soft.
+const oneShotMemoryLimit = 192 << 20
+
+// limitOneShotMemory sets oneShotMemoryLimit unless GOMEMLIMIT is set.
+func limitOneShotMemory() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(oneShotMemoryLimit)
+	}
 }

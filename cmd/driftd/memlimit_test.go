@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -83,5 +84,23 @@ func TestAutoMemLimitRatio(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr.String(), "--auto-gomemlimit.ratio") {
 			t.Errorf("ratio %s: exit %d, stderr %q; want 2 naming the flag", r, code, stderr.String())
 		}
+	}
+}
+
+// TestLimitOneShotMemory: check and capture set their soft memory limit,
+// unless GOMEMLIMIT is set, which the runtime has then applied itself.
+func TestLimitOneShotMemory(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(before)
+	t.Setenv("GOMEMLIMIT", "")
+	limitOneShotMemory()
+	if got := debug.SetMemoryLimit(-1); got != oneShotMemoryLimit {
+		t.Fatalf("limit %d, want %d", got, oneShotMemoryLimit)
+	}
+	debug.SetMemoryLimit(before)
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	limitOneShotMemory()
+	if got := debug.SetMemoryLimit(-1); got != before {
+		t.Fatalf("with GOMEMLIMIT set, the limit became %d, want %d (unchanged)", got, before)
 	}
 }
