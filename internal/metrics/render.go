@@ -116,7 +116,6 @@ func (m *Metrics) AppendTargets(b []byte) []byte {
 	return e.b
 }
 
-// each calls f for every target with a published run, in name order.
 // established is the report a target's established facts are read from:
 // rep while it succeeded, else the latest successful one, if any.
 func (st *targetState) established(rep *probe.Report) *probe.Report {
@@ -126,6 +125,7 @@ func (st *targetState) established(rep *probe.Report) *probe.Report {
 	return st.lastOK
 }
 
+// each calls f for every target with a published run, in name order.
 func (m *Metrics) each(f func(name string, st *targetState, rep *probe.Report)) {
 	for _, name := range m.names {
 		st := m.targets[name]

@@ -42,7 +42,7 @@ func (h *handler) manifestDownload(w http.ResponseWriter, r *http.Request) {
 		m.Items, m.NoTools = declared.Items, declared.NoTools // read only: Canonical copies before sorting
 		var carried []string
 		for _, k := range mcp.ItemKinds {
-			if _, ok := declared.Items[k]; ok {
+			if declared.Declares(k) {
 				carried = append(carried, k.Key())
 			}
 		}
