@@ -26,14 +26,20 @@ func benchSets(tb testing.TB, n int) (declared *manifest.Manifest, served []mcp.
 	if err != nil {
 		tb.Fatal(err)
 	}
-	raws := benchgen.Tools(n, true)
-	served = make([]mcp.Tool, len(raws))
+	return m, parseTools(tb, benchgen.Tools(n, true)...)
+}
+
+// parseTools parses definitions as a listing's decoder does.
+func parseTools(tb testing.TB, raws ...json.RawMessage) []mcp.Tool {
+	tb.Helper()
+	out := make([]mcp.Tool, len(raws))
 	for i, raw := range raws {
-		if served[i], err = mcp.ParseTool(raw); err != nil {
+		var err error
+		if out[i], err = mcp.ParseTool(raw); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	return m, served
+	return out
 }
 
 // diffAll runs compareSets to the end and counts its findings.

@@ -27,15 +27,7 @@ func TestCompareSetsRemembersOnlyWhatWasServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	served := func(a string) []mcp.Tool {
-		var out []mcp.Tool
-		for _, raw := range []string{a, `{"name":"b","description":"keeps","inputSchema":{"type":"object"}}`} {
-			tl, err := mcp.ParseTool(json.RawMessage(raw))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, tl)
-		}
-		return out
+		return parseTools(t, json.RawMessage(a), json.RawMessage(`{"name":"b","description":"keeps","inputSchema":{"type":"object"}}`))
 	}
 	collect := func(m *manifest.Manifest, s []mcp.Tool) []catalogue.Finding {
 		var fs []catalogue.Finding
