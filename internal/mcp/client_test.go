@@ -369,14 +369,21 @@ func TestBodies(t *testing.T) {
 	read(none, `{"a":1}`, -1)
 	read(none, `{"a":1}`, 7)
 	read(none, `{"a":1}`, 3) // longer than declared: all of it, never cut
-	// Unknown length, read in pieces: empty, one byte, a piece exactly,
-	// one past it, and many; read twice so the pooled pieces are reused
-	// with stale bytes in them.
+	// Unknown length, read in pieces (lent) or into a slice that grows
+	// (not lent): empty, one byte, a piece exactly, one past it, many, and
+	// past the first slice's 8 pieces; read twice so the pooled pieces are
+	// reused with stale bytes in them. Nothing can be appended into what
+	// follows a body.
 	for range 2 {
-		for _, n := range []int{0, 1, chunkSize, chunkSize + 1, 5*chunkSize + 17} {
-			body := strings.Repeat("x", n)
-			if b := read(none, body, -1); len(b) != n {
-				t.Fatalf("read %d bytes of %d", len(b), n)
+		for _, bs := range []*Bodies{none, {}} {
+			for _, n := range []int{0, 1, chunkSize, chunkSize + 1, 5*chunkSize + 17, 8 * chunkSize, 19*chunkSize + 5} {
+				body := strings.Repeat("0123456789abcdef", n/16+1)[:n]
+				if b := read(bs, body, -1); cap(b) != len(b) {
+					t.Fatalf("a body of %d bytes has capacity %d", n, cap(b))
+				}
+			}
+			if bs != nil {
+				bs.Release()
 			}
 		}
 	}
