@@ -51,6 +51,9 @@ func FuzzParseJSON(f *testing.F) {
 			if json.Compact(&std, b) == nil && !bytes.Equal(Compact(nil, b), std.Bytes()) {
 				t.Fatalf("Compact(%q) = %q, encoding/json = %q", b, Compact(nil, b), std.Bytes())
 			}
+			if IsCompact(b) != bytes.Equal(Compact(nil, b), b) {
+				t.Fatalf("IsCompact(%q) = %v, Compact gives %q", b, IsCompact(b), Compact(nil, b))
+			}
 		}
 	})
 }

@@ -79,6 +79,22 @@ func Compact(dst, src []byte) []byte {
 	return append(dst, src[start:]...)
 }
 
+// IsCompact reports whether Compact would return b unchanged: it has no
+// whitespace outside its strings.
+func IsCompact(b []byte) bool {
+	for i := 0; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			i = skipString(b, i)
+		case isSpace(c):
+			return false
+		default:
+			i++
+		}
+	}
+	return true
+}
+
 // skipString returns the index just past the string whose opening quote is
 // at i, or len(b) when it does not close; it does not validate.
 func skipString(b []byte, i int) int {

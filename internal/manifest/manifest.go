@@ -188,7 +188,8 @@ func Load(path string) (*Manifest, error) {
 }
 
 // FromBytes parses b as the manifest file at path, for callers that have
-// read (and hashed) the file themselves.
+// read (and hashed) the file themselves. Like Parse's, the manifest may
+// hold slices of b.
 func FromBytes(path string, b []byte) (*Manifest, error) {
 	m, err := parse(b, filepath.Ext(path))
 	if err != nil {
@@ -202,6 +203,9 @@ func FromBytes(path string, b []byte) (*Manifest, error) {
 // Parse reads manifest bytes. ext (".json", ".yaml", ".yml" or "") picks the
 // syntax; without one, text that does not start with { or [ is YAML.
 // Every error is an *Error, with the line and column of a syntax error.
+// The manifest may hold slices of b (definitions declared as they are
+// written, when nothing in them is to be compacted): b must not change
+// afterwards.
 func Parse(b []byte, ext string) (*Manifest, error) {
 	m, err := parse(b, ext)
 	if err != nil {
@@ -313,16 +317,26 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 	// no cost (catalogue.compareSchema); whitespace is all that changes,
 	// and the canonical form and hash ignore it anyway. The raws are
 	// valid JSON (parse checked the document), and all of them go into
-	// one buffer.
-	size := 0
-	for _, raw := range raws {
-		size += len(raw)
+	// one buffer, unless all of them are compact already (a manifest
+	// written by driftd capture, or generated): then they are kept where
+	// they are, in the document read, instead of a copy of it.
+	inPlace := !slices.ContainsFunc(raws, func(raw json.RawMessage) bool { return !jsonscan.IsCompact(raw) })
+	var compact []byte
+	if !inPlace {
+		size := 0
+		for _, raw := range raws {
+			size += len(raw)
+		}
+		compact = make([]byte, 0, size)
 	}
-	compact := make([]byte, 0, size)
 	for i, raw := range raws {
-		start := len(compact)
-		compact = jsonscan.Compact(compact, raw)
-		raw = compact[start:len(compact):len(compact)]
+		if inPlace {
+			raw = raw[:len(raw):len(raw)]
+		} else {
+			start := len(compact)
+			compact = jsonscan.Compact(compact, raw)
+			raw = compact[start:len(compact):len(compact)]
+		}
 		t, err := mcp.ParseTool(raw)
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strings"
@@ -185,11 +186,19 @@ func TestDeclaredSchemasCompact(t *testing.T) {
 	if got := string(m.Tools[0].InputSchema); got != served {
 		t.Errorf("declared inputSchema %s, want the compact %s", got, served)
 	}
-	want, err := Parse([]byte(`{"tools":[{"name":"a","inputSchema":`+served+`}]}`), ".json")
+	doc := []byte(`{"tools":[{"name":"a","inputSchema":` + served + `}]}` + "\n")
+	want, err := Parse(doc, ".json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mustHash(t, m) != mustHash(t, want) {
 		t.Error("compacting changed the manifest's hash")
+	}
+	// Compact already (whitespace outside the tools is no matter): the
+	// definitions are the document's own bytes, not a copy, and nothing
+	// can be appended into what follows them.
+	raw := want.Tools[0].Raw
+	if start := bytes.Index(doc, raw); start < 0 || &doc[start] != &raw[0] || cap(raw) != len(raw) {
+		t.Errorf("a compact definition was copied, or can be appended into the document (cap %d, len %d)", cap(raw), len(raw))
 	}
 }
