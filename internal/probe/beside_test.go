@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -11,10 +12,12 @@ import (
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/probe"
+	"github.com/driftd/driftd/internal/schema"
 )
 
 // TestPrepareBeside: a manifest read beside the run is compared as if read
-// before it; one that cannot be read ends the run as config; one still
+// before it, and the listing does not wait for it; one that cannot be read
+// ends the run as config; one still
 // being read at the deadline ends it as timeout, within the deadline plus
 // one second; and a plan with calls reads it before anything is sent.
 func TestPrepareBeside(t *testing.T) {
@@ -41,6 +44,34 @@ func TestPrepareBeside(t *testing.T) {
 	if err := srv.CheckNoViolations(); err != nil {
 		t.Error(err)
 	}
+
+	// The manifest is awaited only by the listing's checks: both
+	// connections' tools/list go out while it is still being read.
+	srv.Reset()
+	listed := false
+	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) {
+		for deadline := time.Now().Add(target.Timeout / 2); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			if listed = srv.Count("tools/list") >= 2; listed {
+				break
+			}
+		}
+		return declared, nil
+	})
+	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); !rep.Success || !listed || !has(rep, catalogue.DriftToolMissing) {
+		t.Errorf("the first listing waited for the manifest (both listings sent while it was read: %v):\n%s", listed, reportJSON(rep))
+	}
+
+	// What the declared tools were checked for beside the run (precheck)
+	// is found again for the served ones: a schema that does not compile,
+	// served as declared, is reported.
+	schema.ResetCaches()
+	broken := json.RawMessage(`{"name":"broken","inputSchema":{"type":"object","properties":{"q":{"type":5}}}}`)
+	srv.SetTools([]json.RawMessage{broken})
+	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return declareRaw(t, []json.RawMessage{broken}), nil })
+	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); !rep.Success || !has(rep, catalogue.ConfSchemaInvalid) {
+		t.Errorf("a declared schema that does not compile, served as declared, is not reported:\n%s", reportJSON(rep))
+	}
+	srv.SetTools(tools("a", "b"))
 
 	bad := errors.New("tools[0]: no name")
 	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return nil, bad })

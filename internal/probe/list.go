@@ -90,6 +90,13 @@ func (l *listing) names() []string {
 // listing shows and, on failure, fails the run.
 func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) {
 	l, err := r.page(ctx, s, nil)
+	// A manifest read beside the run (Prepared.Pending) is first needed
+	// by the listing's checks, so it is awaited only now: the server
+	// answers tools/list while it is read. A listing that failed fails the
+	// run as it is (check reports an unreadable manifest itself).
+	if err == nil && !r.awaitManifest(ctx) {
+		return l, false
+	}
 	r.conformListing(ctx, l, s.Era == mcp.EraModern)
 	r.emitFrom(l.last(), checkPaginationCapped(mcp.KindTool, l.capped, r.t.MaxListPages)...)
 	r.rep.Tools.PageCapReached = l.capped

@@ -7,6 +7,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/poison"
 )
 
 // Prepared is a run as decided before anything is sent: the target, the
@@ -30,9 +31,11 @@ type Prepared struct {
 	// it compared against "baseline".
 	Baseline bool
 	// Pending, if set (and Declared nil), is the declared manifest still
-	// being read: the run connects meanwhile and waits for it before the
-	// first listing, so reading a large manifest overlaps the discovery's
-	// round trips. An error ends the run as config. Only a plan without
+	// being read, and its schemas checked (precheck): the run connects and
+	// sends its first tools/list meanwhile, and waits for it before that
+	// listing's checks, so reading a large manifest overlaps the
+	// discovery's round trips and the server's answer. An error ends the
+	// run as config. Only a plan without
 	// calls may be pending: the invocation gates read the manifest before
 	// anything is sent (PrepareBeside).
 	Pending func(context.Context) (*manifest.Manifest, error)
@@ -75,7 +78,9 @@ func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		m, err = load()
+		if m, err = load(); err == nil && m != nil {
+			precheck(m)
+		}
 	}()
 	wait = func(ctx context.Context) (*manifest.Manifest, error) {
 		select {
@@ -86,6 +91,20 @@ func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p 
 		}
 	}
 	return &Prepared{Target: t, Pending: wait}, wait
+}
+
+// precheck works out beside the run what the listing's checks ask of the
+// declared tools: whether each is posture-clean (Manifest.PostureClean,
+// kept by the manifest) and the schema check (checkSchemasCompile,
+// findings dropped; its answers are cached by content,
+// schema.CheckSummed). A server that serves what was declared then finds
+// both answered, and a one-shot check spends that CPU while it waits on
+// the discovery's round trips instead of after its listing.
+func precheck(m *manifest.Manifest) {
+	m.PostureClean(0, poison.Clean) // for every declared tool at once
+	for _, t := range m.Tools {
+		checkSchemasCompile(t, 0)
+	}
 }
 
 // clone copies what a run writes into, so a Prepared can be run again.

@@ -241,9 +241,6 @@ func (r *run) probe(ctx context.Context) {
 	r.established(connected, sess)
 	second := r.startSecond(ctx, sess)
 	defer second.close(ctx)
-	if !r.awaitManifest(ctx) {
-		return
-	}
 	served, ok := r.listPrimary(ctx, sess)
 	if !ok {
 		return
