@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -42,6 +43,26 @@ func main() {
 	os.Exit(code)
 }
 
+// command is a top-level command: its name, and what adds it (and its
+// subcommands) to the application.
+type command struct {
+	name     string
+	register func(*kingpin.Application, map[string]func(context.Context, io.Writer, io.Writer) error)
+}
+
+// commands, in the order --help lists them.
+var commands = []command{
+	{"check", registerCheck},
+	{"capture", registerCapture},
+	{"diff", registerDiff},
+	{"rules", registerRules},
+	{"run", registerRun},
+	{"config", registerConfigCheck},
+	{"baseline", registerBaseline},
+	{"demo", registerDemo},
+	{"version", registerVersion},
+}
+
 // run parses args, runs the chosen subcommand and returns the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := kingpin.New("driftd", "Keeps MCP servers honest: probes them and reports drift from their declared tool manifests.")
@@ -55,15 +76,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app.ErrorWriter(stderr)
 	app.HelpFlag.Short('h')
 	cmds := map[string]func(context.Context, io.Writer, io.Writer) error{}
-	registerCheck(app, cmds)
-	registerCapture(app, cmds)
-	registerDiff(app, cmds)
-	registerRules(app, cmds)
-	registerRun(app, cmds)
-	registerConfigCheck(app, cmds)
-	registerBaseline(app, cmds)
-	registerDemo(app, cmds)
-	registerVersion(app, cmds)
+	named := len(args) > 0 && slices.ContainsFunc(commands, func(c command) bool { return c.name == args[0] })
+	for _, c := range commands {
+		// A command line that starts with a command's name builds that
+		// command only (and version, which --version also answers): every
+		// command's flags are most of a millisecond of a check's start.
+		// Anything else (--help, a typo kingpin suggests a command for)
+		// builds them all.
+		if !named || c.name == args[0] || c.name == "version" {
+			c.register(app, cmds)
+		}
+	}
 
 	chosen, terminated, err := parse(app, args)
 	switch {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -269,6 +270,19 @@ func TestManifestSyntaxErrors(t *testing.T) {
 		code, stdout, stderr := driftd(t, tc.args...)
 		if code != exitUsage || stdout != "" || stderr != tc.want {
 			t.Errorf("driftd %v: exit %d\nstderr:\n%s\nwant:\n%s", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestNameOf: the default target name of a host is what the pattern
+// [^a-z0-9_.-]+ → "-" on the lowercased host, trimmed of '-', '.' and '_',
+// makes of it.
+func TestNameOf(t *testing.T) {
+	pattern := regexp.MustCompile(`[^a-z0-9_.-]+`)
+	for _, host := range []string{"", "127.0.0.1", "::1", "MCP.Example.COM", "bücher.example", "İstanbul.example", "a b\tc", "..a..", "_a_", "-a-", "a\xffb", "ß", "x y z"} {
+		want := strings.Trim(pattern.ReplaceAllString(strings.ToLower(host), "-"), "-._")
+		if got := nameOf(host); got != want {
+			t.Errorf("nameOf(%q) = %q, want %q", host, got, want)
 		}
 	}
 }

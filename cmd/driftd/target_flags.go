@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -72,7 +70,23 @@ func (f *targetFlags) addInvokeFlags(cmd *kingpin.CmdClause) {
 	cmd.Flag("seed", "Seed for the generated arguments (recorded in the report).").Default("1").Uint64Var(&f.seed)
 }
 
-var nonNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_.-]+`) })
+// nameOf makes a target name of a host: lower case, each run of
+// characters other than a-z, 0-9, '_', '.' and '-' one '-', and none of
+// '-', '.', '_' at either end.
+func nameOf(host string) string {
+	var b strings.Builder
+	run := false
+	for _, c := range []byte(strings.ToLower(host)) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
+			b.WriteByte(c)
+			run = false
+		} else if !run {
+			b.WriteByte('-')
+			run = true
+		}
+	}
+	return strings.Trim(b.String(), "-._")
+}
 
 // target builds and validates the config target the flags describe.
 func (f *targetFlags) target() (config.Target, error) {
@@ -85,7 +99,7 @@ func (f *targetFlags) target() (config.Target, error) {
 	name := f.name
 	if name == "" {
 		if u, err := url.Parse(f.baseURL); err == nil {
-			name = strings.Trim(nonNameChars().ReplaceAllString(strings.ToLower(u.Hostname()), "-"), "-._")
+			name = nameOf(u.Hostname())
 		}
 		if len(name) > 63 {
 			name = name[:63]
