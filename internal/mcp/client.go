@@ -158,6 +158,7 @@ type Client struct {
 	onExchange func(*Exchange)
 	tracer     Tracer
 	keep       bool // Session.Close leaves the idle connection open
+	onFallback func(version, why string)
 }
 
 // NewClient returns a Client for the endpoint url. onExchange, if not nil,
@@ -178,6 +179,12 @@ func NewClient(hc *http.Client, url string, info Implementation, limits Limits, 
 // the client's idle connection open, for a caller that reuses the HTTP
 // client in a later conversation.
 func (c *Client) KeepConnections() { c.keep = true }
+
+// OnFallback has Connect call f when it falls back to a legacy initialize,
+// with the version it asks for and why, before that request is sent: a
+// caller that opens a second session like the first (Open, with that
+// version and reason) can start it then instead of after the handshake.
+func (c *Client) OnFallback(f func(version, why string)) { c.onFallback = f }
 
 // CloseIdleConnections closes the client's idle keep-alive connections.
 // Every response body is released before a request returns, so once a

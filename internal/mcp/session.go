@@ -96,7 +96,7 @@ func (c *Client) connect(ctx context.Context) (*Session, error) {
 			if me.Reason != ReasonHTTPStatus || me.IsRedirect() {
 				return nil, err // transport, auth, size, redirect: not era evidence
 			}
-			return s.legacy(ctx, DefaultLegacyVersion, fmt.Sprintf("server/discover answered HTTP %d without a JSON-RPC body", me.Status))
+			return s.fallback(ctx, DefaultLegacyVersion, fmt.Sprintf("server/discover answered HTTP %d without a JSON-RPC body", me.Status))
 		case me.RPC.Code == CodeUnsupportedProtocolVersion:
 			supported := supportedVersions(me.RPC.Data)
 			me.Supported = supported
@@ -105,14 +105,14 @@ func (c *Client) connect(ctx context.Context) (*Session, error) {
 				continue
 			}
 			if v := NewestLegacy(supported); v != "" {
-				return s.legacy(ctx, v, "server/discover refused 2026-07-28 and listed only legacy versions")
+				return s.fallback(ctx, v, "server/discover refused 2026-07-28 and listed only legacy versions")
 			}
 			me.Reason = ReasonProtocolUnsupported
 			return nil, me
 		case IsModernError(me.RPC.Code):
 			return nil, err // a modern server rejected the request: no fallback
 		default:
-			return s.legacy(ctx, DefaultLegacyVersion, fmt.Sprintf("server/discover answered JSON-RPC error %d", me.RPC.Code))
+			return s.fallback(ctx, DefaultLegacyVersion, fmt.Sprintf("server/discover answered JSON-RPC error %d", me.RPC.Code))
 		}
 	}
 }
@@ -143,18 +143,27 @@ func (s *Session) fromDiscover(ctx context.Context, result json.RawMessage) (*Se
 		return s, nil
 	}
 	if v := NewestLegacy(d.SupportedVersions); v != "" {
-		return s.legacy(ctx, v, "server/discover listed only legacy versions")
+		return s.fallback(ctx, v, "server/discover listed only legacy versions")
 	}
 	why := "server/discover answered a result naming no supported version"
 	if len(d.SupportedVersions) > 0 {
 		why = "server/discover listed no version driftd speaks"
 	}
-	sess, err := s.legacy(ctx, DefaultLegacyVersion, why)
+	sess, err := s.fallback(ctx, DefaultLegacyVersion, why)
 	if err != nil && len(d.SupportedVersions) > 0 && Classify(err) != ReasonTimeout && Classify(err) != ReasonAuthRequired {
 		return nil, &Error{Reason: ReasonProtocolUnsupported, Method: "server/discover",
 			Supported: d.SupportedVersions, Detail: "no version driftd speaks, and initialize failed", Err: err}
 	}
 	return sess, err
+}
+
+// fallback is legacy for Connect: the client's OnFallback hook learns the
+// version asked for first.
+func (s *Session) fallback(ctx context.Context, version, why string) (*Session, error) {
+	if s.c.onFallback != nil {
+		s.c.onFallback(version, why)
+	}
+	return s.legacy(ctx, version, why)
 }
 
 // legacy runs the initialize handshake without the 2026 header, keeps the

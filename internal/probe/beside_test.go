@@ -1,9 +1,14 @@
 package probe_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,5 +102,43 @@ func TestPrepareBeside(t *testing.T) {
 	}
 	if m, err := wait(context.Background()); m != declared || err != nil {
 		t.Errorf("wait = %v, %v", m, err)
+	}
+}
+
+// TestSecondConnectionBesideHandshake: with a legacy server, the second
+// connection's initialize is sent as soon as the discovery falls back,
+// while the first connection's initialize is still unanswered, and the
+// run compares both listings as before.
+func TestSecondConnectionBesideHandshake(t *testing.T) {
+	h := mcptest.NewHandler(mcptest.Options{Tools: tools("a", "b"), Legacy: true})
+	var inits atomic.Int32
+	arrived := make(chan struct{})
+	var overlapped atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if bytes.Contains(body, []byte(`"method":"initialize"`)) {
+			switch inits.Add(1) {
+			case 1: // the first initialize waits for the second's
+				select {
+				case <-arrived:
+					overlapped.Store(true)
+				case <-time.After(5 * time.Second):
+				}
+			case 2:
+				close(arrived)
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	target := config.NewTarget("mock", srv.URL+"/mcp")
+	target.Timeout = 10 * time.Second
+	rep := probe.Run(context.Background(), probe.Prepare(target, declare(t, "a", "b")), probe.Options{Version: "test"})
+	if !overlapped.Load() || !rep.Success || rep.Tools.SecondConnection != "same" {
+		t.Errorf("second initialize sent beside the first: %v; success %v, second connection %q", overlapped.Load(), rep.Success, rep.Tools.SecondConnection)
+	}
+	if err := h.CheckNoViolations(); err != nil {
+		t.Error(err)
 	}
 }

@@ -162,8 +162,9 @@ func sameOrder(declared, served []mcp.Tool) bool {
 // secondListing is the tools listing of the second-connection check,
 // read beside the first: a fresh connection, a session opened like the
 // first, and its tools/list pages, unparsed. It runs from the moment the
-// first session is established, so its round trips overlap the first
-// listing's instead of following them; secondConnection compares it once
+// first connection's era is known (a modern server's discovery, or a
+// legacy server's fallback to initialize), so its round trips overlap the
+// first's instead of following them; secondConnection compares it once
 // the first listing is in. Its goroutine only reads the run's settings and
 // draws on the run's byte budget (atomic); nothing it does reaches the
 // report until secondConnection, on the run's goroutine, after wait.
@@ -178,8 +179,9 @@ type secondListing struct {
 	failed string // "failed: …" for Tools.SecondConnection, or ""
 }
 
-// startSecond starts the second connection's listing, like the session
-// the run opened.
+// startSecond starts the second connection's listing, in a session like
+// like: the session the run opened, or, for a legacy server, the era,
+// version asked for and reason of the one it is opening.
 func (r *run) startSecond(ctx context.Context, like *mcp.Session) *secondListing {
 	ctx, cancel := context.WithCancel(ctx)
 	sl := &secondListing{cancel: cancel, done: make(chan struct{})}

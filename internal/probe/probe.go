@@ -231,15 +231,27 @@ func (r *run) probe(ctx context.Context) {
 		r.fail(mcp.ReasonConfig, err.Error())
 		return
 	}
+	// The second connection starts as soon as its era is known: with a
+	// legacy server, when the discovery falls back, so that its handshake
+	// overlaps the first's instead of following it.
+	var second *secondListing
+	main.OnFallback(func(version, why string) {
+		second = r.startSecond(ctx, &mcp.Session{Era: mcp.EraLegacy, Version: version, FallbackReason: why})
+	})
 	sess, err := main.Connect(ctx)
 	connected := r.lastMain // the discovery's outcome is the evidence
 	if err != nil {
+		if second != nil {
+			second.close(ctx)
+		}
 		r.connectFailed(connected, err)
 		return
 	}
 	defer sess.Close(ctx)
 	r.established(connected, sess)
-	second := r.startSecond(ctx, sess)
+	if second == nil {
+		second = r.startSecond(ctx, sess)
+	}
 	defer second.close(ctx)
 	served, ok := r.listPrimary(ctx, sess)
 	if !ok {
