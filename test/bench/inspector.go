@@ -20,7 +20,7 @@ const (
 	inspectorPkg     = "@modelcontextprotocol/inspector-cli"
 	inspectorVersion = "1.0.3"
 	inspectorTools   = 50
-	inspectorRounds  = 7
+	inspectorRounds  = 15
 )
 
 // inspector measures `driftd check` against the MCP Inspector CLI's
