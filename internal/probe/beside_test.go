@@ -78,6 +78,14 @@ func TestPrepareBeside(t *testing.T) {
 	}
 	srv.SetTools(tools("a", "b"))
 
+	// A listing that fails still reports what it was compared against.
+	srv.SetOptions(func(o *mcptest.Options) { o.Fault, o.FaultMethods = mcptest.FaultStatus500, []string{"tools/list"} })
+	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return declared, nil })
+	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); rep.Success || rep.ComparedAgainst != "manifest" || rep.Tools.Declared != 2 {
+		t.Errorf("a failed listing: success %v, compared against %q, %d declared; want the manifest's 2", rep.Success, rep.ComparedAgainst, rep.Tools.Declared)
+	}
+	srv.SetOptions(func(o *mcptest.Options) { o.Fault, o.FaultMethods = mcptest.FaultNone, nil })
+
 	bad := errors.New("tools[0]: no name")
 	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return nil, bad })
 	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); rep.Success || rep.FailureReason != "config" {

@@ -92,9 +92,10 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 	l, err := r.page(ctx, s, nil)
 	// A manifest read beside the run (Prepared.Pending) is first needed
 	// by the listing's checks, so it is awaited only now: the server
-	// answers tools/list while it is read. A listing that failed fails the
-	// run as it is (check reports an unreadable manifest itself).
-	if err == nil && !r.awaitManifest(ctx) {
+	// answers tools/list while it is read. It is awaited whatever the
+	// listing's outcome, so a failed run reports what it was compared
+	// against, and an unreadable manifest fails it first, as before.
+	if !r.awaitManifest(ctx) {
 		return l, false
 	}
 	r.conformListing(ctx, l, s.Era == mcp.EraModern)

@@ -63,7 +63,8 @@ func plansCalls(t config.Target) bool { return t.Invoke.Named() || t.Invoke.Exec
 // when t plans no calls, load runs in a goroutine while the run connects
 // (Prepared.Pending); otherwise the gates need the manifest first, and it
 // is loaded before anything is sent. wait returns load's result, once it
-// is known, to every caller, or ctx's error if ctx ends first.
+// is known, to every caller, or ctx's error if ctx ends first (a result
+// known already is returned even when ctx has ended).
 func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p *Prepared, wait func(context.Context) (*manifest.Manifest, error)) {
 	if plansCalls(t) {
 		m, err := load()
@@ -83,6 +84,11 @@ func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p 
 		}
 	}()
 	wait = func(ctx context.Context) (*manifest.Manifest, error) {
+		select {
+		case <-done: // read already: its result, even past ctx's end
+			return m, err
+		default:
+		}
 		select {
 		case <-done:
 			return m, err
