@@ -318,8 +318,9 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 	// and the canonical form and hash ignore it anyway. The raws are
 	// valid JSON (parse checked the document), and all of them go into
 	// one buffer, unless all of them are compact already (a manifest
-	// written by driftd capture, or generated): then they are kept where
-	// they are, in the document read, instead of a copy of it.
+	// generated compact, or a tools/list answer saved as it came): then
+	// they are kept where they are, in the document read, instead of a
+	// copy of it.
 	inPlace := !slices.ContainsFunc(raws, func(raw json.RawMessage) bool { return !jsonscan.IsCompact(raw) })
 	var compact []byte
 	if !inPlace {

@@ -362,10 +362,10 @@ var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b
 // readBody reads r to its end into a slice of its size (lent by lend, if
 // set), which the decoded messages point into. A body of declared size
 // (Content-Length, at most maxPooledBody) is read straight into a slice of
-// that size. Any other (a chunked answer) is read into pooled 32 KiB
-// pieces and copied once into a slice of its size: a growing buffer
-// would allocate and clear about twice the body before that copy, in a
-// one-shot check all of it fresh memory.
+// that size. Any other (a chunked answer) is, without a lender,
+// readUnlent's; with one, it is read into pooled 32 KiB pieces and copied
+// once into a lent slice of its size, so that a daemon's runs reuse the
+// same memory.
 func readBody(r io.Reader, lend *Bodies, size int64) ([]byte, error) {
 	if (size <= 0 || size > maxPooledBody) && lend == nil {
 		return readUnlent(r)
