@@ -63,36 +63,34 @@ func SkipValue(b []byte, i int) int {
 // bytes at a time. Manifests are written indented, and compacting their
 // schemas makes a served schema in the same key order byte-identical.
 func Compact(dst, src []byte) []byte {
-	start := 0
-	for i := 0; i < len(src); {
-		switch c := src[i]; {
-		case c == '"':
-			i = skipString(src, i)
-		case isSpace(c):
-			dst = append(dst, src[start:i]...)
-			i = SkipSpace(src, i)
-			start = i
-		default:
-			i++
+	for i := 0; ; {
+		j := nextSpace(src, i)
+		dst = append(dst, src[i:j]...)
+		if j == len(src) {
+			return dst
 		}
+		i = SkipSpace(src, j)
 	}
-	return append(dst, src[start:]...)
 }
 
 // IsCompact reports whether Compact would return b unchanged: it has no
 // whitespace outside its strings.
-func IsCompact(b []byte) bool {
-	for i := 0; i < len(b); {
+func IsCompact(b []byte) bool { return nextSpace(b, 0) == len(b) }
+
+// nextSpace returns the index of the first whitespace at or after i that
+// is outside a string, or len(b); i must not be inside a string.
+func nextSpace(b []byte, i int) int {
+	for i < len(b) {
 		switch c := b[i]; {
 		case c == '"':
 			i = skipString(b, i)
 		case isSpace(c):
-			return false
+			return i
 		default:
 			i++
 		}
 	}
-	return true
+	return len(b)
 }
 
 // skipString returns the index just past the string whose opening quote is

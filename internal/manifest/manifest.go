@@ -127,13 +127,11 @@ func Compared[V any](m *Manifest, i int, served jsonscan.Sum, compare func() V, 
 // newMemo is an empty memo for tools, whose budget is as many bytes as
 // the tools take as JSON, and at least minRememberBudget.
 func newMemo(tools []mcp.Tool) *memo {
-	mm := &memo{slots: make([]atomic.Pointer[comparison], len(tools)), budget: minRememberBudget}
 	var raw int64
 	for _, t := range tools {
 		raw += int64(len(t.Raw))
 	}
-	mm.budget = max(mm.budget, raw)
-	return mm
+	return &memo{slots: make([]atomic.Pointer[comparison], len(tools)), budget: max(minRememberBudget, raw)}
 }
 
 // minRememberBudget lets a small manifest remember a few hundred drifted
@@ -321,24 +319,20 @@ func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 	// generated compact, or a tools/list answer saved as it came): then
 	// they are kept where they are, in the document read, instead of a
 	// copy of it.
-	inPlace := !slices.ContainsFunc(raws, func(raw json.RawMessage) bool { return !jsonscan.IsCompact(raw) })
-	var compact []byte
-	if !inPlace {
+	if slices.ContainsFunc(raws, func(raw json.RawMessage) bool { return !jsonscan.IsCompact(raw) }) {
 		size := 0
 		for _, raw := range raws {
 			size += len(raw)
 		}
-		compact = make([]byte, 0, size)
-	}
-	for i, raw := range raws {
-		if inPlace {
-			raw = raw[:len(raw):len(raw)]
-		} else {
+		compact := make([]byte, 0, size)
+		for i, raw := range raws {
 			start := len(compact)
 			compact = jsonscan.Compact(compact, raw)
-			raw = compact[start:len(compact):len(compact)]
+			raws[i] = compact[start:]
 		}
-		t, err := mcp.ParseTool(raw)
+	}
+	for i, raw := range raws {
+		t, err := mcp.ParseTool(raw[:len(raw):len(raw)])
 		if err != nil {
 			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}

@@ -367,10 +367,10 @@ var chunks = sync.Pool{New: func() any { b := make([]byte, chunkSize); return &b
 // once into a lent slice of its size, so that a daemon's runs reuse the
 // same memory.
 func readBody(r io.Reader, lend *Bodies, size int64) ([]byte, error) {
-	if (size <= 0 || size > maxPooledBody) && lend == nil {
-		return readUnlent(r)
-	}
 	if size <= 0 || size > maxPooledBody {
+		if lend == nil {
+			return readUnlent(r)
+		}
 		var (
 			parts []*[]byte
 			n     int

@@ -22,11 +22,17 @@ import (
 // manifest as the daemon loads them, and as served by a server where every
 // one of them drifted: ~50-node schemas, no two alike.
 func benchSets(tb testing.TB, n int) (declared *manifest.Manifest, served []mcp.Tool) {
+	return benchManifest(tb, n), parseTools(tb, benchgen.Tools(n, true)...)
+}
+
+// benchManifest is benchgen's manifest of tools 0..n-1, loaded.
+func benchManifest(tb testing.TB, n int) *manifest.Manifest {
+	tb.Helper()
 	m, err := manifest.Parse(benchgen.Manifest(n), ".json")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return m, parseTools(tb, benchgen.Tools(n, true)...)
+	return m
 }
 
 // parseTools parses definitions as a listing's decoder does.
@@ -229,11 +235,7 @@ func median(xs []float64) float64 {
 func checkShare(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: benchgen.Tools(50, false)})
 	defer srv.Close()
-	declared, err := manifest.Parse(benchgen.Manifest(50), ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	prepared := Prepare(config.NewTarget("bench", srv.URL), declared)
+	prepared := Prepare(config.NewTarget("bench", srv.URL), benchManifest(t, 50))
 	tools := benchTools(t, 50)
 	var check, probe []float64
 	for range 5 {

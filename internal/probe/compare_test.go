@@ -64,10 +64,7 @@ func TestCompareSetsRemembersOnlyWhatWasServed(t *testing.T) {
 func TestRememberedFindingsOutliveTheBodies(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: benchgen.Tools(5, true)})
 	defer srv.Close()
-	declared, err := manifest.Parse(benchgen.Manifest(5), ".json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	declared := benchManifest(t, 5)
 	messages := func(m *manifest.Manifest) []string {
 		bodies := &mcp.Bodies{}
 		defer bodies.Release()

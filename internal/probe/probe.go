@@ -203,7 +203,7 @@ func (r *run) awaitManifest(ctx context.Context) bool {
 	}
 	m, err := r.pending(ctx)
 	r.pending = nil
-	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		r.fail(mcp.ReasonTimeout, fmt.Sprintf("the run's deadline of %v passed while the declared manifest was read", r.t.Timeout))
 		return false
 	}
