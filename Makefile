@@ -105,6 +105,7 @@ fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzParseTool$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzDecodeToolsList$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzLocateMemo$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/schema/ -run '^$$' -fuzz '^FuzzDiffSchemas$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/schema/ -run '^$$' -fuzz '^FuzzPlainSchema$$' -fuzztime $(FUZZTIME)

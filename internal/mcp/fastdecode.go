@@ -41,7 +41,7 @@ type located struct {
 const listDepth = 4
 
 func fastResponse(b []byte, depth int) (*response, bool) {
-	spans, ok := jsonscan.Locate(b, depth, nil)
+	spans, ok := locate(b, depth)
 	if !ok {
 		return nil, false
 	}
