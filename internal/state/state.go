@@ -16,7 +16,6 @@ package state
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"encoding/hex"
 	"slices"
 	"time"
@@ -191,6 +190,6 @@ func active(f catalogue.Finding, first time.Time) ActiveFinding {
 // part of a JSON value and does not survive a snapshot round trip, so it
 // is not hashed.
 func hashHex(raw []byte, out *[64]byte) {
-	sum := sha256.Sum256(bytes.TrimSpace(raw))
+	sum := digest(bytes.TrimSpace(raw))
 	hex.Encode(out[:], sum[:])
 }
