@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -110,7 +111,12 @@ func listenAddress(logPath string) string {
 
 // metrics scrapes the daemon.
 func (d *daemon) metrics(ctx context.Context) (*scrape, error) {
-	s, err := getMetrics(ctx, d.url+"/metrics")
+	return d.metricsInto(ctx, new(bytes.Buffer))
+}
+
+// metricsInto is metrics reading the body into buf (getMetrics).
+func (d *daemon) metricsInto(ctx context.Context, buf *bytes.Buffer) (*scrape, error) {
+	s, err := getMetrics(ctx, d.url+"/metrics", buf)
 	if err != nil {
 		if aerr := d.alive(); aerr != nil {
 			return nil, aerr
