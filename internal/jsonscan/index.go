@@ -302,10 +302,11 @@ func (s *indexer) object(at, depth int, pair int32) error {
 		s.i++
 		counterpart := int32(-1)
 		if pair >= 0 {
-			key := s.ix.Src[ks:ke]
-			if kDecoded {
-				key = s.ix.Text[ks:ke]
+			key := s.ix.Text // a decoded key's offsets are into Text, and may lie past Src's end
+			if !kDecoded {
+				key = s.ix.Src
 			}
+			key = key[ks:ke]
 			for j, tries := cursor, 0; j < end && tries < lookAhead; j, tries = s.like.Nodes[j].Next, tries+1 {
 				if bytes.Equal(s.like.Key(int(j)), key) {
 					counterpart, cursor = j, s.like.Nodes[j].Next

@@ -40,6 +40,13 @@ func TestHostileWire(t *testing.T) {
 		{name: "cursor loop", opts: mcptest.Options{Tools: tools("a", "b"), PageSize: 1, Fault: mcptest.FaultCursorLoop}, finding: catalogue.ConfPaginationLoop},
 		{name: "deep schema", opts: mcptest.Options{Tools: []json.RawMessage{deepTool(2000)}}, finding: catalogue.ConfSchemaInvalid},
 		{name: "enormous tool name", opts: mcptest.Options{Tools: tools(strings.Repeat("n", 1<<16))}, finding: catalogue.ConfToolNameFormat},
+		// A key whose decoded text (U+FFFD for each invalid byte) is
+		// longer than the schema itself, in an object the declared schema
+		// has too: the diff's index once sliced the schema's bytes at the
+		// decoded text's offsets and panicked.
+		{name: "non-UTF-8 property name", opts: mcptest.Options{Tools: []json.RawMessage{json.RawMessage(
+			"{\"name\":\"a\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"q\":{\"type\":\"string\"},\"" +
+				strings.Repeat("\xff", 100) + "\":{}},\"required\":[\"q\"]}}")}}},
 		{name: "non-UTF-8 tool name", opts: mcptest.Options{Tools: []json.RawMessage{json.RawMessage("{\"name\":\"bad\xff\xfe\",\"inputSchema\":{\"type\":\"object\"}}")}}, finding: catalogue.ConfToolNameFormat},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
