@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"flag"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -289,13 +291,52 @@ func TestConcurrentScrapes(t *testing.T) {
 	if !m.scratch.TryLock() {
 		t.Fatal("the kept scratch is still held after every scrape ended")
 	}
-	buf, gz := cap(m.scratch.buf), m.scratch.gz
+	exp, gz := m.scratch.exp, m.scratch.gz
 	m.scratch.Unlock()
-	if buf < len(want) || gz == nil {
-		t.Fatalf("the kept buffer (%d bytes, want at least %d) and compressor (%v) are not there for the next scrape", buf, len(want), gz != nil)
+	if exp == nil || cap(exp.b) < len(want) || gz == nil {
+		t.Fatalf("the kept buffer (%v) and compressor (%v) are not there for the next scrape of %d bytes", exp != nil, gz != nil, len(want))
 	}
 	lone()
-	if m.scratch.gz != gz {
-		t.Error("a later scrape built a compressor instead of reusing the kept one")
+	if m.scratch.gz != gz || m.scratch.exp != exp {
+		t.Error("a later scrape built a compressor or a buffer instead of reusing the kept ones")
+	}
+}
+
+// TestKeptBufferGrows: an exposition that outgrows the kept buffer gets a
+// larger one at the next scrape, and the buffers left behind are given
+// back by the collector while scrapes go on, every body whole.
+func TestKeptBufferGrows(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{})
+	h := m.Handler(reg)
+	var ts []Target
+	grew, last := 0, 0 // not the buffers themselves: held, they would never be given back
+	for round := range 6 {
+		for i := range 300 * (round + 1) {
+			ts = append(ts, Target{Name: fmt.Sprintf("r%d-%04d", round, i), SeriesLimit: 10})
+		}
+		m.SetTargets(ts)
+		for _, tg := range ts {
+			m.Observe(observed(fixedReport(tg.Name, true, catalogue.Finding{Rule: catalogue.AuthAnonymousList, Severity: catalogue.Info})))
+		}
+		want := exposition(t, m, reg)
+		for range 2 { // the first may outgrow the buffer; the second has one that fits
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+			if !bytes.Equal(rec.Body.Bytes(), want) {
+				t.Fatalf("round %d: a scrape served %d bytes, want %d", round, rec.Body.Len(), len(want))
+			}
+		}
+		if m.scratch.exp == nil || cap(m.scratch.exp.b) < len(want) {
+			t.Fatalf("round %d: no kept buffer of %d bytes after two scrapes", round, len(want))
+		}
+		if c := cap(m.scratch.exp.b); c != last {
+			grew, last = grew+1, c
+		}
+		runtime.GC() // the buffers left behind are unmapped from here
+		runtime.GC()
+	}
+	if grew < 2 {
+		t.Errorf("the kept buffer was never replaced by a larger one (%d buffers)", grew)
 	}
 }
