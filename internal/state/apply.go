@@ -199,7 +199,7 @@ func unchanged(prev *State, findings []catalogue.Finding, served []Tool, servedO
 	if !servedOK {
 		return true
 	}
-	if prev.ServedLastChange.IsZero() && len(prev.ToolHashes) == 0 {
+	if prev.ServedLastChange.IsZero() && prev.ToolHashes.Len() == 0 {
 		return false // the first listing must be recorded
 	}
 	clear(seen)
@@ -218,7 +218,7 @@ func unchanged(prev *State, findings []catalogue.Finding, served []Tool, servedO
 		}
 		seen[t.Name] = struct{}{}
 	}
-	return len(seen) == len(prev.ToolHashes)
+	return len(seen) == prev.ToolHashes.Len()
 }
 
 // sortedKeys returns m's keys in order.

@@ -154,7 +154,7 @@ func TestFailedRunSkipsServed(t *testing.T) {
 	if len(tr.ServedChanges) != 0 || calls != 0 {
 		t.Fatalf("failed run produced served changes %v", changes(tr.ServedChanges))
 	}
-	if len(next.ToolHashes) != 2 || !next.ServedLastChange.Equal(st.ServedLastChange) {
+	if next.ToolHashes.Len() != 2 || !next.ServedLastChange.Equal(st.ServedLastChange) {
 		t.Fatal("failed run touched the hashes")
 	}
 	// The failed run's findings open; it compared nothing, so the earlier
@@ -175,7 +175,7 @@ func TestFirstListingAfterFailedRuns(t *testing.T) {
 		t.Fatal("failed run recorded a listing")
 	}
 	st, tr := apply(st, t0, nil, []Tool{mkTool("a")}, true, 0, nil)
-	if len(tr.ServedChanges) != 0 || len(st.ToolHashes) != 1 {
+	if len(tr.ServedChanges) != 0 || st.ToolHashes.Len() != 1 {
 		t.Fatalf("first listing: %v", changes(tr.ServedChanges))
 	}
 	// A server that first served nothing and then a tool: that is an addition.
@@ -190,7 +190,7 @@ func TestDuplicatesCountOnce(t *testing.T) {
 	f := mkFinding("t", catalogue.ConfDuplicateTool, "a")
 	served := []Tool{mkTool("a"), mkTool("a", "b"), mkTool("c")}
 	st, tr := apply(NewState("t"), t0, []catalogue.Finding{f, f}, served, true, 0, nil)
-	if len(tr.Opened) != 1 || len(st.Findings) != 1 || len(st.ToolHashes) != 2 {
+	if len(tr.Opened) != 1 || len(st.Findings) != 1 || st.ToolHashes.Len() != 2 {
 		t.Fatalf("dups: %+v %v", tr, st.ToolHashes)
 	}
 	saved(st)

@@ -47,7 +47,7 @@ func TestKill9MidWrite(t *testing.T) {
 				t.Fatalf("round %d: snapshot after kill -9: %v", round, err)
 			}
 		}
-		if len(st.ToolHashes) == 0 {
+		if st.ToolHashes.Len() == 0 {
 			t.Fatalf("round %d: state lost its hashes", round)
 		}
 	}

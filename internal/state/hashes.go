@@ -2,42 +2,66 @@ package state
 
 import (
 	"encoding/json"
+	"maps"
+	"runtime"
 	"slices"
+	"strings"
+	"sync"
 	"unique"
+	"weak"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // Hashes maps a served tool's name to the hex SHA-256 of its raw
-// definition as last served. Names and hashes are interned: the targets
-// of a fleet mostly serve the same tools, and with each name and hash
-// held once for all of them a target pays two pointers a tool instead of
-// its own copies (about 6 KB a target for 50 tools; DESIGN §14 gives a
-// target 20 KiB in all). Interned values are freed when no target holds
-// them. On disk it is the JSON object {name: hash}.
-type Hashes map[unique.Handle[string]]unique.Handle[string]
+// definition as last served. On disk it is the JSON object {name: hash}.
+//
+// The targets of a fleet mostly serve the same tools, often exactly the
+// same set: the replicas of one server. So a Hashes is immutable once
+// built, and equal sets are one set, held by every target that serves it
+// (a few hundred bytes a target otherwise, for 37 tools a map of some
+// 1 KB; DESIGN §14 gives a target 20 KiB in all). Names and hashes are
+// interned too, for sets that differ in a tool or two. A set no target
+// holds any more is freed, and forgotten by the interning table.
+type Hashes struct{ s *hashSet }
+
+type hashSet struct {
+	m map[unique.Handle[string]]unique.Handle[string]
+}
 
 // Get returns the hash recorded for name.
 func (h Hashes) Get(name string) (string, bool) {
-	v, ok := h[unique.Make(name)]
+	if h.s == nil {
+		return "", false
+	}
+	v, ok := h.s.m[unique.Make(name)]
 	if !ok {
 		return "", false // a zero Handle has no value
 	}
 	return v.Value(), true
 }
 
-// set records name's hash.
-func (h Hashes) set(name, sum string) { h[unique.Make(name)] = unique.Make(sum) }
+// Len is the number of tools recorded.
+func (h Hashes) Len() int {
+	if h.s == nil {
+		return 0
+	}
+	return len(h.s.m)
+}
 
 // has reports whether name has a hash.
 func (h Hashes) has(name string) bool {
-	_, ok := h[unique.Make(name)]
+	_, ok := h.Get(name)
 	return ok
 }
 
 // Names returns the names, sorted.
 func (h Hashes) Names() []string {
-	out := make([]string, 0, len(h))
-	for k := range h {
-		out = append(out, k.Value())
+	out := make([]string, 0, h.Len())
+	if h.s != nil {
+		for k := range h.s.m {
+			out = append(out, k.Value())
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -45,9 +69,11 @@ func (h Hashes) Names() []string {
 
 // MarshalJSON writes the object {name: hash}, keys sorted.
 func (h Hashes) MarshalJSON() ([]byte, error) {
-	m := make(map[string]string, len(h))
-	for k, v := range h {
-		m[k.Value()] = v.Value()
+	m := make(map[string]string, h.Len())
+	if h.s != nil {
+		for k, v := range h.s.m {
+			m[k.Value()] = v.Value()
+		}
 	}
 	return json.Marshal(m)
 }
@@ -58,14 +84,76 @@ func (h *Hashes) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return err
 	}
-	if m == nil {
-		*h = nil
-		return nil
-	}
-	out := make(Hashes, len(m))
+	hb := newHashesBuilder(len(m))
 	for k, v := range m {
-		out.set(k, v)
+		hb.set(k, v)
 	}
-	*h = out
+	*h = hb.done()
 	return nil
+}
+
+// hashesBuilder builds a Hashes.
+type hashesBuilder struct {
+	m map[unique.Handle[string]]unique.Handle[string]
+}
+
+func newHashesBuilder(n int) hashesBuilder {
+	return hashesBuilder{m: make(map[unique.Handle[string]]unique.Handle[string], n)}
+}
+
+func (b hashesBuilder) has(name string) bool {
+	_, ok := b.m[unique.Make(name)]
+	return ok
+}
+
+func (b hashesBuilder) set(name, sum string) { b.m[unique.Make(name)] = unique.Make(sum) }
+
+// done returns the built set: the one already held by a target, if an
+// equal one is.
+func (b hashesBuilder) done() Hashes {
+	if len(b.m) == 0 {
+		return Hashes{}
+	}
+	return Hashes{internSet(b.m)}
+}
+
+// sets is the interning table: a set's content Sum to the set, weakly, so
+// that holding a set here never keeps it alive.
+var sets = struct {
+	sync.Mutex
+	m map[jsonscan.Sum]weak.Pointer[hashSet]
+}{m: map[jsonscan.Sum]weak.Pointer[hashSet]{}}
+
+func internSet(m map[unique.Handle[string]]unique.Handle[string]) *hashSet {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k.Value())
+	}
+	slices.Sort(names)
+	var content strings.Builder
+	for _, n := range names {
+		content.WriteString(n)
+		content.WriteByte(0)
+		content.WriteString(m[unique.Make(n)].Value())
+		content.WriteByte(0)
+	}
+	key := jsonscan.SumOf([]byte(content.String()))
+	sets.Lock()
+	defer sets.Unlock()
+	if s := sets.m[key].Value(); s != nil && maps.Equal(s.m, m) {
+		return s
+	}
+	s := &hashSet{m: m}
+	sets.m[key] = weak.Make(s)
+	runtime.AddCleanup(s, forgetSet, key)
+	return s
+}
+
+// forgetSet drops a freed set's entry, unless an equal set took it since.
+func forgetSet(key jsonscan.Sum) {
+	sets.Lock()
+	defer sets.Unlock()
+	if sets.m[key].Value() == nil {
+		delete(sets.m, key)
+	}
 }

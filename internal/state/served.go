@@ -28,8 +28,8 @@ var (
 // changes to tr and, when the set changed, records the new hashes and the
 // snapshot to write in next. It reports whether the set changed.
 func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func() ([]Tool, error), tr *Transition) bool {
-	first := prev.ServedLastChange.IsZero() && len(prev.ToolHashes) == 0
-	hashes := make(Hashes, len(served))
+	first := prev.ServedLastChange.IsZero() && prev.ToolHashes.Len() == 0
+	hashes := newHashesBuilder(len(served))
 	cur := make([]Tool, 0, len(served))
 	var added []string
 	var changed []Tool // current definitions of tools whose hash moved
@@ -80,7 +80,7 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 		// read from (mcp.Bodies): it keeps copies.
 		cur[i] = Tool{Name: t.Name, Raw: bytes.Clone(t.Raw)}
 	}
-	next.ToolHashes = hashes
+	next.ToolHashes = hashes.done()
 	next.ServedLastChange = now
 	next.snap, next.snapPending = cur, true
 	return true

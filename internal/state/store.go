@@ -86,9 +86,6 @@ func (s *Store) Load(target string) (*State, error) {
 			if st.Findings == nil {
 				st.Findings = map[string]ActiveFinding{}
 			}
-			if st.ToolHashes == nil {
-				st.ToolHashes = Hashes{}
-			}
 			st.History = nil // on disk, read by History when asked
 			return st.index(), nil
 		}
@@ -127,9 +124,6 @@ func (s *Store) Save(st *State) error {
 	// other than this package (jq, an operator).
 	if c.Findings == nil {
 		c.Findings = map[string]ActiveFinding{}
-	}
-	if c.ToolHashes == nil {
-		c.ToolHashes = Hashes{}
 	}
 	b, err := json.MarshalIndent(&c, "", "  ")
 	if err != nil {

@@ -129,7 +129,7 @@ func TestDiskFullKeepsOldFile(t *testing.T) {
 		t.Fatal("the failed write is not retried")
 	}
 	mustSave(t, s, again)
-	if got := mustLoad(t, s, "orders"); len(got.ToolHashes) != 2 || len(got.Findings) != 0 {
+	if got := mustLoad(t, s, "orders"); got.ToolHashes.Len() != 2 || len(got.Findings) != 0 {
 		t.Fatalf("retried save: %+v", got)
 	}
 }
