@@ -114,12 +114,13 @@ func (c *counts) inc(key string) {
 	(*c)[key]++
 }
 
-func (c counts) keys() []string {
-	out := make([]string, 0, len(c))
+// appendKeys appends c's keys to out, sorted.
+func (c counts) appendKeys(out []string) []string {
+	from := len(out)
 	for k := range c {
 		out = append(out, k)
 	}
-	slices.Sort(out)
+	slices.Sort(out[from:])
 	return out
 }
 

@@ -340,3 +340,42 @@ func TestKeptBufferGrows(t *testing.T) {
 		t.Errorf("the kept buffer was never replaced by a larger one (%d buffers)", grew)
 	}
 }
+
+// TestFindingSeriesCap: a target with more tool findings than its series
+// cap, each tool named by two findings, keeps the first tools in the
+// state's order (past the eight a slice holds, a map answers), counts
+// every finding of a tool left out, and counts all of them by rule.
+func TestFindingSeriesCap(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{})
+	m.SetTargets([]Target{{Name: "big", SeriesLimit: 12}})
+	var fs []catalogue.Finding
+	for i := range 20 {
+		for _, ptr := range []string{"/a", "/b"} {
+			fs = append(fs, catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: fmt.Sprintf("t%02d", i), Pointer: ptr})
+		}
+	}
+	m.Observe(observed(fixedReport("big", true, fs...)))
+	fams := parse(t, exposition(t, m, reg))
+	var tools []string
+	for _, s := range fams["driftd_finding"].GetMetric() {
+		for _, l := range s.GetLabel() {
+			if l.GetName() == "tool" {
+				tools = append(tools, l.GetValue())
+			}
+		}
+	}
+	want := make([]string, 12)
+	for i := range want {
+		want[i] = fmt.Sprintf("t%02d", i)
+	}
+	if !slices.Equal(tools, want) {
+		t.Errorf("driftd_finding tools %v, want %v", tools, want)
+	}
+	if got := fams["driftd_finding_series_dropped"].GetMetric()[0].GetGauge().GetValue(); got != 16 {
+		t.Errorf("driftd_finding_series_dropped %v, want 16 (two findings each of 8 tools)", got)
+	}
+	if got := fams["driftd_findings"].GetMetric()[0].GetGauge().GetValue(); got != 40 {
+		t.Errorf("driftd_findings %v, want 40", got)
+	}
+}

@@ -253,9 +253,11 @@ func (m *Metrics) render(e *expo) {
 // last — the callers' label names all sort before "target".
 func (m *Metrics) renderCounts(e *expo, name, help string, of func(*targetState) counts, labels ...string) {
 	e.family(name, "counter", help)
+	var keys []string // one slice for every target's keys
 	for _, target := range m.names {
 		c := of(m.targets[target])
-		for _, k := range c.keys() {
+		keys = c.appendKeys(keys[:0])
+		for _, k := range keys {
 			e.start(name)
 			if len(labels) == 2 {
 				a, b, _ := strings.Cut(k, "\xff")
@@ -270,27 +272,43 @@ func (m *Metrics) renderCounts(e *expo, name, help string, of func(*targetState)
 
 // renderFindings writes driftd_finding (capped per target),
 // driftd_finding_series_dropped (where the cap dropped any) and
-// driftd_findings.
+// driftd_findings. Every target's tool series and counts go into one
+// slice each, a target's a run of it: a map or two a target made a
+// scrape of 10,000 targets allocate 40,000 times, in the middle of the
+// runs' garbage.
 func (m *Metrics) renderFindings(e *expo) {
 	type key struct{ rule, sev string }
+	type keyCount struct {
+		key
+		n int
+	}
 	type perTarget struct {
-		tools   [][4]string
-		counts  map[key]int
-		dropped int
+		tools, counts [2]int // [from, to) in tools and counts
+		dropped       int
 	}
 	all := make([]perTarget, len(m.names))
+	var tools [][4]string
+	var counts []keyCount
+	seen := map[[4]string]bool{} // a target's kept tool series, past a few
+	count := func(from int, k key, n int) []keyCount {
+		for j := from; j < len(counts); j++ {
+			if counts[j].key == k {
+				counts[j].n += n
+				return counts
+			}
+		}
+		return append(counts, keyCount{k, n})
+	}
 	for i, name := range m.names {
 		st := m.targets[name]
 		if st.run == nil {
 			continue
 		}
 		pt := &all[i]
-		seen := map[[4]string]bool{}
+		pt.tools[0], pt.counts[0] = len(tools), len(counts)
+		clear(seen)
 		for _, f := range st.run.State.Active() {
-			if pt.counts == nil {
-				pt.counts = map[key]int{}
-			}
-			pt.counts[key{f.Rule, string(f.Severity)}]++
+			counts = count(pt.counts[0], key{f.Rule, string(f.Severity)}, 1)
 			if f.Tool == "" {
 				continue
 			}
@@ -299,28 +317,34 @@ func (m *Metrics) renderFindings(e *expo) {
 				kind = "tool"
 			}
 			k := [4]string{kind, f.Rule, string(f.Severity), sanitize.Name(f.Tool)}
-			if seen[k] {
+			kept := tools[pt.tools[0]:]
+			if len(kept) <= 8 && slices.Contains(kept, k) || len(kept) > 8 && seen[k] {
 				continue
 			}
-			if len(seen) >= st.meta.SeriesLimit {
+			if len(kept) >= st.meta.SeriesLimit {
 				pt.dropped++
 				continue
 			}
-			seen[k] = true
-			pt.tools = append(pt.tools, k)
+			if len(kept) == 8 { // from here on a map answers
+				for _, t := range kept {
+					seen[t] = true
+				}
+			}
+			if len(kept) >= 8 {
+				seen[k] = true
+			}
+			tools = append(tools, k)
 		}
 		for _, o := range st.run.State.Omitted {
-			if pt.counts == nil {
-				pt.counts = map[key]int{}
-			}
-			pt.counts[key{o.Rule, string(o.Severity)}] += o.Count
+			counts = count(pt.counts[0], key{o.Rule, string(o.Severity)}, o.Count)
 		}
+		pt.tools[1], pt.counts[1] = len(tools), len(counts)
 	}
 	e.family("driftd_finding", "gauge", "One active finding that names a tool, prompt, resource or resource template (kind), capped per target.")
 	for i, name := range m.names {
-		tools := all[i].tools
-		slices.SortFunc(tools, func(a, b [4]string) int { return slices.Compare(a[:], b[:]) })
-		for _, k := range tools {
+		ts := tools[all[i].tools[0]:all[i].tools[1]]
+		slices.SortFunc(ts, func(a, b [4]string) int { return slices.Compare(a[:], b[:]) })
+		for _, k := range ts {
 			e.start("driftd_finding").label("kind", k[0]).label("rule", k[1]).label("severity", k[2]).label("target", name).label("tool", k[3]).value(1)
 		}
 	}
@@ -332,18 +356,15 @@ func (m *Metrics) renderFindings(e *expo) {
 	}
 	e.family("driftd_findings", "gauge", "Active findings by rule and severity.")
 	for i, name := range m.names {
-		keys := make([]key, 0, len(all[i].counts))
-		for k := range all[i].counts {
-			keys = append(keys, k)
-		}
-		slices.SortFunc(keys, func(a, b key) int {
+		cs := counts[all[i].counts[0]:all[i].counts[1]]
+		slices.SortFunc(cs, func(a, b keyCount) int {
 			if c := strings.Compare(a.rule, b.rule); c != 0 {
 				return c
 			}
 			return strings.Compare(a.sev, b.sev)
 		})
-		for _, k := range keys {
-			e.start("driftd_findings").label("rule", k.rule).label("severity", k.sev).label("target", name).value(float64(all[i].counts[k]))
+		for _, c := range cs {
+			e.start("driftd_findings").label("rule", c.rule).label("severity", c.sev).label("target", name).value(float64(c.n))
 		}
 	}
 }
@@ -427,8 +448,9 @@ func (m *Metrics) renderInfo(e *expo) {
 // driftd_target_info's fixed labels (config rejects target labels that
 // collide with them), in that order: the classification from rep, the
 // revision and server from est, the run that established them.
-func infoValues(name string, rep, est *probe.Report) []string {
-	values := []string{name, rep.Classification.Class, revision(est.ProtocolRevision.Value), "", ""}
+// An array, not a slice: one a target escaped to the heap.
+func infoValues(name string, rep, est *probe.Report) [5]string {
+	values := [5]string{name, rep.Classification.Class, revision(est.ProtocolRevision.Value), "", ""}
 	if est.ServerInfo != nil {
 		values[3], values[4] = sanitize.Name(est.ServerInfo.Name), sanitize.Name(est.ServerInfo.Version)
 	}
