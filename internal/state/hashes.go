@@ -5,7 +5,6 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"unique"
 	"weak"
@@ -29,12 +28,17 @@ type hashSet struct {
 	m map[unique.Handle[string]]unique.Handle[string]
 }
 
+// names is the set's map; nil, which reads as empty, for the empty set.
+func (h Hashes) names() map[unique.Handle[string]]unique.Handle[string] {
+	if h.s == nil {
+		return nil
+	}
+	return h.s.m
+}
+
 // Get returns the hash recorded for name.
 func (h Hashes) Get(name string) (string, bool) {
-	if h.s == nil {
-		return "", false
-	}
-	v, ok := h.s.m[unique.Make(name)]
+	v, ok := h.names()[unique.Make(name)]
 	if !ok {
 		return "", false // a zero Handle has no value
 	}
@@ -42,26 +46,13 @@ func (h Hashes) Get(name string) (string, bool) {
 }
 
 // Len is the number of tools recorded.
-func (h Hashes) Len() int {
-	if h.s == nil {
-		return 0
-	}
-	return len(h.s.m)
-}
-
-// has reports whether name has a hash.
-func (h Hashes) has(name string) bool {
-	_, ok := h.Get(name)
-	return ok
-}
+func (h Hashes) Len() int { return len(h.names()) }
 
 // Names returns the names, sorted.
 func (h Hashes) Names() []string {
 	out := make([]string, 0, h.Len())
-	if h.s != nil {
-		for k := range h.s.m {
-			out = append(out, k.Value())
-		}
+	for k := range h.names() {
+		out = append(out, k.Value())
 	}
 	slices.Sort(out)
 	return out
@@ -70,10 +61,8 @@ func (h Hashes) Names() []string {
 // MarshalJSON writes the object {name: hash}, keys sorted.
 func (h Hashes) MarshalJSON() ([]byte, error) {
 	m := make(map[string]string, h.Len())
-	if h.s != nil {
-		for k, v := range h.s.m {
-			m[k.Value()] = v.Value()
-		}
+	for k, v := range h.names() {
+		m[k.Value()] = v.Value()
 	}
 	return json.Marshal(m)
 }
@@ -130,14 +119,12 @@ func internSet(m map[unique.Handle[string]]unique.Handle[string]) *hashSet {
 		names = append(names, k.Value())
 	}
 	slices.Sort(names)
-	var content strings.Builder
+	var content []byte
 	for _, n := range names {
-		content.WriteString(n)
-		content.WriteByte(0)
-		content.WriteString(m[unique.Make(n)].Value())
-		content.WriteByte(0)
+		content = append(append(content, n...), 0)
+		content = append(append(content, m[unique.Make(n)].Value()...), 0)
 	}
-	key := jsonscan.SumOf([]byte(content.String()))
+	key := jsonscan.SumOf(content)
 	sets.Lock()
 	defer sets.Unlock()
 	if s := sets.m[key].Value(); s != nil && maps.Equal(s.m, m) {
