@@ -43,9 +43,11 @@ type scratch struct {
 }
 
 // keptBuffer is a buffer of anonymous memory (mapBytes), given back when
-// the keptBuffer is no longer reachable: when the Metrics is not, or when
-// a larger one took its place. Never unmapped while reachable, it is
-// never unmapped under a scrape that renders into it.
+// the keptBuffer is no longer reachable: when the Metrics is not, when a
+// larger one took its place, or, for a scrape beside the one holding the
+// kept scratch, when that scrape's own scratch is dropped. Never unmapped
+// while reachable, it is never unmapped under a scrape that renders into
+// it.
 type keptBuffer struct{ b []byte }
 
 func newKeptBuffer(n int) *keptBuffer {
@@ -89,15 +91,12 @@ func (m *Metrics) Handler(g prometheus.Gatherer) http.Handler {
 			http.Error(w, "error gathering metrics: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		sc, b := &scratch{}, []byte(nil) // another scrape has the kept one: its own
+		sc := &scratch{} // another scrape has the kept one: its own, given back when it is dropped
 		if m.scratch.TryLock() {
 			sc = &m.scratch
 			defer m.scratch.Unlock()
-			b = sc.buffer(int(m.lastSize.Load()))
-		} else {
-			b = make([]byte, 0, m.lastSize.Load()*9/8)
 		}
-		buf := bytes.NewBuffer(b)
+		buf := bytes.NewBuffer(sc.buffer(int(m.lastSize.Load())))
 		enc := expfmt.NewEncoder(buf, expfmt.NewFormat(expfmt.TypeTextPlain))
 		for _, mf := range mfs {
 			if err := enc.Encode(mf); err != nil {
@@ -273,7 +272,8 @@ func (m *Metrics) renderCounts(e *expo, name, help string, of func(*targetState)
 // renderFindings writes driftd_finding (capped per target),
 // driftd_finding_series_dropped (where the cap dropped any) and
 // driftd_findings. Every target's tool series and counts go into one
-// slice each, a target's a run of it: a map or two a target made a
+// slice each, a target's a run of it, and one map, cleared between
+// targets, says which series a target kept: a map or two a target made a
 // scrape of 10,000 targets allocate 40,000 times, in the middle of the
 // runs' garbage.
 func (m *Metrics) renderFindings(e *expo) {
@@ -289,7 +289,7 @@ func (m *Metrics) renderFindings(e *expo) {
 	all := make([]perTarget, len(m.names))
 	var tools [][4]string
 	var counts []keyCount
-	seen := map[[4]string]bool{} // a target's kept tool series, past a few
+	seen := map[[4]string]bool{} // a target's kept tool series; one map for all
 	count := func(from int, k key, n int) []keyCount {
 		for j := from; j < len(counts); j++ {
 			if counts[j].key == k {
@@ -317,22 +317,14 @@ func (m *Metrics) renderFindings(e *expo) {
 				kind = "tool"
 			}
 			k := [4]string{kind, f.Rule, string(f.Severity), sanitize.Name(f.Tool)}
-			kept := tools[pt.tools[0]:]
-			if len(kept) <= 8 && slices.Contains(kept, k) || len(kept) > 8 && seen[k] {
+			if seen[k] {
 				continue
 			}
-			if len(kept) >= st.meta.SeriesLimit {
+			if len(seen) >= st.meta.SeriesLimit {
 				pt.dropped++
 				continue
 			}
-			if len(kept) == 8 { // from here on a map answers
-				for _, t := range kept {
-					seen[t] = true
-				}
-			}
-			if len(kept) >= 8 {
-				seen[k] = true
-			}
+			seen[k] = true
 			tools = append(tools, k)
 		}
 		for _, o := range st.run.State.Omitted {
