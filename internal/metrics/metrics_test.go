@@ -232,20 +232,32 @@ func TestTargetInfoLabelsAreConfigs(t *testing.T) {
 	t.Fatal("no driftd_target_info")
 }
 
-// TestConcurrentScrapes: scrapes at once, gzipped or not, each get the
-// whole exposition — one with the kept buffer and compressor, the others
-// with their own — and later scrapes reuse what was kept.
-func TestConcurrentScrapes(t *testing.T) {
+// newPlain is a Metrics on a registry of its own, with the default
+// options.
+func newPlain() (*Metrics, *prometheus.Registry) {
 	reg := prometheus.NewRegistry()
-	m := New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{})
-	var ts []Target
-	for i := range 200 {
-		ts = append(ts, Target{Name: "t" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + time.Duration(i).String(), SeriesLimit: 10})
-	}
+	return New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{}), reg
+}
+
+// observeEach makes ts the targets and publishes a successful run of each
+// with one INFO finding.
+func observeEach(m *Metrics, ts []Target) {
 	m.SetTargets(ts)
 	for _, tg := range ts {
 		m.Observe(observed(fixedReport(tg.Name, true, catalogue.Finding{Rule: catalogue.AuthAnonymousList, Severity: catalogue.Info})))
 	}
+}
+
+// TestConcurrentScrapes: scrapes at once, gzipped or not, each get the
+// whole exposition — one with the kept buffer and compressor, the others
+// with their own — and later scrapes reuse what was kept.
+func TestConcurrentScrapes(t *testing.T) {
+	m, reg := newPlain()
+	var ts []Target
+	for i := range 200 {
+		ts = append(ts, Target{Name: "t" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + time.Duration(i).String(), SeriesLimit: 10})
+	}
+	observeEach(m, ts)
 	want := exposition(t, m, reg)
 	h := m.Handler(reg)
 	bodies := make(chan []byte, 16)
@@ -306,8 +318,7 @@ func TestConcurrentScrapes(t *testing.T) {
 // larger one at the next scrape, and the buffers left behind are given
 // back by the collector while scrapes go on, every body whole.
 func TestKeptBufferGrows(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m := New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{})
+	m, reg := newPlain()
 	h := m.Handler(reg)
 	var ts []Target
 	grew, last := 0, 0 // not the buffers themselves: held, they would never be given back
@@ -315,10 +326,7 @@ func TestKeptBufferGrows(t *testing.T) {
 		for i := range 300 * (round + 1) {
 			ts = append(ts, Target{Name: fmt.Sprintf("r%d-%04d", round, i), SeriesLimit: 10})
 		}
-		m.SetTargets(ts)
-		for _, tg := range ts {
-			m.Observe(observed(fixedReport(tg.Name, true, catalogue.Finding{Rule: catalogue.AuthAnonymousList, Severity: catalogue.Info})))
-		}
+		observeEach(m, ts)
 		want := exposition(t, m, reg)
 		for range 2 { // the first may outgrow the buffer; the second has one that fits
 			rec := httptest.NewRecorder()
@@ -343,11 +351,10 @@ func TestKeptBufferGrows(t *testing.T) {
 
 // TestFindingSeriesCap: a target with more tool findings than its series
 // cap, each tool named by two findings, keeps the first tools in the
-// state's order (past the eight a slice holds, a map answers), counts
-// every finding of a tool left out, and counts all of them by rule.
+// state's order, counts every finding of a tool left out, and counts all
+// of them by rule.
 func TestFindingSeriesCap(t *testing.T) {
-	reg := prometheus.NewRegistry()
-	m := New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{})
+	m, reg := newPlain()
 	m.SetTargets([]Target{{Name: "big", SeriesLimit: 12}})
 	var fs []catalogue.Finding
 	for i := range 20 {

@@ -6,16 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
 	"github.com/driftd/driftd/internal/catalogue"
 )
 
 // BenchmarkScrape10k is one /metrics scrape of 10,000 targets, each with
 // one active finding (DESIGN §14: ≤ 300 ms).
 func BenchmarkScrape10k(b *testing.B) {
-	reg := prometheus.NewRegistry()
-	m := New(reg, BuildInfo{Version: "1", Revision: "r", GoVersion: "go"}, Options{})
+	m, reg := newPlain()
 	const n = 10_000
 	ts := make([]Target, n)
 	for i := range ts {
