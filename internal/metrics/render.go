@@ -43,11 +43,9 @@ type scratch struct {
 }
 
 // keptBuffer is a buffer of anonymous memory (mapBytes), given back when
-// the keptBuffer is no longer reachable: when the Metrics is not, when a
-// larger one took its place, or, for a scrape beside the one holding the
-// kept scratch, when that scrape's own scratch is dropped. Never unmapped
-// while reachable, it is never unmapped under a scrape that renders into
-// it.
+// the keptBuffer is no longer reachable: when the Metrics is not, or when
+// a larger one took its place. Never unmapped while reachable, it is
+// never unmapped under a scrape that renders into it.
 type keptBuffer struct{ b []byte }
 
 func newKeptBuffer(n int) *keptBuffer {
@@ -61,9 +59,13 @@ func newKeptBuffer(n int) *keptBuffer {
 }
 
 // buffer returns an empty buffer for an exposition of about want bytes:
-// the kept one, grown to it if need be.
-func (sc *scratch) buffer(want int) []byte {
-	if want += want / 8; want > maxKeptExposition {
+// if kept, the Metrics' kept one, grown to it if need be; else one on the
+// heap. Only the kept scratch may hold anonymous memory: it stays
+// reachable from the Metrics through the whole scrape, where a scrape's
+// own scratch could be collected, and its memory unmapped, while the
+// scrape still writes into the slice, which the collector does not see.
+func (sc *scratch) buffer(want int, kept bool) []byte {
+	if want += want / 8; !kept || want > maxKeptExposition {
 		return make([]byte, 0, want)
 	}
 	if sc.exp == nil || cap(sc.exp.b) < want {
@@ -91,12 +93,12 @@ func (m *Metrics) Handler(g prometheus.Gatherer) http.Handler {
 			http.Error(w, "error gathering metrics: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
-		sc := &scratch{} // another scrape has the kept one: its own, given back when it is dropped
-		if m.scratch.TryLock() {
+		sc, kept := &scratch{}, m.scratch.TryLock() // another scrape has the kept one: its own
+		if kept {
 			sc = &m.scratch
 			defer m.scratch.Unlock()
 		}
-		buf := bytes.NewBuffer(sc.buffer(int(m.lastSize.Load())))
+		buf := bytes.NewBuffer(sc.buffer(int(m.lastSize.Load()), kept))
 		enc := expfmt.NewEncoder(buf, expfmt.NewFormat(expfmt.TypeTextPlain))
 		for _, mf := range mfs {
 			if err := enc.Encode(mf); err != nil {
