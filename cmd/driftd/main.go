@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
+
+	_ "github.com/driftd/driftd/internal/prefault" // first: see the package
 )
 
 // Exit codes, the same for every subcommand.

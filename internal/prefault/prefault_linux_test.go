@@ -1,0 +1,141 @@
+//go:build linux && (amd64 || arm64)
+
+package prefault
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// TestMain answers, in a child started by TestStartsForOneShot, whether
+// the init started the goroutine.
+func TestMain(m *testing.M) {
+	if os.Getenv("PREFAULT_CHILD") == "1" {
+		fmt.Println(Started)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// TestStartsForOneShot runs this test binary as driftd would be run: the
+// init starts the goroutine for check and capture only, and never when
+// DRIFTD_PREFAULT=0 or with one processor.
+func TestStartsForOneShot(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  []string
+		want string
+	}{
+		{[]string{"check", "m.json"}, nil, "true"},
+		{[]string{"capture"}, nil, "true"},
+		{[]string{"run", "--config.file=c.yml"}, nil, "false"},
+		{[]string{"check"}, []string{"DRIFTD_PREFAULT=0"}, "false"},
+		{[]string{"check"}, []string{"GOMAXPROCS=1"}, "false"},
+	} {
+		cmd := exec.Command(os.Args[0], tc.args...)
+		cmd.Env = append(append(os.Environ(), "PREFAULT_CHILD=1", "GOMAXPROCS=2"), tc.env...)
+		out, err := cmd.CombinedOutput()
+		if got := strings.TrimSpace(string(out)); err != nil || got != tc.want {
+			t.Errorf("%v %v: started %q (%v), want %s", tc.args, tc.env, got, err, tc.want)
+		}
+	}
+}
+
+// minflt is the calling thread's minor page faults so far.
+func minflt(t *testing.T) int64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return ru.Minflt
+}
+
+// TestPopulate maps fresh anonymous memory, lets populate make it
+// present, and then writes every page: the writes take no page fault,
+// where the same writes to memory populate did not see take one a page.
+func TestPopulate(t *testing.T) {
+	runtime.LockOSThread() // the faults counted are this thread's
+	defer runtime.UnlockOSThread()
+	page := syscall.Getpagesize()
+	const pages = 64 // more than one chunk
+	fresh := func() []byte {
+		b, err := syscall.Mmap(-1, 0, pages*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = syscall.Munmap(b) })
+		return b
+	}
+	write := func(b []byte) int64 {
+		before := minflt(t)
+		for i := 0; i < len(b); i += page {
+			b[i] = 1
+		}
+		return minflt(t) - before
+	}
+	// The kernel must know MADV_POPULATE_WRITE, or populate (rightly)
+	// does nothing.
+	probe := fresh()
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&probe[0])), uintptr(page), madvPopulateWrite); e != 0 {
+		t.Skipf("MADV_POPULATE_WRITE: %v (Linux before 5.14?)", e)
+	}
+
+	plain := fresh()
+	if n := write(plain); n < pages/2 {
+		t.Fatalf("writing %d fresh pages took %d faults: the measure does not see faults", pages, n)
+	}
+	b := fresh()
+	lo := uintptr(unsafe.Pointer(&b[0]))
+	populate(lo, lo+uintptr(len(b)), uintptr(page))
+	if n := write(b); n > 2 {
+		t.Errorf("writing %d populated pages took %d faults, want none", pages, n)
+	}
+	for i := 0; i < len(b); i += page {
+		if b[i] != 1 {
+			t.Fatalf("page %d reads %d after the write", i/page, b[i])
+		}
+	}
+}
+
+// TestPopulateStopsOnRefusal: a range the kernel will not populate (here,
+// mapped without write permission) is left alone, not read: a read would
+// map the zero page there. (Reading PROT_NONE would crash the test.)
+func TestPopulateStopsOnRefusal(t *testing.T) {
+	page := syscall.Getpagesize()
+	b, err := syscall.Mmap(-1, 0, 4*page, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(b)
+	lo := uintptr(unsafe.Pointer(&b[0]))
+	populate(lo, lo+uintptr(len(b)), uintptr(page)) // returns, no SIGSEGV
+}
+
+// TestHeapRangeOfThisProcess finds this process's heap from a heap
+// object, as the init does.
+func TestHeapRangeOfThisProcess(t *testing.T) {
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip(err)
+	}
+	obj := new([64]byte)
+	addr := uintptr(unsafe.Pointer(obj))
+	page := uintptr(syscall.Getpagesize())
+	lo, hi, ok := heapRange(maps, addr, page)
+	if !ok || lo > addr || addr >= hi || lo%page != 0 || hi-lo > Limit {
+		t.Fatalf("heapRange(%#x) = %#x, %#x, %v", addr, lo, hi, ok)
+	}
+	if got := readFile("/proc/self/maps"); len(got) == 0 {
+		t.Error("readFile read nothing of /proc/self/maps")
+	}
+	if Started {
+		t.Error("the prefault goroutine started in a test binary, whose first argument is not check or capture")
+	}
+}

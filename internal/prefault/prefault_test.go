@@ -1,0 +1,67 @@
+package prefault
+
+import "testing"
+
+func TestOneShot(t *testing.T) {
+	for _, tc := range []struct {
+		cmdline string
+		want    bool
+	}{
+		{"driftd\x00check\x00m.json\x00--base-url\x00http://x/mcp\x00", true},
+		{"/usr/bin/driftd\x00capture\x00--base-url\x00http://x/mcp\x00", true},
+		{"driftd\x00run\x00--config.file\x00c.yml\x00", false},
+		{"driftd\x00--log.level=debug\x00check\x00m.json\x00", false}, // a flag first: not worth parsing
+		{"driftd\x00checkx\x00", false},
+		{"driftd\x00", false},
+		{"", false},
+	} {
+		if got := oneShot([]byte(tc.cmdline)); got != tc.want {
+			t.Errorf("oneShot(%q) = %v, want %v", tc.cmdline, got, tc.want)
+		}
+	}
+}
+
+func TestHeapRange(t *testing.T) {
+	const maps = `00400000-00cfa000 r-xp 00000000 fe:00 9978438                            /usr/bin/driftd
+0164d000-016e4000 rw-p 0124d000 fe:00 9978438                            /usr/bin/driftd
+016e4000-03729000 rw-p 00000000 00:00 0
+305280000000-305280800000 ---p 00000000 00:00 0
+305280800000-305281000000 rw-p 00000000 00:00 0
+305281000000-305284000000 ---p 00000000 00:00 0
+7ffd2b1c6000-7ffd2b1e7000 rw-p 00000000 00:00 0                          [stack]
+`
+	for _, tc := range []struct {
+		name   string
+		addr   uintptr
+		lo, hi uintptr
+		ok     bool
+	}{
+		{"heap, Limit of it", 0x305280823456, 0x305280823000, 0x305280823000 + Limit, true},
+		{"heap, cut at its end", 0x305280ffe010, 0x305280ffe000, 0x305281000000, true},
+		{"reserved, not mapped", 0x305281000010, 0, 0, false},
+		{"a file's mapping", 0x0164d010, 0, 0, false},
+		{"the stack has a name", 0x7ffd2b1c6010, 0, 0, false},
+		{"nowhere", 0x10, 0, 0, false},
+	} {
+		lo, hi, ok := heapRange([]byte(maps), tc.addr, 4096)
+		if lo != tc.lo || hi != tc.hi || ok != tc.ok {
+			t.Errorf("%s: heapRange(%#x) = %#x, %#x, %v; want %#x, %#x, %v", tc.name, tc.addr, lo, hi, ok, tc.lo, tc.hi, tc.ok)
+		}
+	}
+	if _, _, ok := heapRange([]byte("zz-30 rw-p 0 00:00 0\n1-\n"), 0x10, 4096); ok {
+		t.Error("heapRange accepted a malformed line")
+	}
+}
+
+func TestParseHex(t *testing.T) {
+	for in, want := range map[string]uintptr{"0": 0, "ff": 255, "7ffd2b1c6000": 0x7ffd2b1c6000} {
+		if got, ok := parseHex([]byte(in)); !ok || got != want {
+			t.Errorf("parseHex(%q) = %#x, %v", in, got, ok)
+		}
+	}
+	for _, in := range []string{"", "FF", "x1", "12345678901234567"} {
+		if _, ok := parseHex([]byte(in)); ok {
+			t.Errorf("parseHex(%q) accepted it", in)
+		}
+	}
+}
