@@ -13,6 +13,11 @@
 // ever holds an address it reads, so nothing the allocator puts on a page
 // is touched and the collector never sees one.
 //
+// Before the heap, the goroutine maps the executable's code and read-only
+// data into the page tables in one call (MADV_POPULATE_READ), if the file
+// is in the page cache already: the first reads would otherwise map it 16
+// pages a fault.
+//
 // Importing the package starts it, from its init, as early as the program
 // allows: the package imports nothing that initialises late (not os). It
 // does nothing for any other command (the daemon's heap lives long, and
@@ -76,6 +81,35 @@ func heapRange(maps []byte, addr, page uintptr) (lo, hi uintptr, ok bool) {
 		return lo, min(end, lo+Limit), true
 	}
 	return 0, 0, false
+}
+
+// exeRanges returns, from /proc/self/maps, the read-only mappings of the
+// executable at path exe: its code, and its read-only data and tables.
+func exeRanges(maps, exe []byte) [][2]uintptr {
+	var out [][2]uintptr
+	for line := range bytes.SplitSeq(maps, []byte{'\n'}) {
+		f := bytes.Fields(line)
+		if len(f) != 6 || !bytes.Equal(f[5], exe) || (string(f[1]) != "r-xp" && string(f[1]) != "r--p") {
+			continue
+		}
+		a, z, found := bytes.Cut(f[0], []byte{'-'})
+		start, ok1 := parseHex(a)
+		end, ok2 := parseHex(z)
+		if found && ok1 && ok2 && start < end {
+			out = append(out, [2]uintptr{start, end})
+		}
+	}
+	return out
+}
+
+// mostlyCached says whether a mincore vector has nine pages of ten in the
+// page cache.
+func mostlyCached(vec []byte) bool {
+	cached := 0
+	for _, v := range vec {
+		cached += int(v & 1)
+	}
+	return len(vec) > 0 && cached >= len(vec)*9/10
 }
 
 func parseHex(b []byte) (uintptr, bool) {

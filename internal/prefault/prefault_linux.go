@@ -8,8 +8,11 @@ import (
 	"unsafe"
 )
 
-// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14).
-const madvPopulateWrite = 23
+// MADV_POPULATE_READ and MADV_POPULATE_WRITE (Linux 5.14).
+const (
+	madvPopulateRead  = 22
+	madvPopulateWrite = 23
+)
 
 // touch reads one byte of each of n pages from addr, size bytes apart
 // (touch_*.s): in assembly, so that no Go pointer ever holds an address
@@ -35,12 +38,37 @@ func init() {
 	go start(uintptr(unsafe.Pointer(anchor)), uintptr(syscall.Getpagesize()))
 }
 
-// start finds the heap from the address of an object on it and populates
-// it: from the other core, as everything after the command line is.
+// start maps the executable's code and read-only data in, then finds the
+// heap from the address of an object on it and populates it: from the
+// other core, as everything after the command line is.
 func start(addr, page uintptr) {
-	if lo, hi, ok := heapRange(readFile("/proc/self/maps"), addr, page); ok {
+	maps := readFile("/proc/self/maps")
+	var exe [4 << 10]byte
+	if n, err := syscall.Readlink("/proc/self/exe", exe[:]); err == nil {
+		for _, r := range exeRanges(maps, exe[:n]) {
+			mapIn(r[0], r[1], page)
+		}
+	}
+	if lo, hi, ok := heapRange(maps, addr, page); ok {
 		populate(lo, hi, page)
 	}
+}
+
+// mapIn maps [lo, hi), read-only pages of the executable, into the page
+// tables at once (MADV_POPULATE_READ, about 0.2 µs a page), which the
+// first reads would otherwise do 16 pages a fault: about 1 ms of a check's
+// start, for 1 ms of the other core. Only when the file is (almost) all in
+// the page cache already: the first start after a deploy reads it from
+// disk as it needs it, not all 20 MB at once.
+func mapIn(lo, hi, page uintptr) {
+	vec := make([]byte, (hi-lo+page-1)/page)
+	if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, lo, hi-lo, uintptr(unsafe.Pointer(&vec[0]))); e != 0 {
+		return
+	}
+	if !mostlyCached(vec) {
+		return
+	}
+	_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvPopulateRead)
 }
 
 // populate makes [lo, hi) present a chunk at a time, lowest first, and

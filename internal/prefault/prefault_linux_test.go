@@ -104,6 +104,64 @@ func TestPopulate(t *testing.T) {
 	}
 }
 
+var readSink int // what the reads read, so that they are not left out
+
+// TestMapIn maps a file in the page cache, lets mapIn map it into the
+// page tables, and reads every page: the reads take no page fault, where
+// reading a second mapping of the same file takes some (16 pages a fault).
+func TestMapIn(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	page := syscall.Getpagesize()
+	const pages = 256
+	name := t.TempDir() + "/exe"
+	data := make([]byte, pages*page)
+	for i := range data {
+		data[i] = byte(i / page)
+	}
+	if err := os.WriteFile(name, data, 0o600); err != nil { // in the page cache now
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mapping := func() []byte {
+		b, err := syscall.Mmap(int(f.Fd()), 0, len(data), syscall.PROT_READ, syscall.MAP_PRIVATE)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = syscall.Munmap(b) })
+		return b
+	}
+	read := func(b []byte) (faults int64) {
+		before := minflt(t)
+		for i := 0; i < len(b); i += page {
+			readSink += int(b[i])
+		}
+		return minflt(t) - before
+	}
+	probe := mapping()
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&probe[0])), uintptr(page), madvPopulateRead); e != 0 {
+		t.Skipf("MADV_POPULATE_READ: %v (Linux before 5.14?)", e)
+	}
+	if n := read(mapping()); n == 0 {
+		t.Fatalf("reading %d pages of a fresh mapping took no fault: the measure does not see faults", pages)
+	}
+	b := mapping()
+	lo := uintptr(unsafe.Pointer(&b[0]))
+	mapIn(lo, lo+uintptr(len(b)), uintptr(page))
+	if n := read(b); n > 0 {
+		t.Errorf("reading %d pages mapped in took %d faults, want none", pages, n)
+	}
+	for i := 0; i < len(b); i += page {
+		if b[i] != byte(i/page) {
+			t.Fatalf("page %d reads %d", i/page, b[i])
+		}
+	}
+}
+
 // TestPopulateStopsOnRefusal: a range the kernel will not populate (here,
 // mapped without write permission) is left alone, not read: a read would
 // map the zero page there. (Reading PROT_NONE would crash the test.)

@@ -65,3 +65,39 @@ func TestParseHex(t *testing.T) {
 		}
 	}
 }
+
+func TestExeRanges(t *testing.T) {
+	const maps = `00400000-00cfa000 r-xp 00000000 fe:00 9978438                            /usr/bin/driftd
+00cfa000-0164d000 r--p 008fa000 fe:00 9978438                            /usr/bin/driftd
+0164d000-016e4000 rw-p 0124d000 fe:00 9978438                            /usr/bin/driftd
+016e4000-03729000 rw-p 00000000 00:00 0
+7f6f2d386000-7f6f2d388000 r-xp 00000000 00:00 0                          [vdso]
+7f6f2d400000-7f6f2d500000 r--p 00000000 fe:00 1234                       /usr/bin/driftd-old
+`
+	got := exeRanges([]byte(maps), []byte("/usr/bin/driftd"))
+	want := [][2]uintptr{{0x400000, 0xcfa000}, {0xcfa000, 0x164d000}} // not the writable data, nor another file
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("exeRanges = %#x, want %#x", got, want)
+	}
+	if got := exeRanges([]byte(maps), []byte("/elsewhere")); len(got) != 0 {
+		t.Errorf("exeRanges of another path = %#x", got)
+	}
+}
+
+func TestMostlyCached(t *testing.T) {
+	for _, tc := range []struct {
+		vec  []byte
+		want bool
+	}{
+		{[]byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, true},
+		{[]byte{1, 1, 1, 1, 1, 1, 1, 1, 1, 0}, true},
+		{[]byte{1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, false},
+		{[]byte{3, 5, 1, 1, 1, 1, 1, 1, 1, 1}, true}, // only the low bit says resident
+		{[]byte{2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, false},
+		{nil, false},
+	} {
+		if got := mostlyCached(tc.vec); got != tc.want {
+			t.Errorf("mostlyCached(%v) = %v, want %v", tc.vec, got, tc.want)
+		}
+	}
+}
