@@ -25,10 +25,14 @@
 // MADV_POPULATE_WRITE (before Linux 5.14, where a read alone would map the
 // zero page and make the first write fault twice), outside linux/amd64
 // and linux/arm64, with a single processor (GOMAXPROCS=1: there is no
-// other core), or when DRIFTD_PREFAULT=0.
+// other core), with GODEBUG=efence=1 (freed memory made unreadable), or
+// when DRIFTD_PREFAULT=0.
 package prefault
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Limit is how much of the heap, from the first object this package
 // allocates upward, is made present: about what a check of a 50-tool
@@ -110,6 +114,19 @@ func mostlyCached(vec []byte) bool {
 		cached += int(v & 1)
 	}
 	return len(vec) > 0 && cached >= len(vec)*9/10
+}
+
+// efence says whether a GODEBUG value turns on the runtime's efence mode,
+// in which freed memory is made inaccessible: the heap can then hold
+// pages no goroutine may read, and the prefault stays off.
+func efence(godebug string) bool {
+	on := false
+	for kv := range strings.SplitSeq(godebug, ",") {
+		if k, v, _ := strings.Cut(kv, "="); k == "efence" {
+			on = v != "0" // the last setting wins, as in the runtime
+		}
+	}
+	return on
 }
 
 func parseHex(b []byte) (uintptr, bool) {

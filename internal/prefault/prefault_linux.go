@@ -27,6 +27,9 @@ func init() {
 	if v, ok := syscall.Getenv("DRIFTD_PREFAULT"); ok && v == "0" {
 		return
 	}
+	if v, _ := syscall.Getenv("GODEBUG"); efence(v) {
+		return // freed memory made unreadable: a read could fault
+	}
 	// Only the first argument is needed, and this runs before the rest of
 	// the program: the first 4 KiB of the command line, on the stack.
 	var cmdline [4 << 10]byte

@@ -37,6 +37,7 @@ func TestStartsForOneShot(t *testing.T) {
 		{[]string{"run", "--config.file=c.yml"}, nil, "false"},
 		{[]string{"check"}, []string{"DRIFTD_PREFAULT=0"}, "false"},
 		{[]string{"check"}, []string{"GOMAXPROCS=1"}, "false"},
+		{[]string{"check"}, []string{"GODEBUG=efence=1"}, "false"},
 	} {
 		cmd := exec.Command(os.Args[0], tc.args...)
 		cmd.Env = append(append(os.Environ(), "PREFAULT_CHILD=1", "GOMAXPROCS=2"), tc.env...)

@@ -101,3 +101,19 @@ func TestMostlyCached(t *testing.T) {
 		}
 	}
 }
+
+func TestEfence(t *testing.T) {
+	for v, want := range map[string]bool{
+		"":                        false,
+		"efence=1":                true,
+		"gctrace=1,efence=1":      true,
+		"efence=1,efence=0":       false,
+		"efence=0":                false,
+		"inittrace=1,notefence=1": false,
+		"madvdontneed=1,efence=2": true,
+	} {
+		if got := efence(v); got != want {
+			t.Errorf("efence(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
