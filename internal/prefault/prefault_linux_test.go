@@ -48,6 +48,28 @@ func TestStartsForOneShot(t *testing.T) {
 	}
 }
 
+// mapT maps length bytes (of fd, or anonymous memory for -1) for the
+// test's lifetime.
+func mapT(t *testing.T, fd, length, prot, flags int) []byte {
+	t.Helper()
+	b, err := syscall.Mmap(fd, 0, length, prot, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Munmap(b) })
+	return b
+}
+
+// needAdvice skips the test when the kernel refuses advice on b's first
+// page (MADV_POPULATE_* are Linux 5.14's): then the prefault rightly does
+// nothing.
+func needAdvice(t *testing.T, b []byte, advice int, name string) {
+	t.Helper()
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&b[0])), uintptr(syscall.Getpagesize()), uintptr(advice)); e != 0 {
+		t.Skipf("%s: %v (Linux before 5.14?)", name, e)
+	}
+}
+
 // minflt is the calling thread's minor page faults so far.
 func minflt(t *testing.T) int64 {
 	t.Helper()
@@ -67,12 +89,7 @@ func TestPopulate(t *testing.T) {
 	page := syscall.Getpagesize()
 	const pages = 64 // more than one chunk
 	fresh := func() []byte {
-		b, err := syscall.Mmap(-1, 0, pages*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = syscall.Munmap(b) })
-		return b
+		return mapT(t, -1, pages*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	}
 	write := func(b []byte) int64 {
 		before := minflt(t)
@@ -81,12 +98,7 @@ func TestPopulate(t *testing.T) {
 		}
 		return minflt(t) - before
 	}
-	// The kernel must know MADV_POPULATE_WRITE, or populate (rightly)
-	// does nothing.
-	probe := fresh()
-	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&probe[0])), uintptr(page), madvPopulateWrite); e != 0 {
-		t.Skipf("MADV_POPULATE_WRITE: %v (Linux before 5.14?)", e)
-	}
+	needAdvice(t, fresh(), madvPopulateWrite, "MADV_POPULATE_WRITE")
 
 	plain := fresh()
 	if n := write(plain); n < pages/2 {
@@ -129,12 +141,7 @@ func TestMapIn(t *testing.T) {
 	}
 	defer f.Close()
 	mapping := func() []byte {
-		b, err := syscall.Mmap(int(f.Fd()), 0, len(data), syscall.PROT_READ, syscall.MAP_PRIVATE)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = syscall.Munmap(b) })
-		return b
+		return mapT(t, int(f.Fd()), len(data), syscall.PROT_READ, syscall.MAP_PRIVATE)
 	}
 	read := func(b []byte) (faults int64) {
 		before := minflt(t)
@@ -143,10 +150,7 @@ func TestMapIn(t *testing.T) {
 		}
 		return minflt(t) - before
 	}
-	probe := mapping()
-	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, uintptr(unsafe.Pointer(&probe[0])), uintptr(page), madvPopulateRead); e != 0 {
-		t.Skipf("MADV_POPULATE_READ: %v (Linux before 5.14?)", e)
-	}
+	needAdvice(t, mapping(), madvPopulateRead, "MADV_POPULATE_READ")
 	if n := read(mapping()); n == 0 {
 		t.Fatalf("reading %d pages of a fresh mapping took no fault: the measure does not see faults", pages)
 	}
@@ -168,11 +172,7 @@ func TestMapIn(t *testing.T) {
 // map the zero page there. (Reading PROT_NONE would crash the test.)
 func TestPopulateStopsOnRefusal(t *testing.T) {
 	page := syscall.Getpagesize()
-	b, err := syscall.Mmap(-1, 0, 4*page, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer syscall.Munmap(b)
+	b := mapT(t, -1, 4*page, syscall.PROT_NONE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	lo := uintptr(unsafe.Pointer(&b[0]))
 	populate(lo, lo+uintptr(len(b)), uintptr(page)) // returns, no SIGSEGV
 }
