@@ -67,24 +67,41 @@ func oneShot(cmdline []byte) bool {
 }
 
 // heapRange finds, in /proc/self/maps, the writable anonymous mapping that
-// holds addr, and returns from addr's page (of size page) up to Limit of
-// it.
+// holds addr, with the writable anonymous mappings right after it (the Go
+// runtime names parts of its heap "[anon: Go: …]" where the kernel lets
+// it, which splits one mapping into several), and returns from addr's
+// page (of size page) up to Limit of them.
 func heapRange(maps []byte, addr, page uintptr) (lo, hi uintptr, ok bool) {
+	var end uintptr
 	for line := range bytes.SplitSeq(maps, []byte{'\n'}) {
-		f := bytes.Fields(line)
-		if len(f) != 5 || string(f[1]) != "rw-p" { // anonymous: no path
-			continue
+		start, stop, anon := anonymousRW(line)
+		switch {
+		case ok && anon && start == end:
+			end = stop
+		case ok:
+			return lo, min(end, lo+Limit), true
+		case anon && start <= addr && addr < stop:
+			lo, end, ok = addr&^(page-1), stop, true
 		}
-		a, z, found := bytes.Cut(f[0], []byte{'-'})
-		start, ok1 := parseHex(a)
-		end, ok2 := parseHex(z)
-		if !found || !ok1 || !ok2 || addr < start || addr >= end {
-			continue
-		}
-		lo = addr &^ (page - 1)
+	}
+	if ok {
 		return lo, min(end, lo+Limit), true
 	}
 	return 0, 0, false
+}
+
+// anonymousRW parses a line of /proc/self/maps: its range, and whether it
+// is private, readable and writable memory of no file (no path, or a name
+// "[anon:…]" a program gave it).
+func anonymousRW(line []byte) (start, end uintptr, ok bool) {
+	f := bytes.Fields(line)
+	if len(f) < 5 || string(f[1]) != "rw-p" || (len(f) > 5 && !bytes.HasPrefix(f[5], []byte("[anon:"))) {
+		return 0, 0, false
+	}
+	a, z, found := bytes.Cut(f[0], []byte{'-'})
+	start, ok1 := parseHex(a)
+	end, ok2 := parseHex(z)
+	return start, end, found && ok1 && ok2 && start < end
 }
 
 // exeRanges returns, from /proc/self/maps, the read-only mappings of the

@@ -51,6 +51,26 @@ func TestHeapRange(t *testing.T) {
 	if _, _, ok := heapRange([]byte("zz-30 rw-p 0 00:00 0\n1-\n"), 0x10, 4096); ok {
 		t.Error("heapRange accepted a malformed line")
 	}
+	// Where the kernel lets the runtime name its mappings, the heap is
+	// several, named: the range runs on through the ones that follow it.
+	const named = `305280000000-305280800000 ---p 00000000 00:00 0                          [anon: Go: heap reservation]
+305280800000-305280900000 rw-p 00000000 00:00 0                          [anon: Go: heap]
+305280900000-305280a00000 rw-p 00000000 00:00 0                          [anon: Go: unused]
+305280a00000-305281000000 rw-p 00000000 00:00 0                          [anon: Go: heap]
+305281000000-305284000000 ---p 00000000 00:00 0                          [anon: Go: heap reservation]
+`
+	if lo, hi, ok := heapRange([]byte(named), 0x3052808ff010, 4096); !ok || lo != 0x3052808ff000 || hi != 0x3052808ff000+Limit {
+		t.Errorf("named heap: heapRange = %#x, %#x, %v", lo, hi, ok)
+	}
+	if lo, hi, ok := heapRange([]byte(named), 0x305280fff010, 4096); !ok || lo != 0x305280fff000 || hi != 0x305281000000 {
+		t.Errorf("named heap, at its end: heapRange = %#x, %#x, %v", lo, hi, ok)
+	}
+	const apart = `305280800000-305280900000 rw-p 00000000 00:00 0
+305280901000-305280a00000 rw-p 00000000 00:00 0
+`
+	if _, hi, _ := heapRange([]byte(apart), 0x3052808ff010, 4096); hi != 0x305280900000 {
+		t.Errorf("a gap ends the range: hi = %#x", hi)
+	}
 }
 
 func TestParseHex(t *testing.T) {
