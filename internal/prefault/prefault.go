@@ -94,14 +94,9 @@ func heapRange(maps []byte, addr, page uintptr) (lo, hi uintptr, ok bool) {
 // is private, readable and writable memory of no file (no path, or a name
 // "[anon:…]" a program gave it).
 func anonymousRW(line []byte) (start, end uintptr, ok bool) {
-	f := bytes.Fields(line)
-	if len(f) < 5 || string(f[1]) != "rw-p" || (len(f) > 5 && !bytes.HasPrefix(f[5], []byte("[anon:"))) {
-		return 0, 0, false
-	}
-	a, z, found := bytes.Cut(f[0], []byte{'-'})
-	start, ok1 := parseHex(a)
-	end, ok2 := parseHex(z)
-	return start, end, found && ok1 && ok2 && start < end
+	m, ok := parseMapping(line)
+	ok = ok && m.perms == "rw-p" && (len(m.rest) == 0 || bytes.HasPrefix(m.rest[0], []byte("[anon:")))
+	return m.start, m.end, ok
 }
 
 // exeRanges returns, from /proc/self/maps, the read-only mappings of the
@@ -109,18 +104,36 @@ func anonymousRW(line []byte) (start, end uintptr, ok bool) {
 func exeRanges(maps, exe []byte) [][2]uintptr {
 	var out [][2]uintptr
 	for line := range bytes.SplitSeq(maps, []byte{'\n'}) {
-		f := bytes.Fields(line)
-		if len(f) != 6 || !bytes.Equal(f[5], exe) || (string(f[1]) != "r-xp" && string(f[1]) != "r--p") {
-			continue
-		}
-		a, z, found := bytes.Cut(f[0], []byte{'-'})
-		start, ok1 := parseHex(a)
-		end, ok2 := parseHex(z)
-		if found && ok1 && ok2 && start < end {
-			out = append(out, [2]uintptr{start, end})
+		m, ok := parseMapping(line)
+		if ok && (m.perms == "r-xp" || m.perms == "r--p") && len(m.rest) == 1 && bytes.Equal(m.rest[0], exe) {
+			out = append(out, [2]uintptr{m.start, m.end})
 		}
 	}
 	return out
+}
+
+// mapping is a line of /proc/self/maps: its range, its permissions, and
+// the fields after the inode (a path, a name, or none), split at spaces.
+type mapping struct {
+	start, end uintptr
+	perms      string
+	rest       [][]byte
+}
+
+// parseMapping parses a line of /proc/self/maps; ok is false for a line
+// without its five fields or with a range that does not parse.
+func parseMapping(line []byte) (m mapping, ok bool) {
+	f := bytes.Fields(line)
+	if len(f) < 5 {
+		return mapping{}, false
+	}
+	a, z, found := bytes.Cut(f[0], []byte{'-'})
+	start, ok1 := parseHex(a)
+	end, ok2 := parseHex(z)
+	if !found || !ok1 || !ok2 || start >= end {
+		return mapping{}, false
+	}
+	return mapping{start: start, end: end, perms: string(f[1]), rest: f[5:]}, true
 }
 
 // mostlyCached says whether a mincore vector has nine pages of ten in the

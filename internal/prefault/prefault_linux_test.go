@@ -25,7 +25,7 @@ func TestMain(m *testing.M) {
 
 // TestStartsForOneShot runs this test binary as driftd would be run: the
 // init starts the goroutine for check and capture only, and never when
-// DRIFTD_PREFAULT=0 or with one processor.
+// DRIFTD_PREFAULT=0, with one processor or under GODEBUG=efence=1.
 func TestStartsForOneShot(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
