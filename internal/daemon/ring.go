@@ -117,34 +117,21 @@ func (r *ring) Forget(target string) {
 // handler tees records to next (at next's level) and, formatted as text,
 // into the ring under target.
 func (r *ring) handler(target string, next slog.Handler) slog.Handler {
-	return &ringHandler{ring: r, target: target, next: next}
+	text := slog.NewTextHandler(ringWriter{r, target}, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: dropTarget})
+	return &ringHandler{text: text, next: next}
 }
 
+// ringHandler keeps one text handler for the ring beside next, so that
+// the attributes a logger carries are formatted once, when they are added
+// (slog's WithAttrs), not again for every record.
 type ringHandler struct {
-	ring   *ring
-	target string
-	next   slog.Handler
-	attrs  []slog.Attr
-	group  string
+	text, next slog.Handler
 }
 
 func (h *ringHandler) Enabled(context.Context, slog.Level) bool { return true }
 
-var ringBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
 func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
-	buf := ringBuffers.Get().(*bytes.Buffer)
-	buf.Reset()
-	th := slog.Handler(slog.NewTextHandler(buf, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: dropTarget}))
-	if len(h.attrs) > 0 {
-		th = th.WithAttrs(h.attrs)
-	}
-	if h.group != "" {
-		th = th.WithGroup(h.group)
-	}
-	_ = th.Handle(ctx, rec)
-	h.ring.add(h.target, string(bytes.TrimRight(buf.Bytes(), "\n")))
-	ringBuffers.Put(buf)
+	_ = h.text.Handle(ctx, rec)
 	if h.next.Enabled(ctx, rec.Level) {
 		return h.next.Handle(ctx, rec)
 	}
@@ -152,11 +139,23 @@ func (h *ringHandler) Handle(ctx context.Context, rec slog.Record) error {
 }
 
 func (h *ringHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &ringHandler{ring: h.ring, target: h.target, next: h.next.WithAttrs(as), attrs: append(append([]slog.Attr(nil), h.attrs...), as...), group: h.group}
+	return &ringHandler{text: h.text.WithAttrs(as), next: h.next.WithAttrs(as)}
 }
 
 func (h *ringHandler) WithGroup(name string) slog.Handler {
-	return &ringHandler{ring: h.ring, target: h.target, next: h.next.WithGroup(name), attrs: h.attrs, group: name}
+	return &ringHandler{text: h.text.WithGroup(name), next: h.next.WithGroup(name)}
+}
+
+// ringWriter puts what a text handler writes, one whole line a record,
+// into the ring under target.
+type ringWriter struct {
+	ring   *ring
+	target string
+}
+
+func (w ringWriter) Write(line []byte) (int, error) {
+	w.ring.add(w.target, string(bytes.TrimRight(line, "\n")))
+	return len(line), nil
 }
 
 // dropTarget leaves the target out of page lines: the page is the target's.

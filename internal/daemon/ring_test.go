@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The ring is one byte budget for every target: old lines go first,
@@ -53,5 +54,20 @@ func TestRingHandlerRecordsDebug(t *testing.T) {
 	got := r.Lines("a")
 	if len(got) != 1 || !strings.Contains(got[0], "msg=hello") || !strings.Contains(got[0], "k=v") || strings.Contains(got[0], "target=") {
 		t.Fatalf("line: %q", got)
+	}
+	// Attributes added after a group belong to it, as slog has them.
+	log.WithGroup("g").With("x", 1).Debug("grouped", "y", 2)
+	if got := r.Lines("a"); len(got) != 2 || !strings.Contains(got[1], "k=v g.x=1 g.y=2") {
+		t.Fatalf("lines: %q", got)
+	}
+}
+
+// BenchmarkRingHandler is what a target's log line costs in the ring: a
+// probe logs one per MCP request and one when it ends.
+func BenchmarkRingHandler(b *testing.B) {
+	r := newRing(0)
+	log := slog.New(r.handler("a", slog.DiscardHandler)).With("target", "a")
+	for b.Loop() {
+		log.Debug("mcp request", "method", "tools/list", "status", 200, "duration", 1234*time.Microsecond)
 	}
 }
