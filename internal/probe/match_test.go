@@ -73,6 +73,14 @@ func TestMatchNames(t *testing.T) {
 	}
 	for _, c := range cases {
 		gotPairs, gotUndeclared := matchNames(c[0], c[1])
+		if gotPairs == nil { // the same order: tool k is served as tool k
+			if !sameOrder(c[0], c[1]) {
+				t.Errorf("declared %v, served %v: no pairs, but not in the same order", c[0], c[1])
+			}
+			for k := range c[0] {
+				gotPairs = append(gotPairs, k)
+			}
+		}
 		wantPairs, wantUndeclared := matchByMaps(c[0], c[1])
 		if !slices.Equal(gotPairs, wantPairs) || !slices.Equal(gotUndeclared, wantUndeclared) {
 			t.Errorf("declared %v, served %v: pairs %v undeclared %v, want %v %v", c[0], c[1], gotPairs, gotUndeclared, wantPairs, wantUndeclared)
