@@ -31,6 +31,7 @@ package prefault
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -54,16 +55,8 @@ var Started bool
 // oneShot says whether a NUL-separated command line runs a command of
 // commands: its first argument after the program's name.
 func oneShot(cmdline []byte) bool {
-	args := bytes.Split(cmdline, []byte{0})
-	if len(args) < 2 {
-		return false
-	}
-	for _, c := range commands {
-		if string(args[1]) == c {
-			return true
-		}
-	}
-	return false
+	args := bytes.SplitN(cmdline, []byte{0}, 3)
+	return len(args) >= 2 && slices.Contains(commands, string(args[1]))
 }
 
 // heapRange finds, in /proc/self/maps, the writable anonymous mapping that
@@ -76,18 +69,18 @@ func heapRange(maps []byte, addr, page uintptr) (lo, hi uintptr, ok bool) {
 	for line := range bytes.SplitSeq(maps, []byte{'\n'}) {
 		start, stop, anon := anonymousRW(line)
 		switch {
-		case ok && anon && start == end:
-			end = stop
+		case ok && (!anon || start != end):
+			return lo, min(end, lo+Limit), true // the first mapping not adjoining ends it
 		case ok:
-			return lo, min(end, lo+Limit), true
+			end = stop
 		case anon && start <= addr && addr < stop:
 			lo, end, ok = addr&^(page-1), stop, true
 		}
 	}
-	if ok {
-		return lo, min(end, lo+Limit), true
+	if !ok {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	return lo, min(end, lo+Limit), true
 }
 
 // anonymousRW parses a line of /proc/self/maps: its range, and whether it
