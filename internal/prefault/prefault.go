@@ -65,22 +65,19 @@ func oneShot(cmdline []byte) bool {
 // it, which splits one mapping into several), and returns from addr's
 // page (of size page) up to Limit of them.
 func heapRange(maps []byte, addr, page uintptr) (lo, hi uintptr, ok bool) {
-	var end uintptr
+	var end uintptr // lo and end stay 0 until the mapping holding addr is found
 	for line := range bytes.SplitSeq(maps, []byte{'\n'}) {
 		start, stop, anon := anonymousRW(line)
-		switch {
-		case ok && (!anon || start != end):
-			return lo, min(end, lo+Limit), true // the first mapping not adjoining ends it
-		case ok:
+		if ok && (!anon || start != end) {
+			break // the first mapping not adjoining ends it
+		}
+		if ok {
 			end = stop
-		case anon && start <= addr && addr < stop:
+		} else if anon && start <= addr && addr < stop {
 			lo, end, ok = addr&^(page-1), stop, true
 		}
 	}
-	if !ok {
-		return 0, 0, false
-	}
-	return lo, min(end, lo+Limit), true
+	return lo, min(end, lo+Limit), ok
 }
 
 // anonymousRW parses a line of /proc/self/maps: its range, and whether it
