@@ -14,8 +14,6 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
-
-	_ "github.com/driftd/driftd/internal/prefault" // first: see the package
 )
 
 // Exit codes, the same for every subcommand.
