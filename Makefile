@@ -123,6 +123,9 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	$(GO) vet ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+	$(GO) mod tidy -diff
+	cd deploy/validate && $(GO) mod tidy -diff
+	cd test/browser && $(GO) mod tidy -diff
 
 # The performance budgets of DESIGN §14 (docs/benchmarks.md), each printed
 # as a `budget | goal | measured | met?` line measured side by side in one
