@@ -339,7 +339,7 @@ func ParseTargetFile(b []byte, path string) ([]Target, error) {
 	for i := range ts {
 		check := ts[i] // checked with the defaults; kept without them
 		is := g.settle(&check, dir)
-		if hasCredentials(&ts[i].HTTPClient) {
+		if CredentialsOf(&ts[i].HTTPClient).Any() {
 			is = append(is, issue{"http_client", "carries credentials: a discovered target's credentials come from sd_credentials in the main config"})
 		}
 		if first, dup := seen[check.Name]; dup && check.Name != "" {
@@ -356,19 +356,13 @@ func ParseTargetFile(b []byte, path string) ([]Target, error) {
 	return ts, nil
 }
 
-// hasCredentials reports whether c sends anything that identifies the caller.
-func hasCredentials(c *promconfig.HTTPClientConfig) bool {
-	return len(CredentialHeaders(c)) > 0 || c.TLSConfig.Cert != "" || c.TLSConfig.CertFile != "" ||
-		c.TLSConfig.Key != "" || c.TLSConfig.KeyFile != ""
-}
-
 // Discovered returns t, found by a source, as the running configuration
 // probes it: credentials from the first sd_credentials entry that matches
 // (any the source set are an error), the global values, the host rules,
 // checked like a written target. The error names origin and each field.
 func (c *Config) Discovered(t Target, origin string) (Target, error) {
 	t.Labels = maps.Clone(t.Labels)
-	if hasCredentials(&t.HTTPClient) {
+	if CredentialsOf(&t.HTTPClient).Any() {
 		return t, fmt.Errorf("%s: target %q: http_client: carries credentials from its source; they come from sd_credentials", origin, t.Name)
 	}
 	for i := range c.SDCredentials {

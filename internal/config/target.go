@@ -5,10 +5,8 @@ package config
 import (
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
@@ -175,67 +173,3 @@ func validClass(c string) bool {
 	return slices.Contains(Classes, c)
 }
 
-// CredentialHeaders returns the names of the headers the HTTP client
-// configuration adds that carry credentials, sorted and without values.
-func CredentialHeaders(c *promconfig.HTTPClientConfig) []string {
-	var names []string
-	if c.Authorization != nil || c.BasicAuth != nil || c.OAuth2 != nil || c.BearerToken != "" || c.BearerTokenFile != "" {
-		names = append(names, "Authorization")
-	}
-	if c.HTTPHeaders != nil {
-		for name := range c.HTTPHeaders.Headers {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	return names
-}
-
-// Anonymous returns a copy of c with every credential-bearing setting
-// removed: what a caller without credentials would send.
-func Anonymous(c promconfig.HTTPClientConfig) promconfig.HTTPClientConfig {
-	c.Authorization, c.BasicAuth, c.OAuth2, c.HTTPHeaders = nil, nil, nil, nil
-	c.BearerToken, c.BearerTokenFile = "", ""
-	c.TLSConfig.Cert, c.TLSConfig.CertFile = "", ""
-	c.TLSConfig.Key, c.TLSConfig.KeyFile = "", ""
-	return c
-}
-
-// SecretValues returns the credential values c would send — inline values
-// and the current contents of the files named for them — so that a value
-// a server echoes back can be redacted before anything is stored. Files
-// that cannot be read are skipped: the request fails on its own.
-func SecretValues(c *promconfig.HTTPClientConfig) []string {
-	var out []string
-	add := func(inline promconfig.Secret, file string) {
-		if inline != "" {
-			out = append(out, string(inline))
-		}
-		if file != "" {
-			if b, err := os.ReadFile(file); err == nil {
-				out = append(out, strings.TrimSpace(string(b)))
-			}
-		}
-	}
-	if a := c.Authorization; a != nil {
-		add(a.Credentials, a.CredentialsFile)
-	}
-	if b := c.BasicAuth; b != nil {
-		add(b.Password, b.PasswordFile)
-	}
-	if o := c.OAuth2; o != nil {
-		add(o.ClientSecret, o.ClientSecretFile)
-	}
-	add(c.BearerToken, c.BearerTokenFile)
-	if c.HTTPHeaders != nil {
-		for _, h := range c.HTTPHeaders.Headers {
-			for _, s := range h.Secrets {
-				add(s, "")
-			}
-			for _, f := range h.Files {
-				add("", f)
-			}
-		}
-	}
-	return out
-}

@@ -50,26 +50,6 @@ func TestTargetValidate(t *testing.T) {
 	}
 }
 
-func TestCredentialsAndAnonymous(t *testing.T) {
-	c := DefaultHTTPClientConfig()
-	c.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: "/t"}
-	c.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{"X-Tenant": {Values: []string{"acme"}}}}
-	c.TLSConfig.CertFile, c.TLSConfig.KeyFile, c.TLSConfig.CAFile = "/c", "/k", "/ca"
-	if got := strings.Join(CredentialHeaders(&c), ","); got != "Authorization,X-Tenant" {
-		t.Fatalf("CredentialHeaders = %s", got)
-	}
-	a := Anonymous(c)
-	if len(CredentialHeaders(&a)) != 0 || a.TLSConfig.CertFile != "" || a.TLSConfig.KeyFile != "" {
-		t.Fatalf("Anonymous kept credentials: %+v", a)
-	}
-	if a.TLSConfig.CAFile != "/ca" {
-		t.Fatal("Anonymous dropped the CA: the anonymous request must trust the same server")
-	}
-	if c.Authorization == nil {
-		t.Fatal("Anonymous mutated its input")
-	}
-}
-
 // TestValidTargetName holds the written-out check to the documented
 // pattern, over every short name of a small alphabet and some long ones.
 func TestValidTargetName(t *testing.T) {

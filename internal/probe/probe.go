@@ -151,8 +151,8 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 func newRun(t config.Target, declared *manifest.Manifest, opts Options, start time.Time) *run {
 	r := startRun(t.Name, config.RedactedURL(t.URL), declared, opts, start)
 	r.t = t
-	r.rep.AuthorizationHeaders = config.CredentialHeaders(&t.HTTPClient)
-	r.rep.AuthorizationPresented = credentialsPresented(&t.HTTPClient)
+	creds := config.CredentialsOf(&t.HTTPClient)
+	r.rep.AuthorizationHeaders, r.rep.AuthorizationPresented = creds.Headers, creds.Any()
 	r.secrets = sanitize.NewSecrets(config.SecretValues(&t.HTTPClient)...)
 	switch {
 	case t.MaxRunBytes > 0:
@@ -213,10 +213,6 @@ func (r *run) awaitManifest(ctx context.Context) bool {
 	}
 	r.setDeclared(m)
 	return true
-}
-
-func credentialsPresented(c *promconfig.HTTPClientConfig) bool {
-	return len(config.CredentialHeaders(c)) > 0 || c.TLSConfig.CertFile != "" || c.TLSConfig.Cert != ""
 }
 
 func (r *run) probe(ctx context.Context) {
