@@ -91,7 +91,7 @@ func (h *harness) inspector(ctx context.Context) error {
 	ratio := median(wall[1]) / median(wall[0])
 	fmt.Fprintf(h.out, "\ndriftd check vs MCP Inspector CLI %s tools/list: whole process wall time, %d distinct tools, legacy bench server in its own process, %d interleaved runs each\n",
 		inspectorVersion, inspectorTools, inspectorRounds)
-	benchgen.Budget(h.out, "Inspector wall time / driftd check's", "≥ 30", fmt.Sprintf("%.2f", ratio), ratio >= 30)
+	benchgen.Budget(h.out, "Inspector wall time / driftd check's", "≥ 20", fmt.Sprintf("%.2f", ratio), ratio >= 20)
 	h.printf("wall time (median): driftd check %v, inspector %v", dur(median(wall[0])), dur(median(wall[1])))
 	h.printf("process CPU, children included (information; wall time is the budget): driftd check %v, inspector %v; ratio %.1f",
 		dur(median(cpu[0])), dur(median(cpu[1])), median(cpu[1])/median(cpu[0]))

@@ -2,7 +2,7 @@
 // each printed as a benchgen.Budget line measured side by side in one run
 // (docs/benchmarks.md). Run it from the module root:
 //
-//	go run ./test/bench [-driftd bin/driftd] bench [floor] [inspector] [blackbox]
+//	go run ./test/bench [-driftd bin/driftd] bench [inspector] [blackbox]
 //	go run ./test/bench [-driftd bin/driftd] scale
 //
 // Nothing here fails on timing. The exit code is 1 only for a harness
@@ -46,12 +46,11 @@ var control = &http.Client{Timeout: 2 * time.Minute}
 
 // steps are the benchmarks of `bench`, in the order they run.
 var steps = map[string]func(*harness, context.Context) error{
-	"floor":     (*harness).floor,
 	"inspector": (*harness).inspector,
 	"blackbox":  (*harness).blackbox,
 }
 
-var stepOrder = []string{"floor", "inspector", "blackbox"}
+var stepOrder = []string{"inspector", "blackbox"}
 
 func main() {
 	driftd := flag.String("driftd", "bin/driftd", "the driftd binary to measure (make build)")

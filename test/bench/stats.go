@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"time"
 )
 
 // number is what median takes.
@@ -34,4 +35,17 @@ func mean[T number](xs []T) float64 {
 		t += float64(x)
 	}
 	return t / float64(len(xs))
+}
+
+// dur rounds ns to a precision a reader can compare.
+func dur(ns float64) time.Duration {
+	d := time.Duration(ns)
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	default:
+		return d.Round(time.Microsecond)
+	}
 }
