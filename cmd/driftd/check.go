@@ -139,7 +139,7 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 			_, err = stdout.Write(b)
 			return err
 		}
-		if err := atomicfile.Write(*out, b); err != nil {
+		if err := atomicfile.WriteReport(*out, b); err != nil {
 			return &exitError{exitUsage, err}
 		}
 		fmt.Fprintf(stderr, "driftd capture: wrote %s (%s era, %s) to %s\n", strings.Join(counts, ", "), rep.Era, revisionText(rep), *out)

@@ -55,6 +55,18 @@ func TestOutputFile(t *testing.T) {
 	if err := xml.Unmarshal(b, &doc); err != nil || doc.Failures == 0 {
 		t.Fatalf("%v; failures %d in\n%s", err, doc.Failures, b)
 	}
+	// A report is for its readers: a new file is 0644, a replaced one
+	// keeps its mode.
+	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o644 {
+		t.Fatalf("new --output file has mode %v, want 0644", fi.Mode().Perm())
+	}
+	if err := os.Chmod(out, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	driftd(t, "diff", old, updated, "--format", "junit", "--output", out)
+	if fi, _ := os.Stat(out); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("replaced --output file has mode %v, want its old 0640", fi.Mode().Perm())
+	}
 	code, _, stderr = driftd(t, "diff", old, updated, "--output", filepath.Join(t.TempDir(), "no", "such", "dir", "x"))
 	if code != exitUsage || stderr == "" {
 		t.Fatalf("unwritable --output: exit %d, stderr %q", code, stderr)

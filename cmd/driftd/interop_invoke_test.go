@@ -101,6 +101,24 @@ func TestInvokeGatesInTheCLI(t *testing.T) {
 	}
 }
 
+// TestInvokeArgumentsKeepLargeIntegers: an integer above 2^53 given with
+// --invoke-arguments reaches the server as written, not rounded.
+func TestInvokeArgumentsKeepLargeIntegers(t *testing.T) {
+	const big = "9007199254740993" // 2^53 + 1: a float64 makes it ...992
+	tool := json.RawMessage(`{"name":"a","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`)
+	var got json.RawMessage
+	srv := mcptest.NewServer(mcptest.Options{Tools: []json.RawMessage{tool}, CallTool: func(_ string, args json.RawMessage) (json.RawMessage, *mcptest.RPCError) {
+		got = args
+		return json.RawMessage(`{"content":[]}`), nil
+	}})
+	defer srv.Close()
+	m := writeFile(t, "m.json", `{"tools":[`+string(tool)+`]}`)
+	code, stdout, stderr := driftd(t, "check", m, "--base-url", srv.URL, "--invoke-tool", "a", "--execute", "--invoke-arguments", `a={"n": `+big+`}`)
+	if code != exitOK || !strings.Contains(string(got), big) {
+		t.Fatalf("exit %d, the server got %s\n%s%s", code, got, stdout, stderr)
+	}
+}
+
 // TestGlobLookingNamesAreExact: a declared name with *, ? or [ is invoked
 // by its exact name, and the sentinel-looking name of the Mcp-Name rule
 // reaches the wire encoded; the characters refuse nothing, only a name

@@ -95,7 +95,7 @@ func (f *reportFlags) finish(stdout io.Writer, run *format.Run, text func(io.Wri
 		err = text(w, paint)
 	}
 	if err == nil && *f.output != "" {
-		if werr := atomicfile.Write(*f.output, buf.Bytes()); werr != nil {
+		if werr := atomicfile.WriteReport(*f.output, buf.Bytes()); werr != nil {
 			return &exitError{exitUsage, werr}
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -132,8 +133,8 @@ func (f *targetFlags) target() (config.Target, error) {
 	}
 	for _, a := range f.invokeArgs {
 		name, raw, _ := strings.Cut(a, "=")
-		var args map[string]any
-		if err := json.Unmarshal([]byte(raw), &args); err != nil || args == nil || !slices.Contains(f.invokeTools, name) {
+		args, err := decodeArguments(raw)
+		if err != nil || args == nil || !slices.Contains(f.invokeTools, name) {
 			return t, usageErr("--invoke-arguments for %q: want NAME=JSON, a JSON object, for a tool named by --invoke-tool", name)
 		}
 		if t.Invoke.Arguments == nil {
@@ -210,4 +211,20 @@ func redactFlag(s string) string {
 		return k + "=<secret>"
 	}
 	return "<secret>"
+}
+
+// decodeArguments decodes a JSON object of tool arguments keeping each
+// number as written (json.Number): a float64 would round an integer above
+// 2^53 before it is sent.
+func decodeArguments(raw string) (map[string]any, error) {
+	d := json.NewDecoder(strings.NewReader(raw))
+	d.UseNumber()
+	var args map[string]any
+	if err := d.Decode(&args); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, errors.New("more than one JSON value")
+	}
+	return args, nil
 }

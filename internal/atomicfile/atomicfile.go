@@ -25,8 +25,26 @@ const tempInfix = ".tmp-"
 // same directory (rename is atomic only within one file system), is
 // fsynced before the rename so the rename cannot expose unwritten blocks,
 // and the directory is fsynced after it so the rename itself survives.
-// The file has mode 0600.
+// The file has mode 0600: state, snapshots and manifests may hold what a
+// server said.
 func Write(path string, data []byte) error { return WriteFunc(path, data, nil) }
+
+// WriteReport is Write for a file a user asked for (a report or a
+// captured manifest given with -o): it keeps the mode of the file it
+// replaces, and a new file is 0644 like any file a command writes for its
+// user, so a CI job's later steps and other users can read it.
+func WriteReport(path string, data []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		mode = fi.Mode().Perm()
+	}
+	return WriteFunc(path, data, func(f *os.File, b []byte) (int, error) {
+		if err := f.Chmod(mode); err != nil {
+			return 0, err
+		}
+		return f.Write(b)
+	})
+}
 
 // WriteFunc is Write with the data written by write (nil: (*os.File).Write),
 // for tests that simulate a full disk.
