@@ -110,13 +110,13 @@ func (f *targetFlags) target() (config.Target, error) {
 	t.Timeout, t.MaxListPages, t.SkipAuthProbe, t.Environment = f.timeout, f.maxListPages, f.skipAuthProbe, f.environment
 	for _, b := range []struct {
 		flag, value string
-		into        *int64
+		into        *config.ByteSize
 	}{{"--max-response-bytes", f.maxResponse, &t.MaxResponseBytes}, {"--max-run-bytes", f.maxRun, &t.MaxRunBytes}} {
 		size, err := config.ParseByteSize(b.value)
 		if err != nil || size.Bytes() < 1024 {
 			return t, usageErr("%s %q: want a size of at least 1KiB such as 16MiB", b.flag, b.value)
 		}
-		*b.into = size.Bytes()
+		*b.into = size
 	}
 	t.Invoke = config.Invoke{Tools: f.invokeTools, Prompts: f.invokePrompts, Resources: f.invokeResources,
 		Execute: f.execute, IKnowThisIsProduction: f.iKnowProduction, Seed: f.seed}
@@ -142,7 +142,7 @@ func (f *targetFlags) target() (config.Target, error) {
 		}
 		t.Invoke.Arguments[name] = args
 	}
-	hc := &t.HTTPClient
+	hc := &t.HTTPClient.HTTPClientConfig
 	for _, h := range f.headers {
 		k, v, ok := strings.Cut(h, "=")
 		if !ok || k == "" {

@@ -53,11 +53,11 @@ func (t *Target) check() []issue {
 	if t.MaxListPages < 1 {
 		is.add("max_list_pages", "%d must be at least 1", t.MaxListPages)
 	}
-	if t.MaxResponseBytes < 1024 {
-		is.add("max_response_bytes", "%d must be at least 1024 (1KiB)", t.MaxResponseBytes)
+	if n := t.MaxResponseBytes.Bytes(); n < 1024 {
+		is.add("max_response_bytes", "%d must be at least 1024 (1KiB)", n)
 	}
-	if t.MaxRunBytes < 1024 {
-		is.add("max_run_bytes", "%d must be at least 1024 (1KiB)", t.MaxRunBytes)
+	if n := t.MaxRunBytes.Bytes(); n < 1024 {
+		is.add("max_run_bytes", "%d must be at least 1024 (1KiB)", n)
 	}
 	if t.Environment != "" && !validClass(t.Environment) {
 		is.add("environment", "%q must be one of %v", t.Environment, Classes)
@@ -224,7 +224,7 @@ func checkIgnore(at string, ig catalogue.Ignore) []issue {
 
 func checkRule(at string, r ClassificationRule) []issue {
 	var is issues
-	if r.Match == nil || r.Match.String() == "" {
+	if r.Match.Regexp == nil || r.Match.String() == "" {
 		// An empty pattern matches every host: surely not what was meant.
 		is.add(at+".match", "required")
 	}

@@ -20,15 +20,15 @@ import (
 // Config is a driftd configuration file, decoded, checked and with the
 // global values applied to every target.
 type Config struct {
-	Global  Global   `yaml:"global"`
-	Targets []Target `yaml:"targets"`
+	Global  Global       `yaml:"global"`
+	Targets List[Target] `yaml:"targets"`
 	// TargetFiles, KubernetesSD and RegistrySD discover more targets
 	// (docs/discovery.md); SDCredentials give discovered targets their
 	// credentials, which never come from the source.
-	TargetFiles   []string       `yaml:"target_files,omitempty"`
-	KubernetesSD  []KubernetesSD `yaml:"kubernetes_sd,omitempty"`
-	RegistrySD    []RegistrySD   `yaml:"registry_sd,omitempty"`
-	SDCredentials []SDCredential `yaml:"sd_credentials,omitempty"`
+	TargetFiles   []string           `yaml:"target_files,omitempty"`
+	KubernetesSD  List[KubernetesSD] `yaml:"kubernetes_sd,omitempty"`
+	RegistrySD    List[RegistrySD]   `yaml:"registry_sd,omitempty"`
+	SDCredentials List[SDCredential] `yaml:"sd_credentials,omitempty"`
 
 	// Path is the file it was read from, as given.
 	Path string `yaml:"-"`
@@ -228,11 +228,11 @@ func (g *Global) inherit(t *Target) map[string]bool {
 	if t.MaxListPages == 0 {
 		t.MaxListPages, inherited["max_list_pages"] = g.MaxListPages, true
 	}
-	if t.MaxResponseBytes == 0 {
-		t.MaxResponseBytes, inherited["max_response_bytes"] = g.MaxResponseBytes.Bytes(), true
+	if t.MaxResponseBytes.IsZero() {
+		t.MaxResponseBytes, inherited["max_response_bytes"] = g.MaxResponseBytes, true
 	}
-	if t.MaxRunBytes == 0 {
-		t.MaxRunBytes, inherited["max_run_bytes"] = g.MaxRunBytes.Bytes(), true
+	if t.MaxRunBytes.IsZero() {
+		t.MaxRunBytes, inherited["max_run_bytes"] = g.MaxRunBytes, true
 	}
 	return inherited
 }

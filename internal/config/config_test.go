@@ -161,7 +161,7 @@ func TestLoadGood(t *testing.T) {
 	orders, billing, search := c.Targets[0], c.Targets[1], c.Targets[2]
 
 	if orders.Schedule.String() != "*/2 * * * *" || orders.Timeout != 20*time.Second || orders.MaxListPages != 50 ||
-		orders.MaxResponseBytes != 16<<20 || orders.Environment != "production" || orders.Labels["team"] != "payments" {
+		orders.MaxResponseBytes.Bytes() != 16<<20 || orders.Environment != "production" || orders.Labels["team"] != "payments" {
 		t.Errorf("orders = %+v", orders)
 	}
 	if orders.Manifest != filepath.Join(dir, "manifests/orders.json") {
@@ -181,7 +181,7 @@ func TestLoadGood(t *testing.T) {
 		t.Errorf("severity, ignore = %v, %+v", orders.Severity, orders.Ignore)
 	}
 
-	if billing.Schedule.String() != "@every 5m" || billing.Timeout != 30*time.Second || billing.MaxResponseBytes != 1<<20 ||
+	if billing.Schedule.String() != "@every 5m" || billing.Timeout != 30*time.Second || billing.MaxResponseBytes.Bytes() != 1<<20 ||
 		billing.Manifest != "/srv/manifests/billing.yaml" || strings.Join(billing.ShadowTools, ",") != "create_refund_v2,send_invoice" {
 		t.Errorf("billing = %+v", billing)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	promconfig "github.com/prometheus/common/config"
-	"gopkg.in/yaml.v3"
 )
 
 // Defaults of the discovery blocks (docs/discovery.md).
@@ -65,48 +64,31 @@ type RegistrySD struct {
 	// Timeout bounds one refresh, every page together.
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 	// MaxResponseBytes bounds one page of the listing.
-	MaxResponseBytes ByteSize `yaml:"max_response_bytes,omitempty"`
-	MaxPages         int      `yaml:"max_pages,omitempty"`
-	Labels           map[string]string
+	MaxResponseBytes ByteSize          `yaml:"max_response_bytes,omitempty"`
+	MaxPages         int               `yaml:"max_pages,omitempty"`
+	Labels           map[string]string `yaml:"labels,omitempty"`
 	// HTTPClient is how driftd reaches the registry itself (TLS, its
 	// credentials); redirects are never followed.
-	HTTPClient promconfig.HTTPClientConfig
+	HTTPClient HTTPClient `yaml:"http_client,omitempty"`
 }
 
 // Source is the source label of the block's metrics: registry:URL.
 func (r RegistrySD) Source() string { return "registry:" + RedactedURL(r.URL) }
 
-type registrySDYAML struct {
-	URL              string            `yaml:"url"`
-	NamePrefixes     []string          `yaml:"name_prefixes,omitempty"`
-	ManifestsDir     string            `yaml:"manifests_dir,omitempty"`
-	RefreshInterval  time.Duration     `yaml:"refresh_interval,omitempty"`
-	Timeout          time.Duration     `yaml:"timeout,omitempty"`
-	MaxResponseBytes ByteSize          `yaml:"max_response_bytes,omitempty"`
-	MaxPages         int               `yaml:"max_pages,omitempty"`
-	Labels           map[string]string `yaml:"labels,omitempty"`
-	HTTPClient       *httpClientYAML   `yaml:"http_client,omitempty"`
-}
+// plainRegistrySD is RegistrySD without its methods.
+type plainRegistrySD RegistrySD
 
 // UnmarshalYAML decodes the block with driftd's HTTP client defaults.
 func (r *RegistrySD) UnmarshalYAML(unmarshal func(any) error) error {
-	var raw registrySDYAML
-	err := unmarshal(&raw)
-	err = withHTTPClientError(unmarshal, raw.HTTPClient, err)
-	*r = RegistrySD{URL: raw.URL, NamePrefixes: raw.NamePrefixes, ManifestsDir: raw.ManifestsDir,
-		RefreshInterval: raw.RefreshInterval, Timeout: raw.Timeout, MaxResponseBytes: raw.MaxResponseBytes,
-		MaxPages: raw.MaxPages, Labels: raw.Labels, HTTPClient: DefaultHTTPClientConfig()}
-	if raw.HTTPClient != nil {
-		r.HTTPClient = raw.HTTPClient.HTTPClientConfig
-	}
-	return err
+	*r = RegistrySD{HTTPClient: DefaultHTTPClient()}
+	err := unmarshal((*plainRegistrySD)(r))
+	return withHTTPClientError(unmarshal, &r.HTTPClient, err)
 }
 
-// MarshalYAML prints the block in the file's shape.
+// MarshalYAML prints the block in the file's shape, its URL redacted.
 func (r RegistrySD) MarshalYAML() (any, error) {
-	return registrySDYAML{URL: RedactedURL(r.URL), NamePrefixes: r.NamePrefixes, ManifestsDir: r.ManifestsDir,
-		RefreshInterval: r.RefreshInterval, Timeout: r.Timeout, MaxResponseBytes: r.MaxResponseBytes,
-		MaxPages: r.MaxPages, Labels: r.Labels, HTTPClient: &httpClientYAML{HTTPClientConfig: r.HTTPClient}}, nil
+	r.URL = RedactedURL(r.URL)
+	return plainRegistrySD(r), nil
 }
 
 // SDCredential gives the discovered targets it matches their HTTP client
@@ -114,50 +96,20 @@ func (r RegistrySD) MarshalYAML() (any, error) {
 // name; url_prefix; labels, each equal), and the first entry that matches
 // wins. A discovered target never takes credentials from its source.
 type SDCredential struct {
-	Name       string
-	URLPrefix  string
-	Labels     map[string]string
-	HTTPClient promconfig.HTTPClientConfig
-}
-
-type sdCredentialYAML struct {
 	Name       string            `yaml:"name,omitempty"`
 	URLPrefix  string            `yaml:"url_prefix,omitempty"`
 	Labels     map[string]string `yaml:"labels,omitempty"`
-	HTTPClient *httpClientYAML   `yaml:"http_client,omitempty"`
+	HTTPClient HTTPClient        `yaml:"http_client,omitempty"`
 }
+
+// plainSDCredential is SDCredential without its methods.
+type plainSDCredential SDCredential
 
 // UnmarshalYAML decodes the entry with driftd's HTTP client defaults.
 func (s *SDCredential) UnmarshalYAML(unmarshal func(any) error) error {
-	var raw sdCredentialYAML
-	err := unmarshal(&raw)
-	err = withHTTPClientError(unmarshal, raw.HTTPClient, err)
-	*s = SDCredential{Name: raw.Name, URLPrefix: raw.URLPrefix, Labels: raw.Labels, HTTPClient: DefaultHTTPClientConfig()}
-	if raw.HTTPClient != nil {
-		s.HTTPClient = raw.HTTPClient.HTTPClientConfig
-	}
-	return err
-}
-
-// MarshalYAML prints the entry, secrets as <secret>.
-func (s SDCredential) MarshalYAML() (any, error) {
-	return sdCredentialYAML{Name: s.Name, URLPrefix: s.URLPrefix, Labels: s.Labels, HTTPClient: &httpClientYAML{HTTPClientConfig: s.HTTPClient}}, nil
-}
-
-// withHTTPClientError adds the plain error an http_client block's
-// prometheus/common unmarshaler returned, placed at the block, to err.
-func withHTTPClientError(unmarshal func(any) error, h *httpClientYAML, err error) error {
-	if h == nil || h.err == nil {
-		return err
-	}
-	herr := httpClientError(unmarshal, h.err)
-	switch e := err.(type) {
-	case nil:
-		return herr
-	case *yaml.TypeError:
-		e.Errors = append(e.Errors, herr.Errors...)
-	}
-	return err
+	*s = SDCredential{HTTPClient: DefaultHTTPClient()}
+	err := unmarshal((*plainSDCredential)(s))
+	return withHTTPClientError(unmarshal, &s.HTTPClient, err)
 }
 
 // matches reports whether the entry applies to t.
@@ -328,8 +280,8 @@ const MaxTargetNameLen = 63
 // Paths resolve against the file's directory. A target file carries no
 // credentials: those come from sd_credentials. Errors are FILE:LINE: [i].FIELD.
 func ParseTargetFile(b []byte, path string) ([]Target, error) {
-	var ts list[Target]
-	col, err := decode(b, path, "a target file", &ts, reflect.TypeFor[list[Target]]())
+	var ts List[Target]
+	col, err := decode(b, path, "a target file", &ts, reflect.TypeFor[List[Target]]())
 	if err != nil {
 		return nil, err
 	}
@@ -339,7 +291,7 @@ func ParseTargetFile(b []byte, path string) ([]Target, error) {
 	for i := range ts {
 		check := ts[i] // checked with the defaults; kept without them
 		is := g.settle(&check, dir)
-		if CredentialsOf(&ts[i].HTTPClient).Any() {
+		if CredentialsOf(&ts[i].HTTPClient.HTTPClientConfig).Any() {
 			is = append(is, issue{"http_client", "carries credentials: a discovered target's credentials come from sd_credentials in the main config"})
 		}
 		if first, dup := seen[check.Name]; dup && check.Name != "" {
@@ -362,7 +314,7 @@ func ParseTargetFile(b []byte, path string) ([]Target, error) {
 // checked like a written target. The error names origin and each field.
 func (c *Config) Discovered(t Target, origin string) (Target, error) {
 	t.Labels = maps.Clone(t.Labels)
-	if CredentialsOf(&t.HTTPClient).Any() {
+	if CredentialsOf(&t.HTTPClient.HTTPClientConfig).Any() {
 		return t, fmt.Errorf("%s: target %q: http_client: carries credentials from its source; they come from sd_credentials", origin, t.Name)
 	}
 	for i := range c.SDCredentials {

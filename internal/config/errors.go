@@ -122,16 +122,16 @@ var (
 // describe names a Go type the way the file's author thinks of it.
 func describe(goType string) string {
 	switch {
-	case strings.HasPrefix(goType, "[]"), strings.HasPrefix(goType, "config.list["):
+	case strings.HasPrefix(goType, "[]"), strings.HasPrefix(goType, "config.List["):
 		return "a list"
 	case strings.HasPrefix(goType, "map["):
 		return "a mapping"
 	}
 	if d, ok := map[string]string{
-		"config.configYAML":         "a mapping of global and targets",
+		"config.Config":             "a mapping of global and targets",
 		"config.Global":             "a mapping (the global section)",
-		"config.targetYAML":         "a mapping (a target)",
-		"config.classificationYAML": "a mapping of match and class",
+		"config.plainTarget":        "a mapping (a target)",
+		"config.ClassificationRule": "a mapping of match and class",
 		"catalogue.Ignore":          "a mapping (an ignore entry)",
 		"time.Duration":             "a duration such as 30s",
 		"int":                       "an integer",

@@ -10,13 +10,8 @@ import (
 // Policy is a file of severity overrides and ignore entries on their own
 // (check's and diff's --ignore-file), written as in a config target.
 type Policy struct {
-	Severity map[string]string
-	Ignore   []catalogue.Ignore
-}
-
-type policyYAML struct {
 	Severity map[string]string      `yaml:"severity"`
-	Ignore   list[catalogue.Ignore] `yaml:"ignore"`
+	Ignore   List[catalogue.Ignore] `yaml:"ignore"`
 }
 
 // LoadPolicy reads and checks the policy file at path.
@@ -36,12 +31,11 @@ func ParsePolicy(b []byte, path string) (*Policy, error) {
 	if file == "" {
 		file = "<policy>"
 	}
-	var raw policyYAML
-	col, err := decode(b, file, "a policy file", &raw, reflect.TypeFor[Policy]())
+	p := &Policy{}
+	col, err := decode(b, file, "a policy file", p, reflect.TypeFor[Policy]())
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{Severity: raw.Severity, Ignore: raw.Ignore}
 	col.add("", checkPolicy(p.Severity, p.Ignore))
 	if err := col.err(); err != nil {
 		return nil, err

@@ -85,12 +85,9 @@ func catalogueIDs(withGrades bool) []string {
 
 // shapes maps a type with its own UnmarshalYAML to the struct it decodes.
 var shapes = map[reflect.Type]reflect.Type{
-	reflect.TypeFor[Config]():             reflect.TypeFor[configYAML](),
-	reflect.TypeFor[Target]():             reflect.TypeFor[targetYAML](),
-	reflect.TypeFor[ClassificationRule](): reflect.TypeFor[classificationYAML](),
-	reflect.TypeFor[Policy]():             reflect.TypeFor[policyYAML](),
-	reflect.TypeFor[RegistrySD]():         reflect.TypeFor[registrySDYAML](),
-	reflect.TypeFor[SDCredential]():       reflect.TypeFor[sdCredentialYAML](),
+	reflect.TypeFor[Target]():       reflect.TypeFor[plainTarget](),
+	reflect.TypeFor[RegistrySD]():   reflect.TypeFor[plainRegistrySD](),
+	reflect.TypeFor[SDCredential](): reflect.TypeFor[plainSDCredential](),
 }
 
 // keysAt returns the keys the mapping at path (as positions names it) in

@@ -5,7 +5,6 @@ package config
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"time"
 
@@ -58,40 +57,40 @@ func ValidTargetName(name string) bool {
 
 // Target is one (name, URL, manifest) triple and how to probe it: the
 // effective settings, with the global ones inherited. Its YAML keys are
-// those of DESIGN §4 (see targetYAML for the file's shape).
+// those of DESIGN §4, decoded straight into it.
 type Target struct {
-	Name     string
-	URL      string
-	Manifest string
+	Name     string `yaml:"name"`
+	URL      string `yaml:"url"`
+	Manifest string `yaml:"manifest,omitempty"`
 	// Baseline is "first_seen" for a target without a manifest: its first
 	// successful run's served surface becomes the baseline it is compared
 	// against (docs/configuration.md#baseline-mode). Empty with a manifest.
-	Baseline         string
-	Schedule         Schedule
-	Timeout          time.Duration
-	MaxListPages     int
-	MaxResponseBytes int64
+	Baseline         string        `yaml:"baseline,omitempty"`
+	Schedule         Schedule      `yaml:"schedule,omitempty"`
+	Timeout          time.Duration `yaml:"timeout,omitempty"`
+	MaxListPages     int           `yaml:"max_list_pages,omitempty"`
+	MaxResponseBytes ByteSize      `yaml:"max_response_bytes,omitempty"`
 	// MaxRunBytes bounds the bytes read in one run, all responses together.
-	MaxRunBytes int64
-	Environment string
+	MaxRunBytes ByteSize `yaml:"max_run_bytes,omitempty"`
+	Environment string   `yaml:"environment,omitempty"`
 	// Labels are exported on driftd_target_info only.
-	Labels        map[string]string
-	HTTPClient    promconfig.HTTPClientConfig
-	SkipAuthProbe bool
+	Labels        map[string]string `yaml:"labels,omitempty"`
+	HTTPClient    HTTPClient        `yaml:"http_client,omitempty"`
+	SkipAuthProbe bool              `yaml:"skip_auth_probe,omitempty"`
 	// Severity overrides a rule's (or BRK-* grade's) severity: ERROR, WARN,
 	// INFO or OFF. Only the level is checked here; the catalogue checks ids.
-	Severity map[string]string
-	Ignore   []catalogue.Ignore
+	Severity map[string]string      `yaml:"severity,omitempty"`
+	Ignore   List[catalogue.Ignore] `yaml:"ignore,omitempty"`
 	// Classification is the global host rules, copied into every target so
 	// a probe needs nothing but its target.
-	Classification []ClassificationRule
+	Classification []ClassificationRule `yaml:"-"`
 	// Invoke configures opt-in tools/call, prompts/get and resources/read
 	// (docs/invoking.md).
-	Invoke Invoke
+	Invoke Invoke `yaml:"invoke,omitempty"`
 	// ShadowTools are tool names of other servers the same agents use:
 	// MCP-SEC-SHADOWING also reports this server's texts that try to
 	// change how one of them is used (docs/security.md).
-	ShadowTools []string
+	ShadowTools []string `yaml:"shadow_tools,omitempty"`
 }
 
 // Invoke is the opt-in tools/call, prompts/get and resources/read of a
@@ -119,6 +118,13 @@ type Invoke struct {
 	PromptArguments map[string]map[string]string `yaml:"prompt_arguments,omitempty"`
 }
 
+// IsZero reports whether nothing is configured: the block is left out
+// when a target is printed.
+func (inv Invoke) IsZero() bool {
+	return !inv.Named() && !inv.Execute && !inv.IKnowThisIsProduction && inv.Seed == 0 &&
+		len(inv.Arguments) == 0 && len(inv.PromptArguments) == 0
+}
+
 // Named reports whether anything is named to invoke: a tool, a prompt or
 // a resource.
 func (inv Invoke) Named() bool {
@@ -127,8 +133,8 @@ func (inv Invoke) Named() bool {
 
 // ClassificationRule maps hosts matching a regexp to a class.
 type ClassificationRule struct {
-	Match *regexp.Regexp
-	Class string
+	Match Regexp `yaml:"match"`
+	Class string `yaml:"class"`
 }
 
 // NewTarget returns a target with the defaults applied.
@@ -139,9 +145,9 @@ func NewTarget(name, rawURL string) Target {
 		Schedule:         defaultSchedule(),
 		Timeout:          DefaultTimeout,
 		MaxListPages:     DefaultMaxListPages,
-		MaxResponseBytes: DefaultMaxResponseBytes,
-		MaxRunBytes:      DefaultMaxRunBytes,
-		HTTPClient:       DefaultHTTPClientConfig(),
+		MaxResponseBytes: ByteSize{n: DefaultMaxResponseBytes},
+		MaxRunBytes:      ByteSize{n: DefaultMaxRunBytes},
+		HTTPClient:       DefaultHTTPClient(),
 	}
 }
 
@@ -172,4 +178,3 @@ func (t *Target) Validate() error {
 func validClass(c string) bool {
 	return slices.Contains(Classes, c)
 }
-

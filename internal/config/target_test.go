@@ -27,7 +27,7 @@ func TestTargetValidate(t *testing.T) {
 		{func(t *Target) { t.URL = "https://user:pw@x/mcp" }, "must not carry credentials"},
 		{func(t *Target) { t.Timeout = 0 }, "timeout: 0s must be positive"},
 		{func(t *Target) { t.MaxListPages = 0 }, "max_list_pages: 0 must be at least 1"},
-		{func(t *Target) { t.MaxResponseBytes = 10 }, "max_response_bytes: 10 must be at least 1024"},
+		{func(t *Target) { t.MaxResponseBytes = NewByteSize(10) }, "max_response_bytes: 10 must be at least 1024"},
 		{func(t *Target) { t.Environment = "prod" }, `environment: "prod" must be one of`},
 		{func(t *Target) { t.HTTPClient.FollowRedirects = true }, "http_client.follow_redirects: must be false"},
 		{func(t *Target) { t.Classification = []ClassificationRule{{Class: "production"}} }, "classification[0].match: required"},

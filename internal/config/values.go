@@ -57,6 +57,9 @@ func ParseByteSize(s string) (ByteSize, error) {
 	return ByteSize{int64(b), s}, nil
 }
 
+// NewByteSize returns a size of n bytes, printed in canonical units.
+func NewByteSize(n int64) ByteSize { return ByteSize{n: n} }
+
 // Bytes returns the size in bytes.
 func (b ByteSize) Bytes() int64 { return b.n }
 

@@ -76,7 +76,7 @@ func (tc *targetConfig) keptClient(version string) *http.Client {
 		if p <= 0 || p > keepConnMaxPeriod {
 			return
 		}
-		tc.conn, _ = probe.NewHTTPClient(tc.t.HTTPClient, version, 2*p)
+		tc.conn, _ = probe.NewHTTPClient(tc.t.HTTPClient.HTTPClientConfig, version, 2*p)
 	})
 	return tc.conn
 }

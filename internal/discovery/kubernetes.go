@@ -192,7 +192,7 @@ func (k *Kubernetes) targetsOf(ctx context.Context, svc *Service) ([]Target, err
 	if !strings.HasPrefix(path, "/") {
 		return nil, fmt.Errorf("%s: %q must start with /", AnnotationPath, path)
 	}
-	base := config.Target{Environment: a[AnnotationEnvironment], Labels: maps.Clone(k.cfg.Labels), HTTPClient: config.DefaultHTTPClientConfig()}
+	base := config.Target{Environment: a[AnnotationEnvironment], Labels: maps.Clone(k.cfg.Labels), HTTPClient: config.DefaultHTTPClient()}
 	switch m := a[AnnotationManifest]; m {
 	case "", "baseline":
 		base.Baseline = config.BaselineFirstSeen

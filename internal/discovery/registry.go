@@ -81,7 +81,7 @@ type Registry struct {
 
 // NewRegistry returns the source for cfg; version goes in the User-Agent.
 func NewRegistry(cfg config.RegistrySD, version string) (*Registry, error) {
-	c, err := probe.NewHTTPClient(cfg.HTTPClient, version, 2*cfg.RefreshInterval)
+	c, err := probe.NewHTTPClient(cfg.HTTPClient.HTTPClientConfig, version, 2*cfg.RefreshInterval)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	// The registry's own credentials, read as each refresh sends them: a
 	// registry that echoes one into a server's name or remote URL would
 	// otherwise have driftd carry it to that server.
-	secrets := sanitize.NewSecrets(config.SecretValues(&r.cfg.HTTPClient)...)
+	secrets := sanitize.NewSecrets(config.SecretValues(&r.cfg.HTTPClient.HTTPClientConfig)...)
 	skipped, cursor, seen := 0, "", map[string]bool{}
 	for page := 0; ; page++ {
 		if page == r.cfg.MaxPages {
@@ -281,7 +281,7 @@ func (r *Registry) build(servers map[string][]string) []Target {
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		urls := servers[name]
 		for i, u := range urls {
-			t := config.Target{Name: RegistryName(name, i, len(urls)), URL: u, Labels: maps.Clone(r.cfg.Labels), HTTPClient: config.DefaultHTTPClientConfig()}
+			t := config.Target{Name: RegistryName(name, i, len(urls)), URL: u, Labels: maps.Clone(r.cfg.Labels), HTTPClient: config.DefaultHTTPClient()}
 			if m := findManifest(r.cfg.ManifestsDir, t.Name); m != "" {
 				t.Manifest = m
 			} else {

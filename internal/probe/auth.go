@@ -25,7 +25,7 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 		ap.AnonymousList = "skipped"
 		return
 	}
-	c, err := r.client(config.Anonymous(r.t.HTTPClient), true, &r.lastAnon)
+	c, err := r.client(config.Anonymous(r.t.HTTPClient.HTTPClientConfig), true, &r.lastAnon)
 	if err != nil {
 		ap.AnonymousList = "indeterminate"
 		r.emitFrom(nil, r.checkIndeterminate(err)...) // nothing was sent

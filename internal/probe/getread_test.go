@@ -196,7 +196,7 @@ func TestReadsShareTheLimits(t *testing.T) {
 	defer srv.Close()
 	rep := probeOnce(t, srv, surfaceDeclared(t), func(tg *config.Target) {
 		readsInvoke(true)(tg)
-		tg.MaxResponseBytes = 2048
+		tg.MaxResponseBytes = config.NewByteSize(2048)
 	})
 	reads := rep.Invocation.Reads
 	if !rep.Success || len(reads) != 3 || reads[0].Outcome != "result" || reads[2].Outcome != "failed: response_too_large" {

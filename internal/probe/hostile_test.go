@@ -56,7 +56,7 @@ func TestHostileWire(t *testing.T) {
 			rep := probeOnce(t, srv, declare(t, "a"), func(tg *config.Target) {
 				tg.Timeout = timeout
 				if tc.limit > 0 {
-					tg.MaxResponseBytes = tc.limit
+					tg.MaxResponseBytes = config.NewByteSize(tc.limit)
 				}
 			})
 			if el := time.Since(start); el > timeout+time.Second {

@@ -144,7 +144,7 @@ func TestReturnedKeysReachNoArtifact(t *testing.T) {
 	defer srv.Close()
 	rep := probeOnce(t, srv, declareRaw(t, []json.RawMessage{json.RawMessage(closed)}), func(tg *config.Target) {
 		tg.Invoke = config.Invoke{Tools: []string{"a"}, Execute: true}
-		tg.MaxResponseBytes = 8 << 20
+		tg.MaxResponseBytes = config.NewByteSize(8 << 20)
 	})
 	calls := toolsOf(rep, catalogue.DriftCallOutputSchema)
 	if len(calls) != 1 {

@@ -180,7 +180,7 @@ func TestHostileItemLists(t *testing.T) {
 		}, nil, mcp.ReasonTimeout},
 		{"byte budget", func(o *mcptest.Options) {
 			o.Prompts = []json.RawMessage{json.RawMessage(`{"name":"big","description":"` + strings.Repeat("x", 64<<10) + `"}`)}
-		}, func(t *config.Target) { t.MaxRunBytes = 32 << 10 }, mcp.ReasonResponseTooLarge},
+		}, func(t *config.Target) { t.MaxRunBytes = config.NewByteSize(32 << 10) }, mcp.ReasonResponseTooLarge},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := surface(tc.edit)

@@ -151,12 +151,12 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 func newRun(t config.Target, declared *manifest.Manifest, opts Options, start time.Time) *run {
 	r := startRun(t.Name, config.RedactedURL(t.URL), declared, opts, start)
 	r.t = t
-	creds := config.CredentialsOf(&t.HTTPClient)
+	creds := config.CredentialsOf(&t.HTTPClient.HTTPClientConfig)
 	r.rep.AuthorizationHeaders, r.rep.AuthorizationPresented = creds.Headers, creds.Any()
-	r.secrets = sanitize.NewSecrets(config.SecretValues(&t.HTTPClient)...)
+	r.secrets = sanitize.NewSecrets(config.SecretValues(&t.HTTPClient.HTTPClientConfig)...)
 	switch {
-	case t.MaxRunBytes > 0:
-		r.budget = mcp.NewBudget(t.MaxRunBytes, opts.Pool)
+	case t.MaxRunBytes.Bytes() > 0:
+		r.budget = mcp.NewBudget(t.MaxRunBytes.Bytes(), opts.Pool)
 	case opts.Pool != nil:
 		r.budget = mcp.NewBudget(math.MaxInt64, opts.Pool)
 	}
@@ -222,7 +222,7 @@ func (r *run) probe(ctx context.Context) {
 	}
 	r.rep.Classification = Classify(r.t)
 	r.emitFrom(nil, r.checkPlaintextTransport()...) // the URL alone says it
-	main, err := r.client(r.t.HTTPClient, false, &r.lastMain)
+	main, err := r.client(r.t.HTTPClient.HTTPClientConfig, false, &r.lastMain)
 	if err != nil {
 		r.fail(mcp.ReasonConfig, err.Error())
 		return
@@ -317,7 +317,7 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 			return nil, err
 		}
 	}
-	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes, Budget: r.budget, Bodies: r.opts.Bodies}
+	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes.Bytes(), Budget: r.budget, Bodies: r.opts.Bodies}
 	observe := func(ex *mcp.Exchange) {
 		if last != nil {
 			*last = ex

@@ -147,7 +147,7 @@ func TestRunByteBudget(t *testing.T) {
 	srv := mcptest.NewServer(mcptest.Options{Tools: big, PageSize: 1})
 	defer srv.Close()
 	rep := probeOnce(t, srv, declare(t, "t00"), func(tg *config.Target) {
-		tg.MaxResponseBytes, tg.MaxRunBytes = 1<<20, 4<<20
+		tg.MaxResponseBytes, tg.MaxRunBytes = config.NewByteSize(1<<20), config.NewByteSize(4<<20)
 	})
 	if rep.Success || rep.FailureReason != "response_too_large" || !strings.Contains(rep.FailureMessage, "max_run_bytes") {
 		t.Fatalf("success=%v reason=%q (%s), want response_too_large naming max_run_bytes", rep.Success, rep.FailureReason, rep.FailureMessage)
