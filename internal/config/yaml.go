@@ -22,11 +22,12 @@ type configYAML struct {
 	KubernetesSD  list[KubernetesSD] `yaml:"kubernetes_sd"`
 	RegistrySD    list[RegistrySD]   `yaml:"registry_sd"`
 	SDCredentials list[SDCredential] `yaml:"sd_credentials"`
+	Tracing       *TracingConfig     `yaml:"tracing"`
 }
 
 // UnmarshalYAML decodes the file over c, which holds the defaults.
 func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
-	raw := configYAML{Global: &c.Global}
+	raw := configYAML{Global: &c.Global, Tracing: &c.Tracing}
 	err := unmarshal(&raw)
 	c.Targets = raw.Targets
 	c.TargetFiles, c.KubernetesSD, c.RegistrySD, c.SDCredentials = raw.TargetFiles, raw.KubernetesSD, raw.RegistrySD, raw.SDCredentials
