@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	promconfig "github.com/prometheus/common/config"
+
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/discovery"
@@ -258,6 +260,12 @@ func CheckConfig(path string) ([]byte, error) {
 		}
 		if p := probe.Prepare(t, m); p.Refused != nil {
 			errs = append(errs, cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused))
+		}
+	}
+	if tc := cfg.Tracing.TLSConfig; cfg.Tracing.Enabled() && tc != (promconfig.TLSConfig{}) {
+		// Files the exporter reads when it is built, at start or reload.
+		if _, err := promconfig.NewTLSConfig(&tc); err != nil {
+			errs = append(errs, cfg.Problem("tracing.tls_config", err))
 		}
 	}
 	if err := sortedByLine(errs); err != nil {
