@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +179,25 @@ func TestOTLPEndpointDeprecated(t *testing.T) {
 	back, err := Parse(out, "driftd.yml")
 	if err != nil || len(back.Warnings()) != 0 || back.Tracing.Endpoint != c.Tracing.Endpoint {
 		t.Errorf("effective config parsed back: %+v, %v, warnings %q", back.Tracing, err, back.Warnings())
+	}
+}
+
+// TestTracingDocsExamples: every YAML example of docs/tracing.md is a
+// valid config with tracing on.
+func TestTracingDocsExamples(t *testing.T) {
+	b, err := os.ReadFile("../../docs/tracing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := strings.Split(string(b), "```yaml\n")[1:]
+	if len(blocks) < 2 {
+		t.Fatalf("%d YAML examples in docs/tracing.md", len(blocks))
+	}
+	for _, block := range blocks {
+		example := block[:strings.Index(block, "```")]
+		c, err := Parse([]byte(example), "driftd.yml")
+		if err != nil || !c.Tracing.Enabled() {
+			t.Errorf("example does not load with tracing on (%v):\n%s", err, example)
+		}
 	}
 }
