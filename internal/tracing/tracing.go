@@ -56,13 +56,13 @@ func New(cfg config.TracingConfig, version string, onExportError func(error)) (*
 	if !cfg.Enabled() {
 		return nil, errors.New("tracing: no endpoint")
 	}
+	// Failures are reported through onExportError (a warning and a
+	// counter), not the SDK's default handler, which logs every one.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
 	client, err := newClient(cfg)
 	if err != nil {
 		return nil, err
 	}
-	// Failures are reported through onExportError (a warning and a
-	// counter), not the SDK's default handler, which logs every one.
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
 	res := resource.NewSchemaless(
 		attribute.String("service.name", "driftd"),
 		attribute.String("service.version", version),
@@ -73,12 +73,16 @@ func New(cfg config.TracingConfig, version string, onExportError func(error)) (*
 	if err := exp.Start(context.Background()); err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
 	}
+	batch := []sdktrace.BatchSpanProcessorOption{sdktrace.WithBatchTimeout(batchTimeout)}
+	if cfg.Timeout > 0 {
+		// The whole export, OTLP/HTTP's retries included, as gRPC's is.
+		batch = append(batch, sdktrace.WithExportTimeout(cfg.Timeout))
+	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
 		// A run's span decides for the requests under it.
 		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(cfg.SamplingFraction))),
-		sdktrace.WithBatcher(&reportingExporter{SpanExporter: exp, onError: onExportError, secrets: headerSecrets(cfg)},
-			sdktrace.WithBatchTimeout(batchTimeout)),
+		sdktrace.WithBatcher(&reportingExporter{SpanExporter: exp, onError: onExportError, secrets: headerSecrets(cfg)}, batch...),
 	)
 	return &Provider{tp: tp, cfg: cfg}, nil
 }
@@ -116,7 +120,7 @@ func newClient(cfg config.TracingConfig) (otlptrace.Client, error) {
 		case config.TracingCompressionGzip:
 			opts = append(opts, otlptracegrpc.WithCompressor("gzip"))
 		case config.TracingCompressionNone:
-			opts = append(opts, otlptracegrpc.WithCompressor(""))
+			opts = append(opts, otlptracegrpc.WithCompressor("none")) // any name but gzip
 		}
 		if cfg.Timeout > 0 {
 			opts = append(opts, otlptracegrpc.WithTimeout(cfg.Timeout))
