@@ -402,3 +402,19 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		t.Errorf("New with a missing CA file = %v", err)
 	}
 }
+
+// TestSamplingFraction: at 0 a run sends nothing; at 1 (the default) every
+// run is sent, which the other tests show.
+func TestSamplingFraction(t *testing.T) {
+	c := newCollector(t)
+	cfg := config.DefaultTracingConfig()
+	cfg.Endpoint = c.URL
+	cfg.TLSConfig = promconfig.TLSConfig{CAFile: caFile(t, c.Server)}
+	cfg.Headers = map[string]promconfig.Secret{"Authorization": "Bearer " + token}
+	cfg.SamplingFraction = 0
+	var log errorLog
+	probeOnce(t, newProvider(t, cfg, &log))
+	if names := c.spans(); len(names) != 0 || len(log.all()) != 0 {
+		t.Errorf("sampling_fraction 0 sent %q (errors %q)", names, log.all())
+	}
+}
