@@ -234,12 +234,13 @@ func (d *Daemon) forget(name string) {
 
 // CheckConfig is `driftd config check`: it loads and validates the file,
 // compiles every target's policy, loads every manifest, and returns the
-// effective configuration with secrets redacted. Every problem is reported
-// in one pass, each at its line in the config file.
-func CheckConfig(path string) ([]byte, error) {
+// effective configuration with secrets redacted, and the file's warnings
+// (a deprecated key). Every problem is reported in one pass, each at its
+// line in the config file.
+func CheckConfig(path string) ([]byte, []string, error) {
 	cfg, err := config.Load(path)
 	if cfg == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	errs := []error{err}
 	if err == nil {
@@ -269,9 +270,10 @@ func CheckConfig(path string) ([]byte, error) {
 		}
 	}
 	if err := sortedByLine(errs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return cfg.Redacted()
+	out, err := cfg.Redacted()
+	return out, cfg.Warnings(), err
 }
 
 // besideConfig names path, a file the config at configPath refers to, as

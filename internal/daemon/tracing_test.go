@@ -20,7 +20,7 @@ import (
 func TestCheckConfigTracingCA(t *testing.T) {
 	e := newEnv(t)
 	path := e.config("tracing:\n  endpoint: otel.example.com:4318\n  tls_config:\n    ca_file: missing-ca.pem\n")
-	_, err := daemon.CheckConfig(path)
+	_, _, err := daemon.CheckConfig(path)
 	want := path + ":3: tracing.tls_config: unable to read CA cert"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), filepath.Join(e.dir, "missing-ca.pem")) {
 		t.Errorf("CheckConfig = %v, want %q", err, want)
@@ -51,4 +51,20 @@ func TestReloadBadTracingKeepsExporter(t *testing.T) {
 	}
 	seen := exports.Load()
 	eventually(t, 20*time.Second, "spans at the first collector after the failed reload", func() bool { return exports.Load() > seen })
+}
+
+// TestCheckConfigWarnsOTLPEndpoint: `driftd config check` hands back the
+// deprecation of global.otlp_endpoint with its line, and prints the
+// tracing block it became.
+func TestCheckConfigWarnsOTLPEndpoint(t *testing.T) {
+	e := newEnv(t)
+	path := e.config("global:\n  state_dir: state\n  otlp_endpoint: http://otel-collector:4318\n")
+	out, warnings, err := daemon.CheckConfig(path)
+	want := path + ":3: global.otlp_endpoint: deprecated; write tracing: {endpoint: http://otel-collector:4318} (docs/tracing.md)"
+	if err != nil || len(warnings) != 1 || warnings[0] != want {
+		t.Errorf("CheckConfig: warnings %q, %v; want [%q]", warnings, err, want)
+	}
+	if !strings.Contains(string(out), "tracing:\n  client_type: http\n  endpoint: http://otel-collector:4318\n") {
+		t.Errorf("effective config:\n%s", out)
+	}
 }
