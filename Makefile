@@ -116,8 +116,6 @@ fuzz:
 	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzIndexLike$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
-	$(GO) test ./internal/tracing/ -run '^$$' -fuzz '^FuzzEncode$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/tracing/ -run '^$$' -fuzz '^FuzzRejectedSpans$$' -fuzztime $(FUZZTIME)
 
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }

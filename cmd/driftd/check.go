@@ -14,6 +14,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/format"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
@@ -27,7 +28,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 	tf := addTargetFlags(cmd)
 	tf.addInvokeFlags(cmd)
 	rf := addReportFlags(cmd)
-	otlp := cmd.Flag("otlp-endpoint", "Send traces over OTLP/HTTP to this collector, e.g. http://localhost:4318.").PlaceHolder("URL").String()
+	otlp := cmd.Flag("otlp-endpoint", "Send traces over OTLP/HTTP to this collector, e.g. http://localhost:4318; headers, TLS, compression and timeout come from OTEL_EXPORTER_OTLP_* (docs/tracing.md).").PlaceHolder("URL").String()
 	shadow := cmd.Flag("shadow-tool", "A tool name of another server the same agents use: MCP-SEC-SHADOWING also reports texts that try to change how it is used (repeatable).").PlaceHolder("NAME").Strings()
 	cmds[cmd.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
 		limitOneShotMemory()
@@ -64,7 +65,9 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 		opts := probe.Options{Version: version, Policy: policy}
 		if *otlp != "" {
 			var once sync.Once
-			tp, err := tracing.New(*otlp, version, func(err error) {
+			tc := config.DefaultTracingConfig()
+			tc.Endpoint = *otlp
+			tp, err := tracing.New(tc, version, func(err error) {
 				once.Do(func() { fmt.Fprintf(stderr, "driftd check: warning: trace export failed: %v\n", err) })
 			})
 			if err != nil {

@@ -28,7 +28,10 @@ func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.
 		if file == "" {
 			return usageErr("required flag --config.file not provided, try --help")
 		}
-		out, err := daemon.CheckConfig(file)
+		out, warnings, err := daemon.CheckConfig(file)
+		for _, w := range warnings {
+			fmt.Fprintf(stderr, "driftd config check: warning: %s\n", w)
+		}
 		if err != nil {
 			// The problems alone, one a line, each starting FILE:LINE: as
 			// editors and CI annotations read them.

@@ -29,6 +29,8 @@ type Config struct {
 	KubernetesSD  List[KubernetesSD] `yaml:"kubernetes_sd,omitempty"`
 	RegistrySD    List[RegistrySD]   `yaml:"registry_sd,omitempty"`
 	SDCredentials List[SDCredential] `yaml:"sd_credentials,omitempty"`
+	// Tracing is where spans go (tracing.go).
+	Tracing TracingConfig `yaml:"tracing,omitempty"`
 
 	// Path is the file it was read from, as given.
 	Path string `yaml:"-"`
@@ -37,6 +39,9 @@ type Config struct {
 
 	file string     // Path, or <config>, as errors name it
 	pos  *positions // where each field is written, for Problem
+	// warnings are FILE:LINE: FIELD: messages about what still works but
+	// should change (Warnings).
+	warnings []string
 }
 
 // ForgetPositions drops the index of where each field is written, which
@@ -70,7 +75,8 @@ type Global struct {
 	MaxInflightBytes   ByteSize `yaml:"max_inflight_bytes,omitempty"`
 	StateDir           string   `yaml:"state_dir"`
 	PerToolSeriesLimit int      `yaml:"per_tool_series_limit"`
-	OTLPEndpoint       string   `yaml:"otlp_endpoint"`
+	// OTLPEndpoint is deprecated: Parse moves it to Tracing.Endpoint.
+	OTLPEndpoint string `yaml:"otlp_endpoint,omitempty"`
 	// Classification rules are checked before the built-in host rules.
 	Classification ClassificationRules `yaml:"classification,omitempty"`
 }
@@ -108,7 +114,7 @@ func Load(path string) (*Config, error) {
 // (`driftd config check` also loads the manifests); it must never run.
 func Parse(b []byte, path string) (*Config, error) {
 	sum := sha256.Sum256(b)
-	c := &Config{Global: DefaultGlobal(), Path: path, Checksum: hex.EncodeToString(sum[:])}
+	c := &Config{Global: DefaultGlobal(), Tracing: DefaultTracingConfig(), Path: path, Checksum: hex.EncodeToString(sum[:])}
 	file := path
 	if file == "" {
 		file = "<config>"
@@ -186,6 +192,7 @@ func (c *Config) finish(col *collector, dir string) {
 		col.add(at, is)
 	}
 	c.finishDiscovery(col, dir)
+	c.finishTracing(col, dir)
 }
 
 // settle gives t the global values it does not set, checks it, and

@@ -135,6 +135,7 @@ func describe(goType string) string {
 		"catalogue.Ignore":          "a mapping (an ignore entry)",
 		"time.Duration":             "a duration such as 30s",
 		"int":                       "an integer",
+		"float64":                   "a number",
 		"bool":                      "true or false",
 		"string":                    "a string",
 	}[goType]; ok {

@@ -158,6 +158,7 @@ func New(opts Options) (*Daemon, error) {
 		pendingSD: make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
+	d.warnConfig(cfg)
 	d.cfg.Store(rc)
 	return d, nil
 }
@@ -173,9 +174,11 @@ func (d *Daemon) Start() error {
 		return fmt.Errorf("state_dir: %w", err)
 	}
 	d.store = store
-	if err := d.setTraces(rc.cfg.Global.OTLPEndpoint); err != nil {
+	traces, err := d.newTraces(rc.cfg.Tracing)
+	if err != nil {
 		return err
 	}
+	d.swapTraces(traces)
 	d.onStop("traces", func(ctx context.Context) error {
 		if p := d.traces.Swap(nil); p != nil {
 			return p.Shutdown(ctx)

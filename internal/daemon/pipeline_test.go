@@ -157,31 +157,58 @@ func TestReloadRequestsCoalesce(t *testing.T) {
 	}
 }
 
-// TestReloadChangesTraceEndpoint: an otlp_endpoint set by a reload takes
-// effect for the next runs; spans reach the new collector.
+// TestReloadChangesTraceEndpoint: traces start off; the deprecated
+// otlp_endpoint set by a reload turns them on, with a warning; a reload
+// that moves tracing.endpoint sends the next runs' spans to the new
+// collector, with the block's header.
 func TestReloadChangesTraceEndpoint(t *testing.T) {
 	e := newEnv(t)
 	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
 	defer srv.Close()
-	var exports atomic.Int64
-	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/v1/traces" {
-			exports.Add(1)
-		}
-		w.WriteHeader(http.StatusOK)
-	}))
-	defer collector.Close()
+	type collector struct {
+		*httptest.Server
+		exports, withKey atomic.Int64
+	}
+	newCollector := func() *collector {
+		c := &collector{}
+		c.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/v1/traces" {
+				c.exports.Add(1)
+				if r.Header.Get("X-Api-Key") == "MARKER-9d2b-key" {
+					c.withKey.Add(1)
+				}
+			}
+			w.WriteHeader(http.StatusOK)
+		}))
+		return c
+	}
+	first, second := newCollector(), newCollector()
+	defer first.Close()
+	defer second.Close()
 	e.manifest("a.json", "a")
-	base := fmt.Sprintf("global: {schedule: \"@every 1s\", state_dir: state%%s}\ntargets:\n  - {name: a, url: %q, manifest: a.json}\n", srv.URL)
-	e.config(fmt.Sprintf(base, ""))
+	base := fmt.Sprintf("global: {schedule: \"@every 1s\", state_dir: state%%s}\ntargets:\n  - {name: a, url: %q, manifest: a.json}\n%%s", srv.URL)
+	e.config(fmt.Sprintf(base, "", ""))
 	_, web := e.start(false)
 	waitMetric(t, web, `driftd_probe_success{target="a"}`, 1)
-	if exports.Load() != 0 {
-		t.Fatal("spans exported with no otlp_endpoint")
+	if first.exports.Load() != 0 {
+		t.Fatal("spans exported with no endpoint")
 	}
-	e.config(fmt.Sprintf(base, fmt.Sprintf(", otlp_endpoint: %q", collector.URL)))
-	if code, out := post(t, web+"/-/reload"); code != 200 {
-		t.Fatalf("reload: %d %s", code, out)
+	reload := func() {
+		t.Helper()
+		if code, out := post(t, web+"/-/reload"); code != 200 {
+			t.Fatalf("reload: %d %s", code, out)
+		}
 	}
-	eventually(t, 20*time.Second, "spans at the collector named by the reload", func() bool { return exports.Load() > 0 })
+	e.config(fmt.Sprintf(base, fmt.Sprintf(", otlp_endpoint: %q", first.URL), ""))
+	reload()
+	eventually(t, 20*time.Second, "spans at the collector named by otlp_endpoint", func() bool { return first.exports.Load() > 0 })
+	if !strings.Contains(e.log.String(), "global.otlp_endpoint: deprecated") {
+		t.Errorf("no deprecation warning logged:\n%s", e.log)
+	}
+	e.config(fmt.Sprintf(base, "", fmt.Sprintf("tracing: {endpoint: %q, headers: {X-Api-Key: MARKER-9d2b-key}}\n", second.URL)))
+	reload()
+	eventually(t, 20*time.Second, "spans at the collector named by the reload", func() bool { return second.withKey.Load() > 0 })
+	if strings.Contains(e.log.String(), "MARKER-9d2b") {
+		t.Errorf("a header value in the log:\n%s", e.log)
+	}
 }

@@ -3,8 +3,8 @@ package daemon
 import (
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
+	"reflect"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -65,11 +65,13 @@ func (d *Daemon) reload() error {
 	old := d.cfg.Load()
 	cfg, err := config.Load(d.opts.ConfigFile)
 	if err == nil {
+		d.warnConfig(cfg)
 		var rc *runtimeConfig
 		if _, err = buildRuntime(cfg, nil, d.opts); err == nil {
 			changed := cfg.Checksum != old.cfg.Checksum
+			var traces *tracesChange
 			if changed {
-				err = d.setTraces(cfg.Global.OTLPEndpoint)
+				traces, err = d.newTraces(cfg.Tracing)
 			}
 			if err == nil && changed {
 				// Sources that fail to start are logged; the others run.
@@ -82,6 +84,7 @@ func (d *Daemon) reload() error {
 				d.refreshSources()
 			}
 			if err == nil {
+				d.swapTraces(traces)
 				if changed {
 					d.apply(old, rc)
 				}
@@ -89,6 +92,7 @@ func (d *Daemon) reload() error {
 				d.log.Info("configuration reloaded", "file", d.opts.ConfigFile, "changed", changed, "targets", len(rc.targets), "checksum", cfg.Checksum[:12])
 				return nil
 			}
+			traces.discard()
 		}
 	}
 	d.metrics.ReloadResult(false, now)
@@ -96,27 +100,55 @@ func (d *Daemon) reload() error {
 	return err
 }
 
-// setTraces makes endpoint the trace exporter's endpoint ("" turns traces
-// off). An unchanged endpoint keeps the running exporter; a changed one
-// is built first and swapped in, and the old one is flushed and shut down
-// in the background, within traceFlush, so a reload never waits on a
-// collector. Runs pick up the exporter at their start.
-func (d *Daemon) setTraces(endpoint string) error {
+// warnConfig logs what the configuration does that still works but
+// should change, such as a deprecated key.
+func (d *Daemon) warnConfig(cfg *config.Config) {
+	for _, w := range cfg.Warnings() {
+		d.log.Warn("configuration: " + w)
+	}
+}
+
+// tracesChange is a trace exporter built for a configuration not yet
+// swapped in: next, or nil to turn traces off.
+type tracesChange struct {
+	next *tracing.Provider
+}
+
+// newTraces builds the trace exporter cfg asks for, for swapTraces; nil
+// when the running one already matches it. Building one sends nothing.
+func (d *Daemon) newTraces(cfg config.TracingConfig) (*tracesChange, error) {
 	cur := d.traces.Load()
-	if cur != nil && cur.Endpoint() == endpoint {
-		return nil
+	switch {
+	case cur == nil && !cfg.Enabled():
+		return nil, nil
+	case cur != nil && reflect.DeepEqual(cur.Config(), cfg):
+		return nil, nil
+	case !cfg.Enabled():
+		return &tracesChange{}, nil
 	}
-	if cur == nil && endpoint == "" {
-		return nil
+	next, err := tracing.New(cfg, d.opts.Build.Version, d.exportFailed)
+	if err != nil {
+		return nil, err
 	}
-	var next *tracing.Provider
-	if endpoint != "" {
-		var err error
-		if next, err = tracing.New(endpoint, d.opts.Build.Version, d.exportFailed); err != nil {
-			return fmt.Errorf("global.otlp_endpoint: %w", err)
-		}
+	return &tracesChange{next: next}, nil
+}
+
+// discard drops a change that was not swapped in.
+func (c *tracesChange) discard() {
+	if c != nil && c.next != nil {
+		_ = c.next.Shutdown(context.Background()) // nothing is buffered yet
 	}
-	if old := d.traces.Swap(next); old != nil {
+}
+
+// swapTraces swaps in the exporter newTraces built (nil: no change). The
+// old one is flushed and shut down in the background, within traceFlush,
+// so a reload never waits on a collector. Runs pick up the exporter at
+// their start.
+func (d *Daemon) swapTraces(c *tracesChange) {
+	if c == nil {
+		return
+	}
+	if old := d.traces.Swap(c.next); old != nil {
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
@@ -127,10 +159,12 @@ func (d *Daemon) setTraces(endpoint string) error {
 			}
 		}()
 	}
-	if cur != nil || next != nil {
-		d.log.Info("trace export", "otlp_endpoint", endpoint)
+	if c.next == nil {
+		d.log.Info("trace export off")
+		return
 	}
-	return nil
+	cfg := c.next.Config()
+	d.log.Info("trace export", "client_type", cfg.ClientType, "endpoint", cfg.Endpoint, "sampling_fraction", cfg.SamplingFraction)
 }
 
 // traceFlush bounds the flush of a trace exporter replaced by a reload.

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	promconfig "github.com/prometheus/common/config"
+
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/discovery"
@@ -232,12 +234,13 @@ func (d *Daemon) forget(name string) {
 
 // CheckConfig is `driftd config check`: it loads and validates the file,
 // compiles every target's policy, loads every manifest, and returns the
-// effective configuration with secrets redacted. Every problem is reported
-// in one pass, each at its line in the config file.
-func CheckConfig(path string) ([]byte, error) {
+// effective configuration with secrets redacted, and the file's warnings
+// (a deprecated key). Every problem is reported in one pass, each at its
+// line in the config file.
+func CheckConfig(path string) ([]byte, []string, error) {
 	cfg, err := config.Load(path)
 	if cfg == nil {
-		return nil, err
+		return nil, nil, err
 	}
 	errs := []error{err}
 	if err == nil {
@@ -260,10 +263,17 @@ func CheckConfig(path string) ([]byte, error) {
 			errs = append(errs, cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused))
 		}
 	}
-	if err := sortedByLine(errs); err != nil {
-		return nil, err
+	if tc := cfg.Tracing.TLSConfig; cfg.Tracing.Enabled() && tc != (promconfig.TLSConfig{}) {
+		// Files the exporter reads when it is built, at start or reload.
+		if _, err := promconfig.NewTLSConfig(&tc); err != nil {
+			errs = append(errs, cfg.Problem("tracing.tls_config", err))
+		}
 	}
-	return cfg.Redacted()
+	if err := sortedByLine(errs); err != nil {
+		return nil, nil, err
+	}
+	out, err := cfg.Redacted()
+	return out, cfg.Warnings(), err
 }
 
 // besideConfig names path, a file the config at configPath refers to, as

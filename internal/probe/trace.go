@@ -52,7 +52,9 @@ func (rt *requestTracer) StartRequest(ctx context.Context, req mcp.RequestInfo) 
 		attrs = append(attrs, attribute.String("jsonrpc.request.id", strconv.FormatInt(req.ID, 10)))
 	}
 	if req.SessionID != "" {
-		attrs = append(attrs, attribute.String("mcp.session.id", req.SessionID))
+		// The server chose it: any bytes, and the exporter refuses a
+		// batch holding a string that is not UTF-8.
+		attrs = append(attrs, attribute.String("mcp.session.id", sanitize.Name(req.SessionID)))
 	}
 	if req.Method == "tools/call" && req.Name != "" {
 		name += " " + sanitize.Name(req.Name)
@@ -73,8 +75,13 @@ func (s otelSpan) Traceparent() string {
 	return "00-" + sc.TraceID().String() + "-" + sc.SpanID().String() + "-" + flags
 }
 
+// IDs are the span's trace and span id, or none when the span is not
+// sampled: it is never exported, and a finding would name nothing.
 func (s otelSpan) IDs() (string, string) {
 	sc := s.span.SpanContext()
+	if !sc.IsSampled() {
+		return "", ""
+	}
 	return sc.TraceID().String(), sc.SpanID().String()
 }
 

@@ -80,7 +80,9 @@ func TestTracesAndFindingAttribution(t *testing.T) {
 	rc := &receiver{}
 	collector := httptest.NewServer(rc)
 	defer collector.Close()
-	tp, err := tracing.New(collector.URL, "test", func(err error) { t.Errorf("export failed: %v", err) })
+	tc := config.DefaultTracingConfig()
+	tc.Endpoint = collector.URL
+	tp, err := tracing.New(tc, "test", func(err error) { t.Errorf("export failed: %v", err) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,71 +1,181 @@
 // Package tracing sets up OpenTelemetry tracing for driftd: the OTel Go SDK
-// with driftd's own OTLP/HTTP trace exporter, bounded so that a collector
-// that is down or slow never fails or delays a run.
+// and the official OTLP exporter, configured by the tracing: block
+// (config.TracingConfig), bounded so that a collector that is down or slow
+// never fails or delays a run.
 //
-// The exporter encodes the OTLP protobuf by hand (encode.go). The SDK's
-// otlptracehttp links gRPC, genproto and the generated OTLP types into
-// every driftd process: about 2 ms of package initialisation and 2 MB of
-// binary, paid by each `driftd check` (issue 15). On the wire it sends what
-// otlptracehttp sent; docs/tracing.md lists the differences.
+// What driftd owns is behaviour: which settings come from the config and
+// which are left to the OTEL_EXPORTER_OTLP_* environment, the resource
+// and sampler, and that a failed export is reported once, through the
+// caller, with no secret in its text. Span names and attributes are the
+// probe's (internal/probe/trace.go).
 package tracing
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
+	"strings"
 	"time"
 
+	promconfig "github.com/prometheus/common/config"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
-)
+	"google.golang.org/grpc/credentials"
 
-// exportTimeout bounds one export; a down collector costs at most this per
-// batch, in the background. Exports are never retried: a lost batch is
-// counted through onExportError.
-const exportTimeout = 3 * time.Second
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/sanitize"
+)
 
 // Provider is a configured tracer provider.
 type Provider struct {
-	tp       *sdktrace.TracerProvider
-	endpoint string
+	tp  *sdktrace.TracerProvider
+	cfg config.TracingConfig
 }
 
-// Endpoint is the endpoint the provider exports to, as configured.
-func (p *Provider) Endpoint() string { return p.endpoint }
+// Config is the tracing block the provider was built from.
+func (p *Provider) Config() config.TracingConfig { return p.cfg }
 
-// New builds a provider exporting to endpoint, an OTLP/HTTP base URL such as
-// http://otel-collector:4318 (spans go to /v1/traces). onExportError is
-// called for every failed export, for a warning and a counter.
-func New(endpoint, version string, onExportError func(error)) (*Provider, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("otlp endpoint %q: want an http:// or https:// URL", endpoint)
+// New builds a provider exporting as cfg says; cfg must be enabled and
+// valid (config checks it). Settings cfg leaves out come from the
+// OTEL_EXPORTER_OTLP_* environment, then the exporter's defaults; the
+// endpoint is always cfg's. onExportError is called for every failed
+// export, for a warning and a counter. Nothing is sent until a span ends.
+func New(cfg config.TracingConfig, version string, onExportError func(error)) (*Provider, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
 	}
-	path := u.Path
-	if path == "" || path == "/" {
-		path = "/v1/traces"
+	if !cfg.Enabled() {
+		return nil, errors.New("tracing: no endpoint")
 	}
-	// Only the scheme, host and path are used, as otlptracehttp did: user
-	// info and a query are not sent.
-	target := url.URL{Scheme: u.Scheme, Host: u.Host, Path: path}
 	// Failures are reported through onExportError (a warning and a
 	// counter), not the SDK's default handler, which logs every one.
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(error) {}))
-	exp := newExporter(target.String(), "driftd/"+version, exportTimeout)
+	client, err := newClient(cfg)
+	if err != nil {
+		return nil, err
+	}
 	res := resource.NewSchemaless(
 		attribute.String("service.name", "driftd"),
 		attribute.String("service.version", version),
 	)
+	exp := otlptrace.NewUnstarted(client)
+	// An HTTP client's Start only checks its settings; a gRPC client's
+	// connects lazily. Neither waits on the collector.
+	if err := exp.Start(context.Background()); err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	batch := []sdktrace.BatchSpanProcessorOption{sdktrace.WithBatchTimeout(batchTimeout)}
+	if cfg.Timeout > 0 {
+		// The whole export, OTLP/HTTP's retries included, as gRPC's is.
+		batch = append(batch, sdktrace.WithExportTimeout(cfg.Timeout))
+	}
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
-		sdktrace.WithBatcher(&countingExporter{SpanExporter: exp, onError: onExportError},
-			sdktrace.WithBatchTimeout(time.Second), sdktrace.WithExportTimeout(exportTimeout)),
+		// A run's span decides for the requests under it.
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(cfg.SamplingFraction))),
+		sdktrace.WithBatcher(&reportingExporter{SpanExporter: exp, onError: onExportError, secrets: headerSecrets(cfg)}, batch...),
 	)
-	return &Provider{tp: tp, endpoint: endpoint}, nil
+	return &Provider{tp: tp, cfg: cfg}, nil
+}
+
+// batchTimeout is how long an ended span waits for its batch: a run's
+// spans reach the collector about a second after it ends.
+const batchTimeout = time.Second
+
+// newClient is the OTLP client cfg names. Only what cfg sets becomes an
+// option: an option given wins over the environment, so one passed for
+// a field left out would hide OTEL_EXPORTER_OTLP_*.
+func newClient(cfg config.TracingConfig) (otlptrace.Client, error) {
+	endpoint := endpointURL(cfg)
+	var headers map[string]string
+	if len(cfg.Headers) > 0 {
+		headers = make(map[string]string, len(cfg.Headers))
+		for k, v := range cfg.Headers {
+			headers[k] = string(v)
+		}
+	}
+	tlsConfig, err := tlsConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	switch cfg.ClientType {
+	case config.TracingClientGRPC:
+		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpointURL(endpoint)}
+		if headers != nil {
+			opts = append(opts, otlptracegrpc.WithHeaders(headers))
+		}
+		if tlsConfig != nil {
+			opts = append(opts, otlptracegrpc.WithTLSCredentials(credentials.NewTLS(tlsConfig)))
+		}
+		switch cfg.Compression {
+		case config.TracingCompressionGzip:
+			opts = append(opts, otlptracegrpc.WithCompressor("gzip"))
+		case config.TracingCompressionNone:
+			opts = append(opts, otlptracegrpc.WithCompressor("none")) // any name but gzip
+		}
+		if cfg.Timeout > 0 {
+			opts = append(opts, otlptracegrpc.WithTimeout(cfg.Timeout))
+		}
+		return otlptracegrpc.NewClient(opts...), nil
+	default:
+		opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(endpoint)}
+		if headers != nil {
+			opts = append(opts, otlptracehttp.WithHeaders(headers))
+		}
+		if tlsConfig != nil {
+			opts = append(opts, otlptracehttp.WithTLSClientConfig(tlsConfig))
+		}
+		switch cfg.Compression {
+		case config.TracingCompressionGzip:
+			opts = append(opts, otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
+		case config.TracingCompressionNone:
+			opts = append(opts, otlptracehttp.WithCompression(otlptracehttp.NoCompression))
+		}
+		if cfg.Timeout > 0 {
+			opts = append(opts, otlptracehttp.WithTimeout(cfg.Timeout))
+		}
+		return otlptracehttp.NewClient(opts...), nil
+	}
+}
+
+// endpointURL is cfg's endpoint as a URL, scheme and path included, so
+// that none of them comes from the environment: host:port is https, or
+// http with insecure; OTLP/HTTP sends to /v1/traces unless the URL names
+// another path.
+func endpointURL(cfg config.TracingConfig) string {
+	u, err := url.Parse(cfg.Endpoint)
+	if err != nil || !strings.Contains(cfg.Endpoint, "://") {
+		u = &url.URL{Scheme: "https", Host: cfg.Endpoint}
+		if cfg.Insecure {
+			u.Scheme = "http"
+		}
+	}
+	if cfg.ClientType != config.TracingClientGRPC && (u.Path == "" || u.Path == "/") {
+		u.Path = "/v1/traces"
+	}
+	return u.String()
+}
+
+// tlsConfig is the TLS configuration cfg writes, or nil when it writes
+// none (the environment's OTEL_EXPORTER_OTLP_CERTIFICATE then applies).
+func tlsConfig(cfg config.TracingConfig) (*tls.Config, error) {
+	if cfg.TLSConfig == (promconfig.TLSConfig{}) {
+		return nil, nil
+	}
+	c, err := promconfig.NewTLSConfig(&cfg.TLSConfig)
+	if err != nil {
+		return nil, fmt.Errorf("tracing.tls_config: %w", err)
+	}
+	return c, nil
 }
 
 // Tracer returns driftd's tracer.
@@ -80,16 +190,39 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// countingExporter reports every failed export.
-type countingExporter struct {
+// reportingExporter reports every failed export, its text bounded and
+// with the headers' values taken out: a collector's answer is quoted in
+// the exporter's errors, and may echo what it was sent.
+type reportingExporter struct {
 	sdktrace.SpanExporter
 	onError func(error)
+	secrets *sanitize.Secrets
 }
 
-func (e *countingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+func (e *reportingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	err := e.SpanExporter.ExportSpans(ctx, spans)
 	if err != nil && e.onError != nil {
-		e.onError(err)
+		e.onError(errors.New(sanitize.Text(e.secrets.Redact(err.Error()))))
 	}
 	return err
+}
+
+// headerSecrets are the values of the headers an export sends: cfg's, or
+// the environment's when cfg writes none (a value is percent-encoded
+// there; both spellings are secret).
+func headerSecrets(cfg config.TracingConfig) *sanitize.Secrets {
+	var values []string
+	for _, v := range cfg.Headers {
+		values = append(values, string(v))
+	}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		for pair := range strings.SplitSeq(os.Getenv(name), ",") {
+			_, v, _ := strings.Cut(pair, "=")
+			values = append(values, v)
+			if u, err := url.PathUnescape(v); err == nil {
+				values = append(values, u)
+			}
+		}
+	}
+	return sanitize.NewSecrets(values...)
 }
