@@ -96,6 +96,10 @@ func (r RegistrySD) MarshalYAML() (any, error) {
 // name; url_prefix; labels, each equal), and the first entry that matches
 // wins. A discovered target never takes credentials from its source.
 type SDCredential struct {
+	// Server is the exact name a source knows the target by (a registry
+	// server's name, such as io.github.acme/crm): unlike a glob on the
+	// generated target name it cannot match a look-alike.
+	Server     string            `yaml:"server,omitempty"`
 	Name       string            `yaml:"name,omitempty"`
 	URLPrefix  string            `yaml:"url_prefix,omitempty"`
 	Labels     map[string]string `yaml:"labels,omitempty"`
@@ -113,7 +117,10 @@ func (s *SDCredential) UnmarshalYAML(unmarshal func(any) error) error {
 }
 
 // matches reports whether the entry applies to t.
-func (s *SDCredential) matches(t *Target) bool {
+func (s *SDCredential) matches(t *Target, identity string) bool {
+	if s.Server != "" && s.Server != identity {
+		return false
+	}
 	if s.Name != "" {
 		if ok, _ := path.Match(s.Name, t.Name); !ok {
 			return false
@@ -182,8 +189,8 @@ func (c *Config) finishDiscovery(col *collector, dir string) {
 	for i := range c.SDCredentials {
 		s, at := &c.SDCredentials[i], fmt.Sprintf("sd_credentials[%d]", i)
 		var is issues
-		if s.Name == "" && s.URLPrefix == "" && len(s.Labels) == 0 {
-			is.add("", "matches every discovered target: give name, url_prefix or labels")
+		if s.Server == "" && s.Name == "" && s.URLPrefix == "" && len(s.Labels) == 0 {
+			is.add("", "matches every discovered target: give server, name, url_prefix or labels")
 		}
 		if _, err := path.Match(s.Name, ""); err != nil {
 			is.add("name", "%q: %v", s.Name, err)
@@ -308,28 +315,48 @@ func ParseTargetFile(b []byte, path string) ([]Target, error) {
 	return ts, nil
 }
 
-// Discovered returns t, found by a source, as the running configuration
-// probes it: credentials from the first sd_credentials entry that matches
-// (any the source set are an error), the global values, the host rules,
-// checked like a written target. The error names origin and each field.
-func (c *Config) Discovered(t Target, origin string) (Target, error) {
+// Found is a target as a discovery source found it.
+type Found struct {
+	Target Target
+	// Origin says where it came from (file:PATH, registry:URL, …).
+	Origin string
+	// Identity is what the source names it by, exactly (a registry
+	// server's name), for sd_credentials' server criterion.
+	Identity string
+	// RequiredHeaders are headers the source says the server requires.
+	RequiredHeaders []string
+}
+
+// Discovered returns f's target as the running configuration probes it:
+// credentials from the first sd_credentials entry that matches (any the
+// source set are an error), the global values, the host rules, checked
+// like a written target. A header the source says is required must be
+// sent by those credentials. The error names the origin and each field.
+func (c *Config) Discovered(f Found) (Target, error) {
+	t := f.Target
 	t.Labels = maps.Clone(t.Labels)
 	if CredentialsOf(&t.HTTPClient.HTTPClientConfig).Any() {
-		return t, fmt.Errorf("%s: target %q: http_client: carries credentials from its source; they come from sd_credentials", origin, t.Name)
+		return t, fmt.Errorf("%s: target %q: http_client: carries credentials from its source; they come from sd_credentials", f.Origin, t.Name)
 	}
 	for i := range c.SDCredentials {
-		if s := &c.SDCredentials[i]; s.matches(&t) {
+		if s := &c.SDCredentials[i]; s.matches(&t, f.Identity) {
 			t.HTTPClient = s.HTTPClient
 			break
 		}
 	}
 	is := c.Global.settle(&t, "")
+	sent := CredentialsOf(&t.HTTPClient.HTTPClientConfig).Headers
+	for _, h := range f.RequiredHeaders {
+		if !slices.ContainsFunc(sent, func(s string) bool { return strings.EqualFold(s, h) }) {
+			is = append(is, issue{"http_client", fmt.Sprintf("the source says the server requires header %q, and no sd_credentials entry that matches sends it", h)})
+		}
+	}
 	if len(is) == 0 {
 		return t, nil
 	}
 	errs := make([]error, len(is))
 	for i, x := range is {
-		errs[i] = fmt.Errorf("%s: target %q: %s: %s", origin, t.Name, x.field, x.msg)
+		errs[i] = fmt.Errorf("%s: target %q: %s: %s", f.Origin, t.Name, x.field, x.msg)
 	}
 	return t, errors.Join(errs...)
 }

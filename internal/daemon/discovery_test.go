@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -95,11 +96,13 @@ sd_credentials:
 	kubeSrc := "kubernetes:shop;app=mcp"
 	fileSrc := "file:" + filepath.Join(e.dir, "targets", "*.yml")
 	regSrc := "registry:" + e.reg.URL
+	// A registry target is named by its server and its remote's URL.
+	crm := discovery.RegistryName("io.example/crm", e.one.URL)
 
-	for _, name := range []string{"hand", "f-one", "registry-io.example-crm", "k8s-shop-crm"} {
+	for _, name := range []string{"hand", "f-one", crm, "k8s-shop-crm"} {
 		waitMetric(t, e.base, `driftd_probe_success{target="`+name+`"}`, 1)
 	}
-	if o := e.origins(); o["hand"] != "config" || o["f-one"] != "file:"+filepath.Join(e.dir, "targets", "one.yml") || o["registry-io.example-crm"] != regSrc || o["k8s-shop-crm"] != "kubernetes:shop/crm" {
+	if o := e.origins(); o["hand"] != "config" || o["f-one"] != "file:"+filepath.Join(e.dir, "targets", "one.yml") || o[crm] != regSrc || o["k8s-shop-crm"] != "kubernetes:shop/crm" {
 		t.Errorf("origins: %v", o)
 	}
 	// The status pages say where a discovered target came from.
@@ -130,15 +133,19 @@ sd_credentials:
 	e.reg.Put("io.example/search", "0.1.0", registrytest.Remote{Type: "streamable-http", URL: e.one.URL})
 	waitMetric(t, e.base, `driftd_probe_success{target="f-two"}`, 1)
 	e.kube.Put(service("shop", "search", portOf(t, e.one.URL), nil))
-	waitMetric(t, e.base, `driftd_probe_success{target="registry-io.example-search"}`, 1)
+	search := discovery.RegistryName("io.example/search", e.one.URL)
+	waitMetric(t, e.base, `driftd_probe_success{target="`+search+`"}`, 1)
 	waitMetric(t, e.base, `driftd_probe_success{target="k8s-shop-search"}`, 1)
 
-	// Change one in each: its runs go to the server serving two tools.
+	// Change one in each: its runs go to the server serving two tools. A
+	// registry server's new URL is a new target, the old one goes.
 	e.targetFile("one.yml", fmt.Sprintf("- {name: f-one, url: %q, baseline: first_seen}\n", e.two.URL))
 	e.reg.Put("io.example/crm", "1.1.0", registrytest.Remote{Type: "streamable-http", URL: e.two.URL})
 	waitMetric(t, e.base, `driftd_tools{source="served",target="f-one"}`, 2)
 	e.kube.Put(service("shop", "crm", portOf(t, e.two.URL), nil))
-	waitMetric(t, e.base, `driftd_tools{source="served",target="registry-io.example-crm"}`, 2)
+	crm2 := discovery.RegistryName("io.example/crm", e.two.URL)
+	waitMetric(t, e.base, `driftd_tools{source="served",target="`+crm2+`"}`, 2)
+	e.gone(crm)
 	waitMetric(t, e.base, `driftd_tools{source="served",target="k8s-shop-crm"}`, 2)
 	if e.reg.Incremental.Load() == 0 {
 		t.Error("the registry was never asked for updated_since")
@@ -151,7 +158,7 @@ sd_credentials:
 	e.reg.Delete("io.example/search")
 	e.gone("f-two")
 	e.kube.Delete("shop", "search")
-	e.gone("registry-io.example-search")
+	e.gone(search)
 	e.gone("k8s-shop-search")
 
 	for _, src := range []string{regSrc, fileSrc, kubeSrc} {
@@ -175,7 +182,7 @@ sd_credentials:
 		t.Error("the bad target file is not reported with file:line")
 	}
 	time.Sleep(2 * sdSettle)
-	for _, name := range []string{"f-one", "registry-io.example-crm", "k8s-shop-crm"} {
+	for _, name := range []string{"f-one", crm2, "k8s-shop-crm"} {
 		waitMetric(t, e.base, `driftd_probe_success{target="`+name+`"}`, 1)
 	}
 	waitMetric(t, e.base, `driftd_sd_targets{source="`+regSrc+`"}`, 1)
@@ -208,5 +215,61 @@ func TestDiscoverOnce(t *testing.T) {
 	e.targetFile("b.yml", "- {name: f-two, url: [\n")
 	if _, err := daemon.DiscoverOnce(path, daemon.Options{}); err == nil || !strings.Contains(err.Error(), filepath.Join(e.dir, "targets", "b.yml")+":1") {
 		t.Errorf("a bad target file: %v", err)
+	}
+}
+
+// TestRegistryAdoptsLegacyState: state recorded under the name an earlier
+// release gave a registry target (registry-SLUG) is taken over by its new
+// name at start, so the upgrade does not re-baseline it.
+func TestRegistryAdoptsLegacyState(t *testing.T) {
+	e := newSDEnv(t)
+	e.reg.Put("io.example/crm", "1.0.0", registrytest.Remote{Type: "streamable-http", URL: e.one.URL})
+	e.config(fmt.Sprintf("global: {schedule: \"@every 1s\", state_dir: data}\nregistry_sd:\n  - {url: %q, refresh_interval: 1h}\n", e.reg.URL))
+	name := discovery.RegistryName("io.example/crm", e.one.URL)
+	legacy := discovery.LegacyRegistryName("io.example/crm", 0, 1)
+	d, base := e.start(false)
+	waitMetric(t, base, `driftd_probe_success{target="`+name+`"}`, 1)
+	stop(t, d)
+	dir := filepath.Join(e.dir, "data")
+	baseline := func(file string) string {
+		b, err := os.ReadFile(filepath.Join(dir, file+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct {
+			Baseline json.RawMessage `json:"baseline"`
+		}
+		if err := json.Unmarshal(b, &st); err != nil || len(st.Baseline) == 0 {
+			t.Fatalf("no baseline in %s: %v", file, err)
+		}
+		return string(st.Baseline)
+	}
+	recorded := baseline(name)
+
+	// Make it look as the release before left it: the state under the
+	// legacy name, none under the new one.
+	for _, sub := range []string{"", "snapshots"} {
+		b, err := os.ReadFile(filepath.Join(dir, sub, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = bytes.Replace(b, []byte(`"target": "`+name+`"`), []byte(`"target": "`+legacy+`"`), 1)
+		if err := os.WriteFile(filepath.Join(dir, sub, legacy+".json"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(dir, sub, name+".json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, base = e.start(false)
+	waitMetric(t, base, `driftd_probe_success{target="`+name+`"}`, 1)
+	if !strings.Contains(e.log.String(), "state adopted from the target's previous name") {
+		t.Fatalf("no adoption logged:\n%s", e.log.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, legacy+".json")); !os.IsNotExist(err) {
+		t.Errorf("the legacy state file is still there: %v", err)
+	}
+	if got := baseline(name); got != recorded {
+		t.Errorf("re-baselined: %s, was %s", got, recorded)
 	}
 }

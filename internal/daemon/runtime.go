@@ -50,6 +50,9 @@ type targetConfig struct {
 	// origin is where the target comes from: config, file:PATH,
 	// kubernetes:NS/SERVICE or registry:URL.
 	origin string
+	// previous are names an earlier release gave this discovered target:
+	// its state is adopted from the first that has one (adoptPrevious).
+	previous []string
 
 	// conn is the main connection's HTTP client, kept from run to run
 	// (keptClient), nil for a target that runs less often than
@@ -126,9 +129,10 @@ func buildRuntime(cfg *config.Config, found []discovery.Target, opts Options) (*
 	}
 	rc.discovered = make([]config.Target, 0, len(found))
 	origins := make([]string, 0, len(found))
+	previous := make([][]string, 0, len(found))
 	policies := make([]*catalogue.Policy, 0, len(found))
 	for _, f := range found {
-		t, err := cfg.Discovered(f.Target, f.Origin)
+		t, err := cfg.Discovered(config.Found{Target: f.Target, Origin: f.Origin, Identity: f.Identity, RequiredHeaders: f.RequiredHeaders})
 		if err == nil {
 			if by, dup := taken[t.Name]; dup {
 				err = fmt.Errorf("%s: target %q: name already used by %s", f.Origin, t.Name, by)
@@ -145,21 +149,25 @@ func buildRuntime(cfg *config.Config, found []discovery.Target, opts Options) (*
 		taken[t.Name] = f.Origin
 		rc.discovered = append(rc.discovered, t)
 		origins, policies = append(origins, f.Origin), append(policies, policy)
+		previous = append(previous, f.Previous)
 	}
 	for i := range rc.discovered {
-		rc.add(&rc.discovered[i], policies[i], origins[i], opts)
+		if tc := rc.add(&rc.discovered[i], policies[i], origins[i], opts); tc != nil {
+			tc.previous = previous[i]
+		}
 	}
 	return rc, errors.Join(errs...)
 }
 
-// add keeps t if it is in this instance's shard.
-func (rc *runtimeConfig) add(t *config.Target, policy *catalogue.Policy, origin string, opts Options) {
+// add keeps t if it is in this instance's shard, and returns it then.
+func (rc *runtimeConfig) add(t *config.Target, policy *catalogue.Policy, origin string, opts Options) *targetConfig {
 	if !scheduler.InShard(t.Name, opts.Shard, opts.Shards) {
-		return
+		return nil
 	}
 	tc := &targetConfig{t: t, policy: policy, origin: origin}
 	rc.targets = append(rc.targets, tc)
 	rc.byName[t.Name] = tc
+	return tc
 }
 
 // apply makes rc the running configuration, old being the one it
@@ -193,6 +201,7 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 			Key: tc.t.Schedule.String(),
 			Run: func(ctx context.Context) { d.runTarget(ctx, name) },
 		})
+		d.adoptPrevious(rc, tc)
 		d.target(name)
 	}
 	d.metrics.SetTargets(mts)
@@ -215,6 +224,35 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 			if err := d.sched.Trigger(tc.t.Name); err != nil && !errors.Is(err, scheduler.ErrAlreadyRunning) {
 				d.log.Warn("could not start the failing run", "target", tc.t.Name, "err", err)
 			}
+		}
+	}
+}
+
+// adoptPrevious moves the state an earlier release recorded for tc under
+// another name to tc's, before its runtime loads it, unless that name is
+// a running target of its own. A renamed target so keeps its baseline.
+func (d *Daemon) adoptPrevious(rc *runtimeConfig, tc *targetConfig) {
+	if d.store == nil {
+		return
+	}
+	for _, prev := range tc.previous {
+		if _, running := rc.byName[prev]; running || prev == tc.t.Name {
+			continue
+		}
+		d.mu.Lock()
+		_, loaded := d.targets[tc.t.Name]
+		d.mu.Unlock()
+		if loaded {
+			return
+		}
+		moved, err := d.store.Adopt(tc.t.Name, prev)
+		if err != nil {
+			d.log.Warn("state under the target's previous name not adopted", "target", tc.t.Name, "previous", prev, "err", err)
+			continue
+		}
+		if moved {
+			d.log.Info("state adopted from the target's previous name", "target", tc.t.Name, "previous", prev)
+			return
 		}
 	}
 }

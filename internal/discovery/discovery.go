@@ -19,7 +19,17 @@ type Target struct {
 	Origin string
 	// Source is the key of the source that found it (Source.Key).
 	Source string
-	Target config.Target
+	// Identity is what the source names it by, exactly: a registry
+	// server's name. sd_credentials' server: matches it.
+	Identity string
+	// Previous are names an earlier release gave the same target: its
+	// state is taken over from the first that has one (docs/discovery.md).
+	Previous []string
+	// RequiredHeaders are headers the source says the server requires
+	// (a registry remote's isRequired headers): the credentials that
+	// match it must send each, or it is rejected with that reason.
+	RequiredHeaders []string
+	Target          config.Target
 }
 
 // Source is one discovery block of the config.

@@ -58,10 +58,33 @@ func KubernetesName(ns, svc, port string) string {
 	return fit(name, ns+"/"+svc+":"+port)
 }
 
-// RegistryName is the name of the target for the i-th streamable-http
-// remote (of n) of the registry server named server:
-// registry-SLUG, and registry-SLUG-I (from 1) when the server has several.
-func RegistryName(server string, i, n int) string {
+// registryDigestLen is the length of the digest in a registry target's
+// name: 48 bits, so that 300,000 targets collide with odds of about one
+// in six thousand, and a collision is refused, never merged (Registry.build).
+const registryDigestLen = 12
+
+// RegistryName is the name of the target for the remote at rawURL of the
+// registry server named server: registry-SLUG-DIGEST, the slug for
+// people, the digest (of the exact server name and URL) so that the name
+// is injective in what it names. Folding alone is not: io.github.acme-crm/x
+// and io.github.acme/crm-x have one slug. The name depends on nothing
+// else, so it does not change when the server lists more or fewer remotes.
+func RegistryName(server, rawURL string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + rawURL))
+	digest := hex.EncodeToString(sum[:])[:registryDigestLen]
+	slug := Slug(server)
+	room := config.MaxTargetNameLen - len("registry-") - 1 - registryDigestLen
+	slug = strings.TrimRight(slug[:min(len(slug), room)], "-._")
+	if slug == "" {
+		return "registry-" + digest
+	}
+	return "registry-" + slug + "-" + digest
+}
+
+// LegacyRegistryName is the name releases before 0.2 gave the i-th (of n)
+// streamable-http remote of server: registry-SLUG, registry-SLUG-I when
+// it had several. A target takes over the state recorded under it once.
+func LegacyRegistryName(server string, i, n int) string {
 	name := "registry-" + Slug(server)
 	key := server
 	if n > 1 {

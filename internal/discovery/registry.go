@@ -47,8 +47,12 @@ type registryList struct {
 			Name    string `json:"name"`
 			Version string `json:"version"`
 			Remotes []struct {
-				Type string `json:"type"`
-				URL  string `json:"url"`
+				Type    string `json:"type"`
+				URL     string `json:"url"`
+				Headers []struct {
+					Name       string `json:"name"`
+					IsRequired bool   `json:"isRequired"`
+				} `json:"headers"`
 			} `json:"remotes"`
 		} `json:"server"`
 		Meta map[string]json.RawMessage `json:"_meta"`
@@ -72,11 +76,18 @@ type Registry struct {
 	client *http.Client
 
 	mu        sync.Mutex
-	servers   map[string][]string // server name → its streamable-http URLs
+	servers   map[string][]remote // server name → its streamable-http remotes
 	skipped   int                 // remotes of other types, or with a bad URL
 	since     time.Time           // start of the last successful refresh
 	refreshes int
 	targets   []Target
+}
+
+// remote is one streamable-http remote of a server.
+type remote struct {
+	url string
+	// required are the headers the registry says the remote requires.
+	required []string
 }
 
 // NewRegistry returns the source for cfg; version goes in the User-Agent.
@@ -86,7 +97,7 @@ func NewRegistry(cfg config.RegistrySD, version string) (*Registry, error) {
 		return nil, err
 	}
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	return &Registry{cfg: cfg, client: c, servers: map[string][]string{}}, nil
+	return &Registry{cfg: cfg, client: c, servers: map[string][]remote{}}, nil
 }
 
 // Key implements Source.
@@ -130,7 +141,7 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	defer cancel()
 	r.mu.Lock()
 	full := r.since.IsZero() || r.refreshes%fullEvery == 0
-	servers, since := map[string][]string{}, r.since
+	servers, since := map[string][]remote{}, r.since
 	if !full {
 		servers = maps.Clone(r.servers)
 	}
@@ -167,7 +178,8 @@ func (r *Registry) Refresh(ctx context.Context) error {
 		}
 		seen[cursor] = true
 	}
-	targets := r.build(servers)
+	targets, collided := r.build(servers)
+	skipped += collided
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !full {
@@ -222,7 +234,7 @@ func (r *Registry) page(ctx context.Context, q url.Values) (*registryList, error
 // merge applies one page to servers and returns how many remotes it
 // skipped: of another type, with a URL driftd does not probe, or carrying
 // one of the registry's own credentials (secrets).
-func (r *Registry) merge(servers map[string][]string, list *registryList, secrets *sanitize.Secrets) int {
+func (r *Registry) merge(servers map[string][]remote, list *registryList, secrets *sanitize.Secrets) int {
 	skipped := 0
 	for _, e := range list.Servers {
 		s := e.Server
@@ -245,19 +257,29 @@ func (r *Registry) merge(servers map[string][]string, list *registryList, secret
 			delete(servers, s.Name)
 			continue
 		}
-		var urls []string
+		var remotes []remote
 		for _, rm := range s.Remotes {
-			if rm.Type != streamableHTTP || config.CheckTargetURL(rm.URL) != nil || secrets.Contains(rm.URL) {
+			// A URL with {variables} is a template the registry expects
+			// its client to fill in: probed as written it would reach
+			// another resource, or none.
+			if rm.Type != streamableHTTP || strings.ContainsAny(rm.URL, "{}") ||
+				config.CheckTargetURL(rm.URL) != nil || secrets.Contains(rm.URL) {
 				skipped++
 				continue
 			}
-			urls = append(urls, rm.URL)
+			rt := remote{url: rm.URL}
+			for _, h := range rm.Headers {
+				if h.IsRequired && h.Name != "" {
+					rt.required = append(rt.required, h.Name)
+				}
+			}
+			remotes = append(remotes, rt)
 		}
-		if len(urls) == 0 {
+		if len(remotes) == 0 {
 			delete(servers, s.Name)
 			continue
 		}
-		servers[s.Name] = urls
+		servers[s.Name] = remotes
 	}
 	return skipped
 }
@@ -274,35 +296,47 @@ func (r *Registry) wanted(name string) bool {
 	return false
 }
 
-// build turns the servers into targets, in name order.
-func (r *Registry) build(servers map[string][]string) []Target {
-	var out []Target
+// build turns the servers into targets, in name order. Names are
+// injective in (server, URL) but for a digest collision, which is refused:
+// the second target is left out and counted as skipped, never given the
+// first's name (and with it its state and credentials).
+func (r *Registry) build(servers map[string][]remote) (out []Target, collided int) {
 	origin := r.Key()
+	named := map[string]bool{}
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
-		urls := servers[name]
-		for i, u := range urls {
-			t := config.Target{Name: RegistryName(name, i, len(urls)), URL: u, Labels: maps.Clone(r.cfg.Labels), HTTPClient: config.DefaultHTTPClient()}
-			if m := findManifest(r.cfg.ManifestsDir, t.Name); m != "" {
+		remotes := servers[name]
+		for i, rm := range remotes {
+			t := config.Target{Name: RegistryName(name, rm.url), URL: rm.url, Labels: maps.Clone(r.cfg.Labels), HTTPClient: config.DefaultHTTPClient()}
+			if named[t.Name] {
+				collided++
+				continue
+			}
+			named[t.Name] = true
+			legacy := LegacyRegistryName(name, i, len(remotes))
+			if m := findManifest(r.cfg.ManifestsDir, t.Name, legacy); m != "" {
 				t.Manifest = m
 			} else {
 				t.Baseline = config.BaselineFirstSeen
 			}
-			out = append(out, Target{Origin: origin, Target: t})
+			out = append(out, Target{Origin: origin, Identity: name, Previous: []string{legacy},
+				RequiredHeaders: slices.Clone(rm.required), Target: t})
 		}
 	}
-	Dedupe(out)
-	return out
+	return out, collided
 }
 
-// findManifest returns dir/NAME.json (or .yaml, .yml) if it exists.
-func findManifest(dir, name string) string {
+// findManifest returns dir/NAME.json (or .yaml, .yml) for the first of
+// names that has one.
+func findManifest(dir string, names ...string) string {
 	if dir == "" {
 		return ""
 	}
-	for _, ext := range []string{".json", ".yaml", ".yml"} {
-		p := filepath.Join(dir, name+ext)
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return p
+	for _, name := range names {
+		for _, ext := range []string{".json", ".yaml", ".yml"} {
+			p := filepath.Join(dir, name+ext)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p
+			}
 		}
 	}
 	return ""

@@ -2,8 +2,10 @@ package discovery
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -114,5 +116,86 @@ func TestRegistryEchoedCredential(t *testing.T) {
 		if strings.Contains(tg.Target.URL+tg.Target.Name, token) {
 			t.Fatalf("a target carries the registry's credential: %+v", tg.Target)
 		}
+	}
+}
+
+// TestRegistryIdentities: look-alike servers get names of their own and
+// only their own credentials (sd_credentials' server: is exact); a server
+// going from two remotes to one keeps the remaining target's name; a URL
+// template is not probed; a header the registry says is required must be
+// sent by the credentials, or the target is rejected saying so.
+func TestRegistryIdentities(t *testing.T) {
+	reg := registrytest.New()
+	defer reg.Close()
+	const real, lookalike = "io.github.acme/crm-x", "io.github.acme-crm/x"
+	sh := func(u string) registrytest.Remote { return registrytest.Remote{Type: "streamable-http", URL: u} }
+	reg.Put(real, "1", sh("https://crm.acme.example/mcp"), sh("https://crm-eu.acme.example/mcp"))
+	reg.Put(lookalike, "1", sh("https://crm.acme.example/mcp"))
+	reg.Put("io.example/tenant", "1", sh("https://mcp.example/{tenant}/mcp"))
+	reg.Put("io.example/keyed", "1", registrytest.Remote{Type: "streamable-http", URL: "https://keyed.example/mcp",
+		Headers: []registrytest.Header{{Name: "X-Api-Key", IsRequired: true, IsSecret: true}, {Name: "X-Optional"}}})
+	cfg, err := config.Parse([]byte(`registry_sd:
+  - {url: "`+reg.URL+`", timeout: 5s}
+sd_credentials:
+  - server: io.github.acme/crm-x
+    http_client: {authorization: {credentials: marker-real-token}}
+`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(cfg.RegistrySD[0], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Target{}
+	for _, f := range r.Targets() {
+		byName[f.Target.Name] = f
+	}
+	realName := RegistryName(real, "https://crm.acme.example/mcp")
+	fakeName := RegistryName(lookalike, "https://crm.acme.example/mcp")
+	euName := RegistryName(real, "https://crm-eu.acme.example/mcp")
+	if len(byName) != 4 || byName[realName].Identity != real || byName[fakeName].Identity != lookalike || byName[euName].Identity != real {
+		t.Fatalf("targets: %v", slices.Collect(maps.Keys(byName)))
+	}
+	if r.Skipped() != 1 {
+		t.Errorf("the URL template is not skipped: skipped %d", r.Skipped())
+	}
+	token := func(name string) string {
+		f := byName[name]
+		got, err := cfg.Discovered(config.Found{Target: f.Target, Origin: f.Origin, Identity: f.Identity, RequiredHeaders: f.RequiredHeaders})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if a := got.HTTPClient.Authorization; a != nil {
+			return string(a.Credentials)
+		}
+		return ""
+	}
+	if token(realName) != "marker-real-token" || token(euName) != "marker-real-token" || token(fakeName) != "" {
+		t.Errorf("credentials: real %q, eu %q, look-alike %q", token(realName), token(euName), token(fakeName))
+	}
+	keyed := byName[RegistryName("io.example/keyed", "https://keyed.example/mcp")]
+	_, err = cfg.Discovered(config.Found{Target: keyed.Target, Origin: keyed.Origin, Identity: keyed.Identity, RequiredHeaders: keyed.RequiredHeaders})
+	if err == nil || !strings.Contains(err.Error(), `requires header "X-Api-Key"`) || strings.Contains(err.Error(), "X-Optional") {
+		t.Errorf("a required header without credentials: %v", err)
+	}
+
+	// Two remotes to one: the remaining target keeps its name, and so
+	// its state and baseline.
+	reg.Put(real, "2", sh("https://crm.acme.example/mcp"))
+	if err := r.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, f := range r.Targets() {
+		if f.Identity == real {
+			names = append(names, f.Target.Name)
+		}
+	}
+	if !slices.Equal(names, []string{realName}) {
+		t.Errorf("after going to one remote: %v, want [%s]", names, realName)
 	}
 }

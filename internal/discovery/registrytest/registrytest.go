@@ -21,8 +21,16 @@ import (
 
 // Remote is one remote of a server.json: type streamable-http, sse, ...
 type Remote struct {
-	Type string `json:"type"`
-	URL  string `json:"url"`
+	Type    string   `json:"type"`
+	URL     string   `json:"url"`
+	Headers []Header `json:"headers,omitempty"`
+}
+
+// Header is a header a remote takes (server.json's remotes[].headers).
+type Header struct {
+	Name       string `json:"name"`
+	IsRequired bool   `json:"isRequired,omitempty"`
+	IsSecret   bool   `json:"isSecret,omitempty"`
 }
 
 type entry struct {
