@@ -208,7 +208,12 @@ func (d *Daemon) Start() error {
 	})
 	d.onStop("runs", d.sched.Stop)
 	d.onStop("discovery", d.stopSources)
-	if err := d.syncSources(rc.cfg); err != nil {
+	// Sources start now and are not waited for: a slow or black-holed
+	// registry must not keep the listener (and liveness) down. /-/ready
+	// says not ready until every source has refreshed once or
+	// sdSyncTimeout has passed; their targets follow as they come.
+	synced, err := d.startSources(rc.cfg)
+	if err != nil {
 		return fmt.Errorf("discovery: %w", err)
 	}
 	if rc, err = buildRuntime(rc.cfg, d.discovered(), d.opts); err != nil {
@@ -227,7 +232,10 @@ func (d *Daemon) Start() error {
 			d.log.Warn("config file watch unavailable; reload with SIGHUP or POST /-/reload", "err", err)
 		}
 	}
-	d.ready.Store(true)
+	d.wg.Go(func() {
+		synced(d.done)
+		d.ready.Store(true)
+	})
 	if d.opts.OnStart != nil {
 		d.opts.OnStart(d.Addrs())
 	}

@@ -66,11 +66,21 @@ func (d *Daemon) sdSpecs(cfg *config.Config) []sdSpec {
 	return out
 }
 
-// syncSources makes cfg's discovery blocks the running sources: a block
-// already running unchanged keeps running (and is refreshed), a new or
-// changed one is started and waited for (its first refresh, within
-// sdSyncTimeout), one gone is stopped and its series deleted.
+// syncSources makes cfg's discovery blocks the running sources and waits
+// for their first refresh (startSources).
 func (d *Daemon) syncSources(cfg *config.Config) error {
+	wait, err := d.startSources(cfg)
+	wait(nil)
+	return err
+}
+
+// startSources makes cfg's discovery blocks the running sources: a block
+// already running unchanged keeps running (and is refreshed), a new or
+// changed one is started, one gone is stopped and its series deleted.
+// wait returns when every source has done its first refresh, or
+// sdSyncTimeout has passed, or stop is closed: Start serves before that,
+// a reload waits.
+func (d *Daemon) startSources(cfg *config.Config) (wait func(stop <-chan struct{}), err error) {
 	d.sdMu.Lock()
 	defer d.sdMu.Unlock()
 	next := map[string]*sdSource{}
@@ -90,21 +100,6 @@ func (d *Daemon) syncSources(cfg *config.Config) error {
 		}
 		next[sp.key] = d.startSource(src, sp.spec)
 	}
-	// One deadline for all of them: the sources refresh at once, and a
-	// second slow one must not add its own 30 s to the first's.
-	waited, cancel := context.WithTimeout(context.Background(), sdSyncTimeout)
-	defer cancel()
-	for _, key := range order {
-		s, ok := next[key]
-		if !ok {
-			continue
-		}
-		select {
-		case <-s.synced:
-		case <-waited.Done():
-			d.log.Warn("discovery source not synced yet; its targets follow when it is", "discovery", key)
-		}
-	}
 	for key, old := range d.sources {
 		if next[key] != old {
 			old.stop()
@@ -114,7 +109,26 @@ func (d *Daemon) syncSources(cfg *config.Config) error {
 		}
 	}
 	d.sources, d.sdOrder = next, order
-	return errors.Join(errs...)
+	wait = func(stop <-chan struct{}) {
+		// One deadline for all of them: the sources refresh at once, and
+		// a second slow one must not add its own 30 s to the first's.
+		waited, cancel := context.WithTimeout(context.Background(), sdSyncTimeout)
+		defer cancel()
+		for _, key := range order {
+			s, ok := next[key]
+			if !ok {
+				continue
+			}
+			select {
+			case <-s.synced:
+			case <-stop:
+				return
+			case <-waited.Done():
+				d.log.Warn("discovery source not synced yet; its targets follow when it is", "discovery", key)
+			}
+		}
+	}
+	return wait, errors.Join(errs...)
 }
 
 func (d *Daemon) startSource(src discovery.Source, spec string) *sdSource {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -271,5 +273,39 @@ func TestRegistryAdoptsLegacyState(t *testing.T) {
 	}
 	if got := baseline(name); got != recorded {
 		t.Errorf("re-baselined: %s, was %s", got, recorded)
+	}
+}
+
+// TestSlowRegistryDoesNotHoldTheListener: a registry that never answers
+// does not delay the listener: the daemon is healthy at once, not ready
+// until its sources have synced, and stops promptly.
+func TestSlowRegistryDoesNotHoldTheListener(t *testing.T) {
+	e := newSDEnv(t)
+	release := make(chan struct{})
+	hole := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hole.Close()
+	defer close(release)
+	e.config(fmt.Sprintf("global: {schedule: \"@every 1s\"}\ntargets:\n  - {name: hand, url: %q, manifest: a.json}\nregistry_sd:\n  - {url: %q, timeout: 1m}\n", e.one.URL, hole.URL))
+	start := time.Now()
+	d, base := e.start(false)
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Start took %v with a registry that never answers", took)
+	}
+	if code, _ := get(t, base+"/-/healthy"); code != http.StatusOK {
+		t.Errorf("/-/healthy = %d", code)
+	}
+	if code, _ := get(t, base+"/-/ready"); code != http.StatusServiceUnavailable {
+		t.Errorf("/-/ready = %d before the registry synced", code)
+	}
+	waitMetric(t, base, `driftd_probe_success{target="hand"}`, 1) // the written targets run meanwhile
+	start = time.Now()
+	stop(t, d)
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("Stop took %v", took)
 	}
 }

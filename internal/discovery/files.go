@@ -3,10 +3,7 @@ package discovery
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/config"
 )
 
@@ -43,43 +41,42 @@ func (f *Files) Key() string { return "file:" + f.glob }
 
 // Refresh reads every file the glob matches. Files that went away take
 // their targets with them; one that does not parse keeps its last good
-// targets and is part of the error, with its file:line.
-func (f *Files) Refresh(context.Context) error {
+// targets and is part of the error, with its file:line. The files are
+// read without the lock held, so Targets never waits on a disk.
+func (f *Files) Refresh(ctx context.Context) error {
 	paths, err := filepath.Glob(f.glob)
 	if err != nil {
 		return err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	next := map[string][]Target{}
+	read := make(map[string][]Target, len(paths))
 	var errs []error
+	var failed []string
 	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		ts, err := readTargetFile(p)
 		if err != nil {
-			errs = append(errs, err)
-			if old, ok := f.files[p]; ok {
-				next[p] = old
-			}
+			errs, failed = append(errs, err), append(failed, p)
 			continue
 		}
-		next[p] = ts
+		read[p] = ts
 	}
-	f.files = next
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range failed {
+		if old, ok := f.files[p]; ok {
+			read[p] = old
+		}
+	}
+	f.files = read
 	return errors.Join(errs...)
 }
 
 func readTargetFile(path string) ([]Target, error) {
-	fh, err := os.Open(path)
+	b, err := atomicfile.ReadFile(path, maxTargetFileBytes)
 	if err != nil {
 		return nil, err
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, maxTargetFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(b) > maxTargetFileBytes {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxTargetFileBytes)
 	}
 	ts, err := config.ParseTargetFile(b, path)
 	if err != nil {
@@ -105,8 +102,13 @@ func (f *Files) Targets() []Target {
 
 // fileSettle gathers the events of one edit (an editor's create, write
 // and rename; a ConfigMap's symlink swap) into one refresh, so a bad edit
-// is one failure, not three.
-const fileSettle = 100 * time.Millisecond
+// is one failure, not three. fileMaxWait bounds how long events that
+// keep coming can put the refresh off: a file rewritten every 50 ms is
+// still read every second.
+const (
+	fileSettle  = 100 * time.Millisecond
+	fileMaxWait = time.Second
+)
 
 // Watch implements Source: a change in the glob's directory (editors
 // replace files; a ConfigMap volume swaps a ..data symlink), once it has
@@ -125,6 +127,7 @@ func (f *Files) Watch(ctx context.Context, changed func()) {
 			events, errs = w.Events, w.Errors
 		}
 	}
+	var first time.Time // of the events not yet refreshed
 	for {
 		select {
 		case <-ctx.Done():
@@ -133,8 +136,13 @@ func (f *Files) Watch(ctx context.Context, changed func()) {
 			if !ok {
 				events = nil
 			}
-			settle.Reset(fileSettle)
+			now := time.Now()
+			if first.IsZero() {
+				first = now
+			}
+			settle.Reset(min(fileSettle, max(0, first.Add(fileMaxWait).Sub(now))))
 		case <-settle.C:
+			first = time.Time{}
 			changed()
 		case _, ok := <-errs:
 			if !ok {

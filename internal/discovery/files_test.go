@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -77,5 +78,57 @@ func TestFilesWatchSettles(t *testing.T) {
 	time.Sleep(3 * fileSettle)
 	if n := calls.Load(); n == 0 || n >= writes {
 		t.Fatalf("%d writes gave %d refreshes; want at least one and fewer than the writes", writes, n)
+	}
+}
+
+// TestFilesWatchConverges: a file rewritten more often than fileSettle,
+// without pause, is still refreshed, at least every fileMaxWait.
+func TestFilesWatchConverges(t *testing.T) {
+	dir := t.TempDir()
+	f := NewFiles(filepath.Join(dir, "*.yml"))
+	f.rescan = time.Hour
+	var calls atomic.Int32
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); f.Watch(ctx, func() { calls.Add(1) }) }()
+	defer func() { cancel(); <-done }()
+	time.Sleep(100 * time.Millisecond) // the watcher is set up
+	// Writes every fileSettle/4 for 3 × fileMaxWait: the settle timer
+	// alone would never fire.
+	stop := time.Now().Add(3 * fileMaxWait)
+	for i := 0; time.Now().Before(stop); i++ {
+		if err := os.WriteFile(filepath.Join(dir, "t.yml"), []byte(fmt.Sprintf("# %d\n", i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(fileSettle / 4)
+	}
+	if n := calls.Load(); n < 2 {
+		t.Fatalf("constant writes for %v gave %d refreshes while they went on; want one at least every %v", 3*fileMaxWait, n, fileMaxWait)
+	}
+}
+
+// TestFilesFIFO: a FIFO matching the glob is refused at once, named as
+// what it is, and the regular files beside it still give their targets.
+func TestFilesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yml"), 0o644); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.yml"), []byte("- {name: a, url: 'http://127.0.0.1:1/mcp', baseline: first_seen}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFiles(filepath.Join(dir, "*.yml"))
+	done := make(chan error, 1)
+	go func() { done <- f.Refresh(context.Background()) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Fatalf("Refresh = %v, want the FIFO refused", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Refresh blocked on a FIFO")
+	}
+	if ts := f.Targets(); len(ts) != 1 || ts[0].Target.Name != "a" {
+		t.Fatalf("targets beside the FIFO: %v", ts)
 	}
 }

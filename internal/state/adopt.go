@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/catalogue"
 )
 
@@ -24,7 +25,7 @@ func (s *Store) Adopt(to, from string) (bool, error) {
 	if _, err := os.Lstat(s.statePath(to)); !errors.Is(err, fs.ErrNotExist) {
 		return false, err // to has a state (or cannot be read): nothing to adopt
 	}
-	b, err := readRegular(s.statePath(from))
+	b, err := atomicfile.ReadFile(s.statePath(from), maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -61,17 +62,4 @@ func (s *Store) Adopt(to, from string) (bool, error) {
 		return false, err
 	}
 	return true, s.Remove(from)
-}
-
-// readRegular reads path if it is a regular file: a FIFO or device in the
-// state directory must not block or feed the daemon.
-func readRegular(path string) ([]byte, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("state: %s is not a regular file", path)
-	}
-	return os.ReadFile(path)
 }

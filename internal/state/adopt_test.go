@@ -1,9 +1,12 @@
 package state
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
 )
@@ -39,5 +42,26 @@ func TestAdopt(t *testing.T) {
 	mustSave(t, s2, NewState("taken"))
 	if moved, err := s2.Adopt("taken", "orders"); moved || err != nil {
 		t.Fatalf("Adopt over a state = %v, %v", moved, err)
+	}
+}
+
+// TestLoadFIFO: a FIFO where a state file belongs is refused at once
+// (moved aside as corrupt), never waited on.
+func TestLoadFIFO(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	if err := syscall.Mkfifo(filepath.Join(dir, "orders.json"), 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := s.Load("orders"); done <- err }()
+	select {
+	case err := <-done:
+		var ce *CorruptError
+		if !errors.As(err, &ce) {
+			t.Fatalf("Load = %v, want a CorruptError", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Load blocked on a FIFO")
 	}
 }

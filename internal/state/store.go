@@ -30,6 +30,11 @@ type Store struct {
 	write func(f *os.File, b []byte) (int, error)
 }
 
+// maxFileBytes bounds a state or snapshot file read back: far above what
+// a run can store (a snapshot holds at most a run's max_run_bytes), so it
+// only stops a file that is not driftd's from filling memory.
+const maxFileBytes = 1 << 30
+
 // CorruptError reports a state or snapshot file that could not be read or
 // decoded. The file was moved to MovedTo (empty when even that failed) and
 // the target starts fresh: the caller logs and counts it, and keeps going.
@@ -73,7 +78,7 @@ func (s *Store) Load(target string) (*State, error) {
 		return nil, err
 	}
 	path := s.statePath(target)
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path, maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewState(target), nil
 	}
@@ -154,7 +159,7 @@ func (s *Store) History(st *State) ([]Event, error) {
 // fileHistory reads the history from target's state file; a missing file
 // has none.
 func (s *Store) fileHistory(target string) ([]Event, error) {
-	b, err := os.ReadFile(s.statePath(target))
+	b, err := atomicfile.ReadFile(s.statePath(target), maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -197,7 +202,7 @@ func (s *Store) LoadSnapshot(target string) ([]Tool, error) {
 		return nil, err
 	}
 	path := filepath.Join(s.snapDir, target+".json")
-	b, err := os.ReadFile(path)
+	b, err := atomicfile.ReadFile(path, maxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("state: no snapshot for %s: %w", target, err)
 	}
