@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 
 	corev1 "k8s.io/api/core/v1"
@@ -132,6 +133,12 @@ func kubeError(err error) error {
 			reason = mcp.ReasonAuthRequired
 		}
 		return &Error{Reason: reason, Err: &StatusError{Code: s.Code, Reason: s.Reason}}
+	}
+	// A TLS alert from the server (no or a refused client certificate)
+	// is a net.OpError of crypto/tls's, its alert type unexported.
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "remote error" {
+		return &Error{Reason: mcp.ReasonTLS, Err: err}
 	}
 	return &Error{Reason: Reason(err), Err: err}
 }

@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -95,6 +97,7 @@ func NewWithOptions(opts Options) *Server {
 	s := &Server{opts: opts, token: defaultToken, services: map[string]event{}, configMaps: map[string]map[string]string{}, stop: make(chan struct{}), rv: 100}
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
 	s.Server.TLS = &tls.Config{}
+	s.Server.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are what some tests want
 	if opts.ClientCAs != nil {
 		s.Server.TLS.ClientCAs = opts.ClientCAs
 		s.Server.TLS.ClientAuth = tls.RequireAndVerifyClientCert
