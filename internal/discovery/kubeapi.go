@@ -70,9 +70,7 @@ func newKubeClient(cfg *rest.Config, version string) (*KubeClient, error) {
 	cfg.APIPath = "/api"
 	cfg.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
 	cfg.UserAgent = "driftd/" + version
-	if cfg.QPS == 0 {
-		cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
-	}
+	cfg.QPS, cfg.Burst = kubeQPS, kubeBurst
 	rc, err := rest.RESTClientFor(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)

@@ -51,8 +51,9 @@ type Kubernetes struct {
 	dir string
 
 	start     sync.Once
+	running   context.Context // the informers', ended by Close
 	cancel    context.CancelFunc
-	running   sync.WaitGroup // the informers' goroutines
+	wg        sync.WaitGroup // the informers' goroutines
 	informers []cache.SharedIndexInformer
 	events    chan struct{}
 	mu        sync.Mutex
@@ -80,7 +81,7 @@ func (k *Kubernetes) poke() {
 // run starts the informers; they stop with Close.
 func (k *Kubernetes) run() {
 	ctx, cancel := context.WithCancel(context.Background())
-	k.cancel = cancel
+	k.running, k.cancel = ctx, cancel
 	namespaces := k.cfg.Namespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
@@ -112,7 +113,7 @@ func (k *Kubernetes) run() {
 			DeleteFunc: func(any) { k.poke() },
 		})
 		k.informers = append(k.informers, inf)
-		k.running.Go(func() { inf.RunWithContext(ctx) })
+		k.wg.Go(func() { inf.RunWithContext(ctx) })
 	}
 }
 
@@ -152,17 +153,20 @@ func (k *Kubernetes) failed(err error) {
 }
 
 // Close stops the informers and waits for them to end (their requests
-// end with their context). A closed source does not start again.
+// end with their context). A closed source does not start again, and a
+// refresh waiting for the informers' first lists returns.
 func (k *Kubernetes) Close() {
-	k.start.Do(func() {})
 	k.mu.Lock()
 	k.closed = true
 	k.mu.Unlock()
+	k.start.Do(func() {})
 	if k.cancel != nil {
 		k.cancel()
 	}
-	k.running.Wait()
+	k.wg.Wait()
 }
+
+var errClosed = &Error{Reason: mcp.ReasonConfig, Err: errors.New("the kubernetes source is closed")}
 
 // Refresh implements Source: the informers' current Services, once each
 // has listed its namespace. A list or watch error since the last refresh
@@ -170,16 +174,20 @@ func (k *Kubernetes) Close() {
 // stay.
 func (k *Kubernetes) Refresh(ctx context.Context) error {
 	k.start.Do(k.run)
+	// Close marks the source closed before it can keep run from starting:
+	// a source not closed here has run.
 	k.mu.Lock()
 	closed := k.closed
 	k.mu.Unlock()
 	if closed {
-		return &Error{Reason: mcp.ReasonConfig, Err: errors.New("the kubernetes source is closed")}
+		return errClosed
 	}
 	var services []*corev1.Service
 	for _, inf := range k.informers {
 		select {
 		case <-inf.HasSyncedChecker().Done():
+		case <-k.running.Done():
+			return errClosed
 		case <-ctx.Done():
 			k.mu.Lock()
 			err := k.lastErr

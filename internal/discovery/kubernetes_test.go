@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/discovery/kubetest"
 	"github.com/driftd/driftd/internal/mcp"
@@ -237,4 +239,39 @@ func selfSigned(t *testing.T, cn string) (certPEM, keyPEM []byte, cert tls.Certi
 		t.Fatal(err)
 	}
 	return certPEM, keyPEM, cert
+}
+
+// TestKubernetesCloseEndsRefresh: a refresh waiting for the first list of
+// an API server that fails returns once the source is closed, and Close
+// leaves no goroutine behind.
+func TestKubernetesCloseEndsRefresh(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	api := kubetest.New()
+	api.Fail(true)
+	client, err := NewKubeClient(api.Kubeconfig(t.TempDir()), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := NewKubernetes(config.KubernetesSD{}, client, t.TempDir())
+	done := make(chan error, 1)
+	go func() { done <- k.Refresh(context.Background()) }()
+	for deadline := time.Now().Add(10 * time.Second); len(api.Requests()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the source never asked the API server")
+		}
+	}
+	k.Close()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("the refresh ended with %v, want the source closed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the refresh did not return after Close")
+	}
+	if err := k.Refresh(context.Background()); err == nil {
+		t.Error("a closed source refreshed")
+	}
+	api.Close()
+	goleak.VerifyNone(t, ignore)
 }
