@@ -3,7 +3,7 @@
 // labelSelector, resourceVersion, limit and continue; watch from a
 // resourceVersion with bookmarks and timeoutSeconds, and, when asked to,
 // streamed lists: sendInitialEvents) and ConfigMaps (get), as JSON over
-// HTTP or HTTPS. It checks every request as the real server would (a
+// HTTPS. It checks every request as the real server would (a
 // bearer token or a client certificate, Accept, GET only) and answers in
 // the real shapes: Status objects for errors, a watch's ERROR event with
 // code 410 for a version older than its history, 422 for a streamed list
@@ -73,8 +73,8 @@ type Server struct {
 
 // Options are how a server differs from New's.
 type Options struct {
-	// ClientCAs makes the server demand a client certificate
-	// that one of them signs; a request with one needs no bearer token.
+	// ClientCAs makes the server demand a client certificate that one of
+	// them signs; a request with one needs no bearer token.
 	ClientCAs *x509.CertPool
 	// WatchList streams lists: a watch with sendInitialEvents=true gets
 	// the current Services as ADDED events and a bookmark that ends them,
