@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,7 +13,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/config"
@@ -33,21 +40,26 @@ const (
 // server's own limit on a ConfigMap is 1 MiB).
 const maxConfigMapManifest = 1 << 20
 
-// Kubernetes is a kubernetes_sd: block: annotated Services, listed and
-// then watched, one watch per namespace (one for all when none is named).
+// Kubernetes is a kubernetes_sd: block: annotated Services, kept by
+// client-go informers, one per namespace (one for all when none is named).
+// Listing, watching from the list's resource version, listing again after
+// 410 Gone and backing off after failures are client-go's.
 type Kubernetes struct {
 	cfg    config.KubernetesSD
 	client *KubeClient
 	// dir holds the manifests read from ConfigMaps, one file per key.
 	dir string
 
-	start   sync.Once
-	cancel  context.CancelFunc
-	watches []*serviceWatch
-	events  chan struct{}
-	mu      sync.Mutex
-	lastErr error // a list or watch error since the last refresh
-	targets []Target
+	start     sync.Once
+	running   context.Context // the informers', ended by Close
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup // the informers' goroutines
+	informers []cache.SharedIndexInformer
+	events    chan struct{}
+	mu        sync.Mutex
+	closed    bool
+	lastErr   error // a list or watch error since the last refresh
+	targets   []Target
 }
 
 // NewKubernetes returns the source for cfg reading through client;
@@ -66,67 +78,140 @@ func (k *Kubernetes) poke() {
 	}
 }
 
-// run starts the watches; they stop with Close.
+// run starts the informers; they stop with Close.
 func (k *Kubernetes) run() {
 	ctx, cancel := context.WithCancel(context.Background())
-	k.cancel = cancel
+	k.running, k.cancel = ctx, cancel
 	namespaces := k.cfg.Namespaces
 	if len(namespaces) == 0 {
-		namespaces = []string{""}
+		namespaces = []string{metav1.NamespaceAll}
 	}
 	for _, ns := range namespaces {
-		w := &serviceWatch{client: k.client, ns: ns, selector: k.cfg.Selector, synced: make(chan struct{}), changed: k.poke, failed: k.failed}
-		k.watches = append(k.watches, w)
-		go w.run(ctx)
+		lw := &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				o.LabelSelector = k.cfg.Selector
+				return k.client.listServices(ctx, ns, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				o.LabelSelector = k.cfg.Selector
+				return k.client.watchServices(ctx, ns, o)
+			},
+		}
+		inf := cache.NewSharedIndexInformer(lw, &corev1.Service{}, 0, cache.Indexers{})
+		_ = inf.SetTransform(slimService)
+		_ = inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *cache.Reflector, err error) {
+			// A version too old (410) or a watch the server ended is
+			// client-go's to recover from by listing or watching again.
+			if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) || errors.Is(err, io.EOF) {
+				return
+			}
+			k.failed(err)
+		})
+		_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(any) { k.poke() },
+			UpdateFunc: func(any, any) { k.poke() },
+			DeleteFunc: func(any) { k.poke() },
+		})
+		k.informers = append(k.informers, inf)
+		k.wg.Go(func() { inf.RunWithContext(ctx) })
 	}
+}
+
+// slimService keeps of a Service what kubernetes_sd reads: its name,
+// namespace, driftd's annotations and its ports' names and numbers. The
+// informers hold every watched Service, so the rest (other annotations,
+// managed fields, status) is dropped as it arrives.
+func slimService(obj any) (any, error) {
+	svc, ok := obj.(*corev1.Service)
+	if !ok {
+		return obj, nil // a deletion whose final state is unknown
+	}
+	out := &corev1.Service{ObjectMeta: metav1.ObjectMeta{
+		Name: svc.Name, Namespace: svc.Namespace, UID: svc.UID, ResourceVersion: svc.ResourceVersion,
+	}}
+	for a, v := range svc.Annotations {
+		if strings.HasPrefix(a, "driftd.io/") {
+			if out.Annotations == nil {
+				out.Annotations = map[string]string{}
+			}
+			out.Annotations[a] = v
+		}
+	}
+	out.Spec.Ports = make([]corev1.ServicePort, len(svc.Spec.Ports))
+	for i, p := range svc.Spec.Ports {
+		out.Spec.Ports[i] = corev1.ServicePort{Name: p.Name, Port: p.Port}
+	}
+	return out, nil
 }
 
 // failed records a list or watch error for the next refresh.
 func (k *Kubernetes) failed(err error) {
 	k.mu.Lock()
-	k.lastErr = err
+	k.lastErr = kubeError(err)
 	k.mu.Unlock()
 	k.poke()
 }
 
-// Close stops the watches.
+// Close stops the informers and waits for them to end (their requests
+// end with their context). A closed source does not start again, and a
+// refresh waiting for the informers' first lists returns.
 func (k *Kubernetes) Close() {
+	k.mu.Lock()
+	k.closed = true
+	k.mu.Unlock()
+	k.start.Do(func() {})
 	if k.cancel != nil {
 		k.cancel()
 	}
+	k.wg.Wait()
 }
 
-// Refresh implements Source: the watches' current Services, once each has
-// listed its namespace. A list or watch error since the last refresh
-// fails it: the watches keep the Services they had, and so the targets
+var errClosed = &Error{Reason: mcp.ReasonConfig, Err: errors.New("the kubernetes source is closed")}
+
+// Refresh implements Source: the informers' current Services, once each
+// has listed its namespace. A list or watch error since the last refresh
+// fails it: the informers keep the Services they had, and so the targets
 // stay.
 func (k *Kubernetes) Refresh(ctx context.Context) error {
 	k.start.Do(k.run)
-	var services []Service
-	for _, w := range k.watches {
+	// Close marks the source closed before it can keep run from starting:
+	// a source not closed here has run.
+	k.mu.Lock()
+	closed := k.closed
+	k.mu.Unlock()
+	if closed {
+		return errClosed
+	}
+	var services []*corev1.Service
+	for _, inf := range k.informers {
 		select {
-		case <-w.synced:
+		case <-inf.HasSyncedChecker().Done():
+		case <-k.running.Done():
+			return errClosed
 		case <-ctx.Done():
 			k.mu.Lock()
 			err := k.lastErr
 			k.mu.Unlock()
 			if err == nil {
-				err = ctx.Err()
+				err = &Error{Reason: mcp.ReasonTimeout, Err: ctx.Err()}
 			}
 			return &Error{Reason: Reason(err), Err: fmt.Errorf("services not listed: %w", err)}
 		}
-		services = append(services, w.list()...)
+		for _, o := range inf.GetStore().List() {
+			if svc, ok := o.(*corev1.Service); ok {
+				services = append(services, svc)
+			}
+		}
 	}
-	slices.SortFunc(services, func(a, b Service) int {
-		return strings.Compare(a.Metadata.Namespace+"/"+a.Metadata.Name, b.Metadata.Namespace+"/"+b.Metadata.Name)
+	slices.SortFunc(services, func(a, b *corev1.Service) int {
+		return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name)
 	})
 	var out []Target
 	var errs []error
-	for i := range services {
-		svc := &services[i]
+	for _, svc := range services {
 		ts, err := k.targetsOf(ctx, svc)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("kubernetes:%s/%s: %w", svc.Metadata.Namespace, svc.Metadata.Name, err))
+			errs = append(errs, fmt.Errorf("kubernetes:%s/%s: %w", svc.Namespace, svc.Name, err))
 		}
 		out = append(out, ts...)
 	}
@@ -152,7 +237,7 @@ func (k *Kubernetes) Targets() []Target {
 	return k.targets
 }
 
-// Watch implements Source: the watches' events.
+// Watch implements Source: the informers' events.
 func (k *Kubernetes) Watch(ctx context.Context, changed func()) {
 	defer k.Close()
 	for {
@@ -168,8 +253,8 @@ func (k *Kubernetes) Watch(ctx context.Context, changed func()) {
 // targetsOf is the targets of one Service: none without the opt-in
 // annotation, else one per port named by driftd.io/port (the one port of
 // a single-port Service when it is not set).
-func (k *Kubernetes) targetsOf(ctx context.Context, svc *Service) ([]Target, error) {
-	a := svc.Metadata.Annotations
+func (k *Kubernetes) targetsOf(ctx context.Context, svc *corev1.Service) ([]Target, error) {
+	a := svc.Annotations
 	if a[AnnotationProbe] != "true" {
 		return nil, nil
 	}
@@ -197,11 +282,11 @@ func (k *Kubernetes) targetsOf(ctx context.Context, svc *Service) ([]Target, err
 	case "", "baseline":
 		base.Baseline = config.BaselineFirstSeen
 	default:
-		if base.Manifest, err = k.configMapManifest(ctx, svc.Metadata.Namespace, m); err != nil {
+		if base.Manifest, err = k.configMapManifest(ctx, svc.Namespace, m); err != nil {
 			return nil, err
 		}
 	}
-	ns, name := svc.Metadata.Namespace, svc.Metadata.Name
+	ns, name := svc.Namespace, svc.Name
 	origin := "kubernetes:" + ns + "/" + name
 	out := make([]Target, 0, len(ports))
 	for _, p := range ports {
@@ -223,7 +308,7 @@ type port struct {
 	number int32
 }
 
-func servicePorts(svc *Service, want string) ([]port, error) {
+func servicePorts(svc *corev1.Service, want string) ([]port, error) {
 	if want == "" {
 		if len(svc.Spec.Ports) != 1 {
 			return nil, fmt.Errorf("%d ports and no %s annotation to choose", len(svc.Spec.Ports), AnnotationPort)
@@ -234,7 +319,7 @@ func servicePorts(svc *Service, want string) ([]port, error) {
 	var out []port
 	for _, w := range strings.Split(want, ",") {
 		w = strings.TrimSpace(w)
-		i := slices.IndexFunc(svc.Spec.Ports, func(p ServicePort) bool {
+		i := slices.IndexFunc(svc.Spec.Ports, func(p corev1.ServicePort) bool {
 			return p.Name == w || strconv.Itoa(int(p.Port)) == w
 		})
 		if i < 0 {
@@ -256,7 +341,7 @@ func (k *Kubernetes) configMapManifest(ctx context.Context, ns, ref string) (str
 	if k.client == nil || k.dir == "" {
 		return "", fmt.Errorf("%s: manifests from ConfigMaps are not available here", AnnotationManifest)
 	}
-	cmData, err := k.client.ConfigMapData(ctx, ns, name)
+	cmData, err := k.client.configMapData(ctx, ns, name)
 	if err != nil {
 		return "", fmt.Errorf("%s: ConfigMap %s: %w", AnnotationManifest, name, err)
 	}
@@ -275,112 +360,4 @@ func (k *Kubernetes) configMapManifest(ctx context.Context, ns, ref string) (str
 		return "", err
 	}
 	return file, atomicfile.Write(file, []byte(data))
-}
-
-// serviceWatch keeps the Services of one namespace ("": every one): it
-// lists them, then watches from the list's resource version, and lists
-// again when the watch fails or the version is too old.
-type serviceWatch struct {
-	client   *KubeClient
-	ns       string
-	selector string
-	synced   chan struct{} // closed after the first list
-	changed  func()
-	failed   func(error)
-
-	mu       sync.Mutex
-	services map[string]Service // by namespace/name
-}
-
-// Backoff between failed lists or watches.
-const (
-	kubeBackoffMin = time.Second
-	kubeBackoffMax = 30 * time.Second
-)
-
-func (w *serviceWatch) run(ctx context.Context) {
-	backoff := kubeBackoffMin
-	var once sync.Once
-	for ctx.Err() == nil {
-		rv, err := w.relist(ctx)
-		if err == nil {
-			backoff = kubeBackoffMin
-			once.Do(func() { close(w.synced) })
-			w.changed()
-			if err = w.watch(ctx, rv); gone(err) {
-				continue // the version is too old: list again at once
-			}
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		w.failed(err)
-		sleepCtx(ctx, backoff)
-		backoff = min(2*backoff, kubeBackoffMax)
-	}
-}
-
-// relist replaces the Services with a fresh list of them and returns the
-// list's resource version.
-func (w *serviceWatch) relist(ctx context.Context) (string, error) {
-	items, rv, err := w.client.ListServices(ctx, w.ns, w.selector)
-	if err != nil {
-		return "", err
-	}
-	set := make(map[string]Service, len(items))
-	for _, s := range items {
-		set[s.key()] = s
-	}
-	w.mu.Lock()
-	w.services = set
-	w.mu.Unlock()
-	return rv, nil
-}
-
-// watch applies the events from resource version rv on, watching again
-// from the last one whenever the server ends a watch, until one fails (or
-// ctx ends): its error says why.
-func (w *serviceWatch) watch(ctx context.Context, rv string) error {
-	for ctx.Err() == nil {
-		err := w.client.WatchServices(ctx, w.ns, w.selector, rv, func(ev WatchEvent) {
-			rv = ev.Service.Metadata.ResourceVersion
-			w.apply(ev)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
-}
-
-// apply is one watch event: a bookmark moves only the version.
-func (w *serviceWatch) apply(ev WatchEvent) {
-	if ev.Type == "BOOKMARK" {
-		return
-	}
-	w.mu.Lock()
-	if ev.Type == "DELETED" {
-		delete(w.services, ev.Service.key())
-	} else {
-		w.services[ev.Service.key()] = ev.Service
-	}
-	w.mu.Unlock()
-	w.changed()
-}
-
-// list is the namespace's Services now.
-func (w *serviceWatch) list() []Service {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Collect(maps.Values(w.services))
-}
-
-// sleepCtx waits d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
-	}
 }

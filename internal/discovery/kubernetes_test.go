@@ -8,14 +8,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"math/big"
 	"net"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +19,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/discovery/kubetest"
@@ -139,7 +137,7 @@ func TestKubernetesListWatch(t *testing.T) {
 		if !strings.Contains(r, "labelSelector=app%3Dmcp") {
 			t.Errorf("a request without the selector: %s", r)
 		}
-		if !strings.Contains(r, "watch=1") {
+		if !strings.Contains(r, "watch=true") {
 			lists++
 		}
 	}
@@ -173,7 +171,7 @@ func TestKubernetesPaging(t *testing.T) {
 	waitFor(t, k, want...)
 	pages := 0
 	for _, r := range api.Requests() {
-		if strings.HasPrefix(r, "GET /api/v1/services?") && !strings.Contains(r, "watch=1") {
+		if strings.HasPrefix(r, "GET /api/v1/services?") && !strings.Contains(r, "watch=true") {
 			pages++
 		}
 	}
@@ -243,161 +241,37 @@ func selfSigned(t *testing.T, cn string) (certPEM, keyPEM []byte, cert tls.Certi
 	return certPEM, keyPEM, cert
 }
 
-// whoServer is a TLS API server that answers a ConfigMap read with who
-// called: the bearer token, basic user, or client certificate's name.
-func whoServer(t *testing.T) (srv *httptest.Server, caPEM []byte, statusFor *atomic.Int64) {
-	t.Helper()
-	serverPEM, _, serverCert := selfSigned(t, "api")
-	statusFor = &atomic.Int64{}
-	srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c := statusFor.Load(); c != 0 {
-			statusFor.Store(0)
-			w.WriteHeader(int(c))
-			return
-		}
-		who := r.Header.Get("Authorization")
-		if u, _, ok := r.BasicAuth(); ok {
-			who = "basic " + u
-		}
-		if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
-			who += "cert " + r.TLS.PeerCertificates[0].Subject.CommonName
-		}
-		fmt.Fprintf(w, `{"data":{"who":%q}}`, who)
-	}))
-	srv.TLS = &tls.Config{Certificates: []tls.Certificate{serverCert}, ClientAuth: tls.RequestClientCert}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	return srv, serverPEM, statusFor
-}
-
-func who(t *testing.T, c *KubeClient) string {
-	t.Helper()
-	d, err := c.ConfigMapData(context.Background(), "ns", "cm")
+// TestKubernetesCloseEndsRefresh: a refresh waiting for the first list of
+// an API server that fails returns once the source is closed, and Close
+// leaves no goroutine behind.
+func TestKubernetesCloseEndsRefresh(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	api := kubetest.New()
+	api.Fail(true)
+	client, err := NewKubeClient(api.Kubeconfig(t.TempDir()), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return d["who"]
-}
-
-// TestKubeconfigCredentials: each way a kubeconfig or the in-cluster
-// account gives credentials reaches a TLS API server verified against
-// the configured CA; what driftd does not support is an error naming it.
-func TestKubeconfigCredentials(t *testing.T) {
-	srv, caPEM, statusFor := whoServer(t)
-	dir := t.TempDir()
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	write("ca.crt", caPEM)
-	clientCert, clientKey, _ := selfSigned(t, "driftd-client")
-	write("client.crt", clientCert)
-	write("client.key", clientKey)
-	write("token-file", []byte("from-file\n"))
-	runs := filepath.Join(dir, "plugin-runs")
-	write("plugin", []byte("#!/bin/sh\necho run >> "+runs+"\n"+`echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-plugin-'"$PLUGIN_ARG"'"}}'`+"\n"))
-	kubeconfig := func(user string) string {
-		return write("kubeconfig", fmt.Appendf(nil, `apiVersion: v1
-kind: Config
-current-context: c
-contexts: [{name: c, context: {cluster: k, user: u}}]
-clusters: [{name: k, cluster: {server: %q, certificate-authority: ca.crt}}]
-users: [{name: u, user: %s}]
-`, srv.URL, user))
-	}
-	for _, tc := range []struct{ user, want string }{
-		{`{token: t0}`, "Bearer t0"},
-		{`{tokenFile: token-file}`, "Bearer from-file"},
-		{`{username: ann, password: pw}`, "basic ann"},
-		{`{client-certificate: client.crt, client-key: client.key}`, "cert driftd-client"},
-		{fmt.Sprintf(`{client-certificate-data: %s, client-key-data: %s}`, base64.StdEncoding.EncodeToString(clientCert), base64.StdEncoding.EncodeToString(clientKey)), "cert driftd-client"},
-		{`{exec: {command: ./plugin, apiVersion: client.authentication.k8s.io/v1, env: [{name: PLUGIN_ARG, value: x}]}}`, "Bearer from-plugin-x"},
-	} {
-		c, err := NewKubeClient(kubeconfig(tc.user), "test")
-		if err != nil {
-			t.Errorf("%s: %v", tc.user, err)
-			continue
-		}
-		if got := who(t, c); got != tc.want {
-			t.Errorf("%s: the server saw %q, want %q", tc.user, got, tc.want)
+	k := NewKubernetes(config.KubernetesSD{}, client, t.TempDir())
+	done := make(chan error, 1)
+	go func() { done <- k.Refresh(context.Background()) }()
+	for deadline := time.Now().Add(10 * time.Second); len(api.Requests()) == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the source never asked the API server")
 		}
 	}
-
-	// The plugin runs once, and again after a 401.
-	os.Remove(runs)
-	c, err := NewKubeClient(kubeconfig(`{exec: {command: ./plugin}}`), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	who(t, c)
-	who(t, c)
-	statusFor.Store(http.StatusUnauthorized)
-	if _, err := c.ConfigMapData(context.Background(), "ns", "cm"); Reason(err) != mcp.ReasonAuthRequired {
-		t.Errorf("a 401 is %v, reason %q, want auth_required", err, Reason(err))
-	}
-	who(t, c)
-	if b, _ := os.ReadFile(runs); strings.Count(string(b), "run") != 2 {
-		t.Errorf("the plugin ran %d times, want 2 (once, and after the 401)", strings.Count(string(b), "run"))
-	}
-
-	for user, want := range map[string]string{
-		`{auth-provider: {name: gcp}}`: `auth-provider "gcp" is not supported`,
-		`{tokenFile: missing}`:         "", // read per request: the request fails, below
-	} {
-		c, err := NewKubeClient(kubeconfig(user), "test")
-		if want != "" {
-			if err == nil || !strings.Contains(err.Error(), want) {
-				t.Errorf("%s: error %v, want %q", user, err, want)
-			}
-			continue
+	k.Close()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "closed") {
+			t.Errorf("the refresh ended with %v, want the source closed", err)
 		}
-		if _, err := c.ConfigMapData(context.Background(), "ns", "cm"); Reason(err) != mcp.ReasonConfig {
-			t.Errorf("%s: %v, reason %q, want config", user, err, Reason(err))
-		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the refresh did not return after Close")
 	}
-	for body, want := range map[string]string{
-		"current-context: nope\n": `current-context "nope" is not among its contexts`,
-		"current-context: c\ncontexts: [{name: c, context: {cluster: gone}}]\n":                                                   `names cluster "gone"`,
-		"current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: 'ftp://x'}}]\n": "is not an http:// or https:// URL",
-	} {
-		if _, err := NewKubeClient(write("bad", []byte(body)), "test"); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q: error %v, want %q", body, err, want)
-		}
+	if err := k.Refresh(context.Background()); err == nil {
+		t.Error("a closed source refreshed")
 	}
-
-	// A server whose certificate the CA does not sign is a TLS failure.
-	other, _, _ := whoServer(t)
-	u, _ := url.Parse(other.URL)
-	c, err = NewKubeClient(write("kubeconfig", fmt.Appendf(nil, "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: %q, certificate-authority: ca.crt}}]\nusers: [{name: u, user: {token: t}}]\n", "https://"+u.Host)), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.ConfigMapData(context.Background(), "ns", "cm"); Reason(err) != mcp.ReasonTLS {
-		t.Errorf("an unknown server certificate: %v, reason %q, want tls", err, Reason(err))
-	}
-
-	// In the cluster: the service account's CA and token, the token read
-	// again for every request.
-	sa := t.TempDir()
-	os.WriteFile(filepath.Join(sa, "ca.crt"), caPEM, 0o600)
-	os.WriteFile(filepath.Join(sa, "token"), []byte("sa-1"), 0o600)
-	su, _ := url.Parse(srv.URL)
-	c, err = inCluster(sa, su.Hostname(), su.Port())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.userAgent = "driftd/test"
-	if got := who(t, c); got != "Bearer sa-1" {
-		t.Errorf("in-cluster: the server saw %q", got)
-	}
-	os.WriteFile(filepath.Join(sa, "token"), []byte("sa-2"), 0o600)
-	if got := who(t, c); got != "Bearer sa-2" {
-		t.Errorf("in-cluster after rotation: the server saw %q", got)
-	}
-	if _, err := inCluster(sa, "", ""); err == nil || !strings.Contains(err.Error(), "not in a cluster") {
-		t.Errorf("outside a cluster: %v", err)
-	}
+	api.Close()
+	goleak.VerifyNone(t, ignore)
 }

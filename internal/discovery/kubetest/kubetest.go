@@ -1,15 +1,24 @@
 // Package kubetest is an in-process Kubernetes API server for what
-// kubernetes_sd reads: core/v1 Services (list with labelSelector, limit
-// and continue; watch from a resourceVersion with bookmarks and
-// timeoutSeconds) and ConfigMaps (get), as JSON over HTTP. It checks every
-// request as the real server would (a bearer token, Accept, GET only) and
-// answers in the real shapes: Status objects for errors, a watch's ERROR
-// event with code 410 for a version older than its history.
+// kubernetes_sd reads through client-go: core/v1 Services (list with
+// labelSelector, resourceVersion, limit and continue; watch from a
+// resourceVersion with bookmarks and timeoutSeconds, and, when asked to,
+// streamed lists: sendInitialEvents) and ConfigMaps (get), as JSON over
+// HTTPS. It checks every request as the real server would (a
+// bearer token or a client certificate, Accept, GET only) and answers in
+// the real shapes: Status objects for errors, a watch's ERROR event with
+// code 410 for a version older than its history, 422 for a streamed list
+// when it does not stream them, 504 for a version newer than its own.
 package kubetest
 
 import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -47,10 +56,10 @@ type event struct {
 // use.
 type Server struct {
 	*httptest.Server
-	// Token is the bearer token every request must carry.
-	Token string
+	opts Options
 
 	mu         sync.Mutex
+	token      string
 	rv         int
 	services   map[string]event // by namespace/name: the last ADDED or MODIFIED
 	history    []event
@@ -62,17 +71,74 @@ type Server struct {
 	rejected   []string
 }
 
-// New starts a server; Close stops it.
-func New() *Server {
-	s := &Server{Token: "kubetest-token", services: map[string]event{}, configMaps: map[string]map[string]string{}, stop: make(chan struct{}), rv: 100}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+// Options are how a server differs from New's.
+type Options struct {
+	// ClientCAs makes the server demand a client certificate that one of
+	// them signs; a request with one needs no bearer token.
+	ClientCAs *x509.CertPool
+	// WatchList streams lists: a watch with sendInitialEvents=true gets
+	// the current Services as ADDED events and a bookmark that ends them,
+	// as API servers with the WatchList feature answer. Without it such a
+	// watch is refused (422 Invalid), as by a server without the feature,
+	// and client-go lists instead.
+	WatchList bool
+}
+
+// The token New's server demands.
+const defaultToken = "kubetest-token"
+
+// New starts a server that lists rather than streams; Close stops it.
+func New() *Server { return NewWithOptions(Options{}) }
+
+// NewWithOptions starts a server; Close stops it. It serves HTTPS with
+// httptest's certificate for 127.0.0.1, as API servers serve only HTTPS
+// (and client-go sends a kubeconfig's credentials over nothing else).
+func NewWithOptions(opts Options) *Server {
+	s := &Server{opts: opts, token: defaultToken, services: map[string]event{}, configMaps: map[string]map[string]string{}, stop: make(chan struct{}), rv: 100}
+	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.Server.TLS = &tls.Config{}
+	s.Server.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are what some tests want
+	if opts.ClientCAs != nil {
+		s.Server.TLS.ClientCAs = opts.ClientCAs
+		s.Server.TLS.ClientAuth = tls.RequireAndVerifyClientCert
+	}
+	s.StartTLS()
 	return s
 }
 
-// Kubeconfig writes a kubeconfig naming the server and its token under dir
-// and returns its path.
+// CAPEM is the PEM certificate that verifies the server's.
+func (s *Server) CAPEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.Certificate().Raw})
+}
+
+// Token is the bearer token every request must carry (unless it has a
+// client certificate the server trusts).
+func (s *Server) Token() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.token
+}
+
+// SetToken changes the token the server demands, as a rotated credential
+// does: requests with the old one get 401.
+func (s *Server) SetToken(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.token = token
+}
+
+// Kubeconfig writes a kubeconfig naming the server, its CA and its token
+// under dir and returns its path.
 func (s *Server) Kubeconfig(dir string) string {
+	return s.KubeconfigFor(dir, fmt.Sprintf("{token: %q}", s.Token()))
+}
+
+// KubeconfigFor writes a kubeconfig naming the server and its CA whose
+// user is the YAML flow mapping user, under dir, and returns its path.
+// Relative paths in user are relative to dir.
+func (s *Server) KubeconfigFor(dir, user string) string {
 	file := filepath.Join(dir, "kubeconfig")
+	cluster := fmt.Sprintf("{server: %q, certificate-authority-data: %s}", s.URL, base64.StdEncoding.EncodeToString(s.CAPEM()))
 	body := fmt.Sprintf(`apiVersion: v1
 kind: Config
 current-context: test
@@ -81,11 +147,11 @@ contexts:
     context: {cluster: test, user: test}
 clusters:
   - name: test
-    cluster: {server: %q}
+    cluster: %s
 users:
   - name: test
-    user: {token: %q}
-`, s.URL, s.Token)
+    user: %s
+`, cluster, user)
 	if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 		panic(err)
 	}
@@ -187,6 +253,16 @@ func (s *Server) Rejected() []string {
 	return slices.Clone(s.rejected)
 }
 
+// tooLarge is the API server's answer to a resourceVersion newer than its
+// own: 504 with the cause client-go recognises.
+func tooLarge(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusGatewayTimeout)
+	json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{}, "status": "Failure",
+		"message": "Too large resource version", "reason": "Timeout", "code": http.StatusGatewayTimeout,
+		"details": map[string]any{"causes": []map[string]any{{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}}, "retryAfterSeconds": 1}})
+}
+
 func status(w http.ResponseWriter, code int, reason, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
@@ -204,6 +280,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.Method+" "+r.URL.RequestURI())
 	failing := s.failing
+	token := s.token
 	// A request let in before Fail or Compact ends with them: it takes the
 	// stop they close now, under the lock that decided it may run.
 	stop := s.stop
@@ -212,8 +289,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method != http.MethodGet:
 		s.reject(w, r, http.StatusMethodNotAllowed, "MethodNotAllowed", "driftd only reads")
 		return
-	case r.Header.Get("Authorization") != "Bearer "+s.Token:
-		s.reject(w, r, http.StatusUnauthorized, "Unauthorized", "no or wrong bearer token")
+	case r.Header.Get("Authorization") != "Bearer "+token && (r.TLS == nil || len(r.TLS.VerifiedChains) == 0):
+		s.reject(w, r, http.StatusUnauthorized, "Unauthorized", "no or wrong bearer token, and no client certificate")
 		return
 	case !strings.Contains(r.Header.Get("Accept"), "application/json"):
 		s.reject(w, r, http.StatusNotAcceptable, "NotAcceptable", "Accept must name application/json")
@@ -277,6 +354,26 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, ns string, 
 		return
 	}
 	s.mu.Lock()
+	rv := s.rv
+	// The server keeps the newest state only: a list is at least as new as
+	// any version it knows ("", "0" or older: now), never from the future.
+	if v := q.Get("resourceVersion"); v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+			s.mu.Unlock()
+			s.reject(w, r, http.StatusBadRequest, "BadRequest", "resourceVersion is not a number")
+			return
+		case n > rv:
+			s.mu.Unlock()
+			tooLarge(w)
+			return
+		case q.Get("resourceVersionMatch") == "Exact" && n != rv:
+			s.mu.Unlock()
+			status(w, http.StatusGone, "Expired", "too old resource version")
+			return
+		}
+	}
 	var keys []string
 	for k, ev := range s.services {
 		if ok, _ := selects(selector, ev.lbls); ok && (ns == "" || ev.ns == ns) {
@@ -284,7 +381,6 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, ns string, 
 		}
 	}
 	slices.Sort(keys)
-	rv := s.rv
 	from := 0
 	if c := q.Get("continue"); c != "" {
 		// The continue token is the key to start after, at the list's version.
@@ -322,10 +418,32 @@ func (s *Server) listOrWatch(w http.ResponseWriter, r *http.Request, ns string, 
 
 func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns, selector string, stop <-chan struct{}) {
 	q := r.URL.Query()
-	rv, err := strconv.Atoi(q.Get("resourceVersion"))
-	if err != nil {
-		s.reject(w, r, http.StatusBadRequest, "BadRequest", "a watch must start from the list's resourceVersion")
-		return
+	var initial []event // a streamed list's Services, before the watch's events
+	var rv int
+	if q.Get("sendInitialEvents") == "true" {
+		if !s.opts.WatchList {
+			status(w, http.StatusUnprocessableEntity, "Invalid", "ListOptions.meta.k8s.io is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")
+			return
+		}
+		if q.Get("resourceVersionMatch") != "NotOlderThan" {
+			s.reject(w, r, http.StatusBadRequest, "BadRequest", "sendInitialEvents needs resourceVersionMatch=NotOlderThan")
+			return
+		}
+		s.mu.Lock()
+		rv = s.rv
+		for _, ev := range s.services {
+			if ok, _ := selects(selector, ev.lbls); ok && (ns == "" || ev.ns == ns) {
+				initial = append(initial, ev)
+			}
+		}
+		s.mu.Unlock()
+		slices.SortFunc(initial, func(a, b event) int { return a.rv - b.rv })
+	} else {
+		var err error
+		if rv, err = strconv.Atoi(q.Get("resourceVersion")); err != nil {
+			s.reject(w, r, http.StatusBadRequest, "BadRequest", "a watch must start from the list's resourceVersion")
+			return
+		}
 	}
 	timeout := time.Hour
 	if t, err := strconv.Atoi(q.Get("timeoutSeconds")); err == nil && t > 0 {
@@ -339,6 +457,13 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, ns, selector stri
 	deadline := time.After(timeout)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
+	if q.Get("sendInitialEvents") == "true" {
+		for _, ev := range initial {
+			enc.Encode(map[string]any{"type": "ADDED", "object": json.RawMessage(ev.obj)})
+		}
+		enc.Encode(map[string]any{"type": "BOOKMARK", "object": map[string]any{"kind": "Service", "apiVersion": "v1", "metadata": map[string]any{
+			"resourceVersion": strconv.Itoa(rv), "annotations": map[string]string{"k8s.io/initial-events-end": "true"}}}})
+	}
 	for {
 		s.mu.Lock()
 		if rv < s.oldest-1 {
