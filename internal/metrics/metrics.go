@@ -11,12 +11,14 @@
 package metrics
 
 import (
+	"maps"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
@@ -65,9 +67,9 @@ type Metrics struct {
 	targets map[string]*targetState
 	// names is the targets' names, sorted.
 	names []string
-	// info is driftd_target_info's descriptor: its labels are the fixed
-	// ones plus the union of the targets' configured labels.
-	info targetInfo
+	// info is driftd_target_info's label names: the fixed ones plus the
+	// union of the targets' configured labels.
+	info []string
 
 	reloadOK, reloadTime, targetCount prometheus.Gauge
 	requests                          *prometheus.CounterVec
@@ -97,6 +99,9 @@ type targetState struct {
 	// change their labels while a target is down. The same pointer as
 	// run's report while runs succeed.
 	lastOK *probe.Report
+	// out is the target's series as /metrics writes them, rendered
+	// again whenever they change.
+	out *rendered
 
 	// since is when the target was scheduled: the creation time of the
 	// counters that start at 0 then, one for every value of their labels.
@@ -155,7 +160,7 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		stateWrite:   prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_write_failures_total", Help: "State files that could not be written."}),
 		stateRead:    prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_read_failures_total", Help: "State files that could not be read and were moved aside."}),
 	}
-	m.info = newTargetInfo(nil)
+	m.info = targetInfoLabels(nil)
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_build_info", Help: "driftd build information.",
 		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "goversion": build.GoVersion}})
 	buildInfo.Set(1)
@@ -169,7 +174,7 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		duration = m.duration
 	}
 	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
-		m.otlpFailures, m.stateWrite, m.stateRead, duration, collector{m})
+		m.otlpFailures, m.stateWrite, m.stateRead, duration)
 	m.sd = newSDMetrics(reg)
 	if ring := opts.LogRing; ring != nil {
 		reg.MustRegister(
@@ -200,6 +205,7 @@ func (m *Metrics) SetTargets(ts []Target) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	keep := make(map[string]bool, len(ts))
+	changed := map[string]bool{}
 	for _, t := range ts {
 		keep[t.Name] = true
 		st, ok := m.targets[t.Name]
@@ -210,6 +216,9 @@ func (m *Metrics) SetTargets(ts []Target) {
 				m.durationPerTarget.WithLabelValues(t.Name)
 			}
 		}
+		if !ok || st.meta.SeriesLimit != t.SeriesLimit || st.meta.Ignores != t.Ignores || !maps.Equal(st.meta.Labels, t.Labels) {
+			changed[t.Name] = true
+		}
 		st.meta = t
 	}
 	for name := range m.targets {
@@ -217,7 +226,13 @@ func (m *Metrics) SetTargets(ts []Target) {
 			m.removeLocked(name)
 		}
 	}
+	info := m.info
 	m.sortLocked()
+	for name, st := range m.targets {
+		if changed[name] || !slices.Equal(info, m.info) {
+			m.renderLocked(name, st)
+		}
+	}
 }
 
 // Remove deletes every series of a target that is no longer configured.
@@ -226,7 +241,13 @@ func (m *Metrics) Remove(name string) {
 	defer m.mu.Unlock()
 	if _, ok := m.targets[name]; ok {
 		m.removeLocked(name)
+		info := m.info
 		m.sortLocked()
+		if !slices.Equal(info, m.info) {
+			for name, st := range m.targets {
+				m.renderLocked(name, st)
+			}
+		}
 	}
 }
 
@@ -249,16 +270,34 @@ func (m *Metrics) sortLocked() {
 		}
 	}
 	slices.Sort(m.names)
-	m.info = newTargetInfo(labels)
+	m.info = targetInfoLabels(labels)
 	m.targetCount.Set(float64(len(m.targets)))
+}
+
+// renderLocked renders a target's series after they changed.
+func (m *Metrics) renderLocked(name string, st *targetState) { st.out = st.render(name, m.info) }
+
+// targetInfoLabels are driftd_target_info's label names: the fixed ones
+// (config.TargetInfoLabels) plus the targets' configured ones, which
+// config keeps from colliding with them, in name order.
+func targetInfoLabels(configured []string) []string {
+	labels := slices.Clone(config.TargetInfoLabels)
+	for _, l := range configured {
+		if !slices.Contains(labels, l) {
+			labels = append(labels, l)
+		}
+	}
+	slices.Sort(labels)
+	return labels
 }
 
 // SetInterval records a target's schedule period (driftd_probe_interval_seconds).
 func (m *Metrics) SetInterval(name string, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if st, ok := m.targets[name]; ok {
+	if st, ok := m.targets[name]; ok && st.interval != d {
 		st.interval = d
+		m.renderLocked(name, st)
 	}
 }
 
@@ -305,6 +344,7 @@ func (m *Metrics) Observe(r *state.Run) {
 	for _, e := range r.ServedChanges {
 		st.servedChanges.inc(e.Change, now)
 	}
+	m.renderLocked(rep.Target, st)
 }
 
 // Skipped counts a run that was due while the previous one still ran.
@@ -313,6 +353,7 @@ func (m *Metrics) Skipped(name string) {
 	defer m.mu.Unlock()
 	if st, ok := m.targets[name]; ok {
 		st.skipped++
+		m.renderLocked(name, st)
 	}
 }
 
