@@ -156,22 +156,6 @@ func expositionGolden(t *testing.T, golden string, opts Options) {
 	}
 }
 
-func TestRemovedTargetLosesEverySeries(t *testing.T) {
-	reg := prometheus.NewPedanticRegistry()
-	m := scenario(reg, Options{PerTargetHistograms: true})
-	m.SetTargets([]Target{{Name: "search", SeriesLimit: 200}})
-	if strings.Contains(string(exposition(t, m, reg)), `target="orders"`) {
-		t.Fatal("a removed target still has series")
-	}
-	m.Remove("search")
-	if strings.Contains(string(exposition(t, m, reg)), `target="search"`) {
-		t.Fatal("Remove left series")
-	}
-	if v := string(exposition(t, m, reg)); !strings.Contains(v, "driftd_targets 0") {
-		t.Fatal("driftd_targets not updated")
-	}
-}
-
 // A failed run compares nothing and establishes nothing: the series read
 // from what a run established (the served counts, the server and
 // revision on driftd_target_info) keep the last successful run's values,
