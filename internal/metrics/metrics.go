@@ -2,12 +2,13 @@
 //
 // driftd's own series (build, reloads, targets, MCP requests, faults,
 // scheduler lateness, the probe duration histogram) are client_golang
-// metrics in a registry. The per-target families are a
-// prometheus.Collector (collector.go) that reads each target's latest
-// published run, and the per-target counters kept beside it, at scrape
-// time: driftd probes on its own clock, so what a run found outlives the
-// run. A target's counters start at 0 when it is scheduled and go, with
-// every other series of it, when it is removed.
+// metrics in a registry. The per-target families are read from each
+// target's latest published run and the counters kept beside it, and
+// rendered into that target's lines whenever they change (render.go):
+// driftd probes on its own clock, so what a run found outlives the run.
+// A target's counters start at 0 when it is scheduled and go, with every
+// other series of it, when it is removed. The handler (handler.go)
+// writes both in the format the scraper negotiates.
 package metrics
 
 import (
