@@ -88,11 +88,11 @@ func (m *Metrics) writeTargets(w *bufio.Writer, openMetrics bool) {
 				writeHeader(w, fam, openMetrics)
 				header = true
 			}
-			if openMetrics || !counter {
+			if !counter {
 				_, _ = w.Write(b)
 				continue
 			}
-			writeWithoutCreated(w, b)
+			writeCounters(w, b, openMetrics)
 		}
 	}
 }
@@ -117,16 +117,27 @@ func writeHeader(w *bufio.Writer, fam family, openMetrics bool) {
 	_, _ = w.Write(b)
 }
 
-// writeWithoutCreated writes a counter family's lines but its _created
-// samples, which the text format does not have.
-func writeWithoutCreated(w *bufio.Writer, b []byte) {
+// writeCounters writes a counter family's rendered lines: each sample,
+// and in OpenMetrics its _created sample, named after the family, with
+// the sample's labels and the creation time rendered after createdMark.
+func writeCounters(w *bufio.Writer, b []byte, openMetrics bool) {
 	for len(b) > 0 {
-		n := bytes.IndexByte(b, '\n') + 1
+		n := bytes.IndexByte(b, '\n')
 		line := b[:n]
-		b = b[n:]
-		if name := line[:bytes.IndexByte(line, '{')]; !bytes.HasSuffix(name, []byte("_created")) {
-			_, _ = w.Write(line)
+		b = b[n+1:]
+		mark := bytes.IndexByte(line, createdMark)
+		_, _ = w.Write(line[:mark])
+		_ = w.WriteByte('\n')
+		if !openMetrics {
+			continue
 		}
+		brace := bytes.IndexByte(line, '{')
+		value := bytes.LastIndexByte(line[:mark], ' ') // a label value may hold a space; the value does not
+		_, _ = w.Write(bytes.TrimSuffix(line[:brace], []byte("_total")))
+		_, _ = w.WriteString("_created")
+		_, _ = w.Write(line[brace : value+1])
+		_, _ = w.Write(line[mark+1:])
+		_ = w.WriteByte('\n')
 	}
 }
 
