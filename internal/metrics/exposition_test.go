@@ -356,3 +356,46 @@ func TestTextParses(t *testing.T) {
 		t.Fatal("_created samples in the text format")
 	}
 }
+
+// TestEscaping: a tool name and a configured label value with a quote, a
+// backslash, a space and a brace come back whole from both formats.
+func TestEscaping(t *testing.T) {
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg, BuildInfo{Version: "1"}, Options{})
+	m.now = func() time.Time { return clock }
+	const tool, team = `say "hi"} \ now`, `a "b"\c}`
+	m.SetTargets([]Target{{Name: "odd", Labels: map[string]string{"team": team}, SeriesLimit: 10}})
+	m.Observe(observed(fixedReport("odd", true, catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: tool})))
+	for _, accept := range []string{"", openMetrics} {
+		body, ct := scrape(t, m.Handler(reg), accept)
+		fams := decode(t, body, ct)
+		got := map[string]string{}
+		for _, name := range []string{"driftd_finding", "driftd_target_info"} {
+			for _, l := range fams[name].GetMetric()[0].GetLabel() {
+				got[name+"/"+l.GetName()] = l.GetValue()
+			}
+		}
+		if got["driftd_finding/tool"] != tool || got["driftd_target_info/team"] != team {
+			t.Errorf("%s: tool %q, team %q; want %q, %q", ct, got["driftd_finding/tool"], got["driftd_target_info/team"], tool, team)
+		}
+		if c := fams["driftd_findings_opened_total"].GetMetric(); len(c) != 1 || c[0].GetCounter().GetValue() != 1 {
+			t.Errorf("%s: driftd_findings_opened_total %v", ct, c)
+		}
+	}
+}
+
+// TestTargetInfoFollowsTheLabels: when a reconcile brings a configured
+// label no target had, every target's driftd_target_info gets it, and
+// loses it when the last target with it goes.
+func TestTargetInfoFollowsTheLabels(t *testing.T) {
+	m, reg := newPlain()
+	observeEach(m, []Target{{Name: "a", SeriesLimit: 10}})
+	m.SetTargets([]Target{{Name: "a", SeriesLimit: 10}, {Name: "b", Labels: map[string]string{"env": "prod"}, SeriesLimit: 10}})
+	if body := exposition(t, m, reg); !bytes.Contains(body, []byte(`driftd_target_info{classification="production",env="",protocol_revision`)) {
+		t.Fatalf("a target's driftd_target_info lacks a label another target brought:\n%s", body)
+	}
+	m.Remove("b")
+	if body := exposition(t, m, reg); bytes.Contains(body, []byte(`env=`)) {
+		t.Fatalf("a label no target has any more is still on driftd_target_info:\n%s", body)
+	}
+}
