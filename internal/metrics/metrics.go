@@ -71,6 +71,9 @@ type Metrics struct {
 	// info is driftd_target_info's label names: the fixed ones plus the
 	// union of the targets' configured labels.
 	info []string
+	// renderBuf is what a target's lines are rendered into before they
+	// are copied out (targetState.render).
+	renderBuf []byte
 
 	reloadOK, reloadTime, targetCount prometheus.Gauge
 	requests                          *prometheus.CounterVec
@@ -276,7 +279,9 @@ func (m *Metrics) sortLocked() {
 }
 
 // renderLocked renders a target's series after they changed.
-func (m *Metrics) renderLocked(name string, st *targetState) { st.out = st.render(name, m.info) }
+func (m *Metrics) renderLocked(name string, st *targetState) {
+	st.out, m.renderBuf = st.render(name, m.info, m.renderBuf)
+}
 
 // targetInfoLabels are driftd_target_info's label names: the fixed ones
 // (config.TargetInfoLabels) plus the targets' configured ones, which

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"strconv"
@@ -50,9 +51,11 @@ var sortedReasons = func() []string {
 }()
 
 // render renders the target's series; info is driftd_target_info's
-// label names.
-func (st *targetState) render(name string, info []string) *rendered {
-	w := &lineWriter{name: name}
+// label names. The lines are written into buf, then copied to a slice of
+// their size: a buffer grown by appending would keep up to twice that.
+// It returns buf, grown, for the next render.
+func (st *targetState) render(name string, info []string, buf []byte) (*rendered, []byte) {
+	w := &lineWriter{name: name, b: buf[:0]}
 	r := &rendered{}
 	for f := 0; f < numFamilies; f++ {
 		if f == famFinding { // famFinding, famFindingDropped and famFindings, from one pass
@@ -63,8 +66,8 @@ func (st *targetState) render(name string, info []string) *rendered {
 		st.renderFamily(w, f, info)
 		r.end[f] = int32(len(w.b))
 	}
-	r.b = slices.Clip(w.b)
-	return r
+	r.b = bytes.Clone(w.b)
+	return r, w.b
 }
 
 func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
