@@ -1,23 +1,25 @@
 // Package metrics turns published runs into Prometheus series.
 //
 // driftd's own series (build, reloads, targets, MCP requests, faults,
-// scheduler lateness) are client_golang metrics in a registry. The
-// per-target families — gauges read from each target's latest published
-// run and the per-target counters — are kept as plain numbers per target
-// and written straight into the text exposition at scrape time: at 10,000
-// targets that is ~140,000 series, and building a protobuf message per
-// series only to print it again cost more than the whole budget (DESIGN
-// §14: a scrape ≤ 300 ms). A removed target's series go with its entry.
+// scheduler lateness, the probe duration histogram) are client_golang
+// metrics in a registry. The per-target families are read from each
+// target's latest published run and the counters kept beside it, and
+// rendered into that target's lines whenever they change (render.go):
+// driftd probes on its own clock, so what a run found outlives the run.
+// A target's counters start at 0 when it is scheduled and go, with every
+// other series of it, when it is removed. The handler (handler.go)
+// writes both in the format the scraper negotiates.
 package metrics
 
 import (
+	"maps"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
@@ -59,17 +61,19 @@ var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10
 // Metrics holds every driftd series.
 type Metrics struct {
 	opts Options
-	// lastSize is the length of the last exposition /metrics served.
-	lastSize atomic.Int64
-	scratch  scratch
+	// now is the clock of the counters' creation times (_created).
+	now func() time.Time
 
 	mu      sync.RWMutex
 	targets map[string]*targetState
-	// names is the targets' names, sorted: the order of every family.
+	// names is the targets' names, sorted.
 	names []string
-	// duration is the instance-wide probe duration histogram, when it
-	// has no target label.
-	duration histogram
+	// info is driftd_target_info's label names: the fixed ones plus the
+	// union of the targets' configured labels.
+	info []string
+	// renderBuf is what a target's lines are rendered into before they
+	// are copied out (targetState.render).
+	renderBuf []byte
 
 	reloadOK, reloadTime, targetCount prometheus.Gauge
 	requests                          *prometheus.CounterVec
@@ -77,7 +81,11 @@ type Metrics struct {
 	lateness                          prometheus.Histogram
 	otlpFailures, stateWrite          prometheus.Counter
 	stateRead                         prometheus.Counter
-	sd                                *sdMetrics
+	// duration is driftd_probe_duration_seconds: one histogram for the
+	// instance, or one child per target with Options.PerTargetHistograms.
+	duration          prometheus.Histogram
+	durationPerTarget *prometheus.HistogramVec
+	sd                *sdMetrics
 }
 
 // targetState is one target's series: the run its gauges are read from
@@ -95,60 +103,52 @@ type targetState struct {
 	// change their labels while a target is down. The same pointer as
 	// run's report while runs succeed.
 	lastOK *probe.Report
+	// out is the target's series as /metrics writes them, rendered
+	// again whenever they change.
+	out *rendered
 
-	probesOK, probesFailed, skipped uint64
-	failures                        counts // by reason
-	opened, resolved                counts // by rule "\xff" severity
-	servedChanges                   counts // by CHG id
-	duration                        histogram
+	// since is when the target was scheduled: the creation time of the
+	// counters that start at 0 then, one for every value of their labels.
+	since                  time.Time
+	probesOK, probesFailed uint64
+	skipped                uint64
+	failures               []uint64   // by mcp.Reasons' index
+	otherFailures          lazyCounts // a reason outside mcp.Reasons
+	opened, resolved       lazyCounts // by rule "\xff" severity
+	servedChanges          lazyCounts // by CHG id
 }
 
-// counts is a set of counters by one label value (or two joined by
-// "\xff"), rendered in sorted order.
-type counts map[string]uint64
+// lazyCount is a counter whose labels take too many values to create
+// them all up front (rule × severity, CHG ids): it is created at its
+// first event, which its created time records, so a scraper that reads
+// OpenMetrics' _created sees that first event as an increase from 0.
+type lazyCount struct {
+	n       uint64
+	created time.Time
+}
 
-func (c *counts) inc(key string) {
+// lazyCounts is a set of lazyCount by one label value, or two joined by
+// "\xff".
+type lazyCounts map[string]*lazyCount
+
+func (c *lazyCounts) inc(key string, now time.Time) {
 	if *c == nil {
-		*c = counts{}
+		*c = lazyCounts{}
 	}
-	(*c)[key]++
+	lc, ok := (*c)[key]
+	if !ok {
+		lc = &lazyCount{created: now}
+		(*c)[key] = lc
+	}
+	lc.n++
 }
 
-// appendKeys appends c's keys to out, sorted.
-func (c counts) appendKeys(out []string) []string {
-	from := len(out)
-	for k := range c {
-		out = append(out, k)
-	}
-	slices.Sort(out[from:])
-	return out
-}
-
-// histogram is a cumulative-at-render histogram over durationBuckets.
-type histogram struct {
-	buckets []uint64 // per bucket, not cumulative; nil until observed
-	count   uint64
-	sum     float64
-}
-
-func (h *histogram) observe(v float64) {
-	if h.buckets == nil {
-		h.buckets = make([]uint64, len(durationBuckets))
-	}
-	for i, ub := range durationBuckets {
-		if v <= ub {
-			h.buckets[i]++
-			break
-		}
-	}
-	h.count++
-	h.sum += v
-}
-
-// New creates the metrics and registers driftd's own series with reg.
+// New creates the metrics and registers every driftd series with reg:
+// its own, and the per-target families' collector.
 func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 	m := &Metrics{
 		opts:        opts,
+		now:         time.Now,
 		targets:     map[string]*targetState{},
 		reloadOK:    prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_config_last_reload_successful", Help: "Whether the last configuration reload attempt succeeded."}),
 		reloadTime:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_config_last_reload_success_timestamp_seconds", Help: "Timestamp of the last successful configuration reload."}),
@@ -164,11 +164,21 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		stateWrite:   prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_write_failures_total", Help: "State files that could not be written."}),
 		stateRead:    prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_read_failures_total", Help: "State files that could not be read and were moved aside."}),
 	}
+	m.info = targetInfoLabels(nil)
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_build_info", Help: "driftd build information.",
 		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "goversion": build.GoVersion}})
 	buildInfo.Set(1)
+	durationOpts := prometheus.HistogramOpts{Name: "driftd_probe_duration_seconds", Help: "Duration of probe runs.", Buckets: durationBuckets}
+	var duration prometheus.Collector
+	if opts.PerTargetHistograms {
+		m.durationPerTarget = prometheus.NewHistogramVec(durationOpts, []string{"target"})
+		duration = m.durationPerTarget
+	} else {
+		m.duration = prometheus.NewHistogram(durationOpts)
+		duration = m.duration
+	}
 	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
-		m.otlpFailures, m.stateWrite, m.stateRead)
+		m.otlpFailures, m.stateWrite, m.stateRead, duration)
 	m.sd = newSDMetrics(reg)
 	if ring := opts.LogRing; ring != nil {
 		reg.MustRegister(
@@ -192,27 +202,41 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 	return m
 }
 
-// SetTargets reconciles the configured targets: new ones get their series,
-// removed ones lose every series, counters included.
+// SetTargets reconciles the configured targets: a new one is scheduled,
+// its counters created at 0; a removed one loses every series, counters
+// included.
 func (m *Metrics) SetTargets(ts []Target) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	keep := make(map[string]bool, len(ts))
+	changed := map[string]bool{}
 	for _, t := range ts {
 		keep[t.Name] = true
 		st, ok := m.targets[t.Name]
 		if !ok {
-			st = &targetState{}
+			st = &targetState{since: m.now(), failures: make([]uint64, len(mcp.Reasons))}
 			m.targets[t.Name] = st
+			if m.durationPerTarget != nil {
+				m.durationPerTarget.WithLabelValues(t.Name)
+			}
+		}
+		if !ok || st.meta.SeriesLimit != t.SeriesLimit || st.meta.Ignores != t.Ignores || !maps.Equal(st.meta.Labels, t.Labels) {
+			changed[t.Name] = true
 		}
 		st.meta = t
 	}
 	for name := range m.targets {
 		if !keep[name] {
-			delete(m.targets, name)
+			m.removeLocked(name)
 		}
 	}
+	info := m.info
 	m.sortLocked()
+	for name, st := range m.targets {
+		if changed[name] || !slices.Equal(info, m.info) {
+			m.renderLocked(name, st)
+		}
+	}
 }
 
 // Remove deletes every series of a target that is no longer configured.
@@ -220,41 +244,85 @@ func (m *Metrics) Remove(name string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.targets[name]; ok {
-		delete(m.targets, name)
+		m.removeLocked(name)
+		info := m.info
 		m.sortLocked()
+		if !slices.Equal(info, m.info) {
+			for name, st := range m.targets {
+				m.renderLocked(name, st)
+			}
+		}
 	}
 }
 
+func (m *Metrics) removeLocked(name string) {
+	delete(m.targets, name)
+	if m.durationPerTarget != nil {
+		m.durationPerTarget.DeleteLabelValues(name)
+	}
+}
+
+// sortLocked refreshes what follows from the set of targets: their
+// order, their count and driftd_target_info's labels.
 func (m *Metrics) sortLocked() {
 	m.names = m.names[:0]
-	for name := range m.targets {
+	var labels []string
+	for name, st := range m.targets {
 		m.names = append(m.names, name)
+		for k := range st.meta.Labels {
+			labels = append(labels, k)
+		}
 	}
 	slices.Sort(m.names)
+	m.info = targetInfoLabels(labels)
 	m.targetCount.Set(float64(len(m.targets)))
+}
+
+// renderLocked renders a target's series after they changed.
+func (m *Metrics) renderLocked(name string, st *targetState) {
+	st.out, m.renderBuf = st.render(name, m.info, m.renderBuf)
+}
+
+// targetInfoLabels are driftd_target_info's label names: the fixed ones
+// (config.TargetInfoLabels) plus the targets' configured ones, which
+// config keeps from colliding with them, in name order.
+func targetInfoLabels(configured []string) []string {
+	labels := slices.Clone(config.TargetInfoLabels)
+	for _, l := range configured {
+		if !slices.Contains(labels, l) {
+			labels = append(labels, l)
+		}
+	}
+	slices.Sort(labels)
+	return labels
 }
 
 // SetInterval records a target's schedule period (driftd_probe_interval_seconds).
 func (m *Metrics) SetInterval(name string, d time.Duration) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if st, ok := m.targets[name]; ok {
+	if st, ok := m.targets[name]; ok && st.interval != d {
 		st.interval = d
+		m.renderLocked(name, st)
 	}
 }
 
 // Observe records one finished run: the daemon's published outcome, read
-// as it is (the finding gauges render its state's active findings, so a
+// as it is (the finding gauges read its state's active findings, so a
 // failed run, which compared nothing, does not make earlier findings
 // vanish from /metrics).
 func (m *Metrics) Observe(r *state.Run) {
 	rep := r.Report
+	if rep == nil {
+		return // a state loaded from disk: no run to count
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	st, ok := m.targets[rep.Target]
 	if !ok {
 		return // removed while it ran
 	}
+	now := m.now()
 	st.run = r
 	if rep.Success {
 		st.lastOK = rep
@@ -262,22 +330,27 @@ func (m *Metrics) Observe(r *state.Run) {
 		st.probesOK++
 	} else {
 		st.probesFailed++
-		st.failures.inc(string(rep.FailureReason))
+		if i := slices.Index(mcp.Reasons, rep.FailureReason); i >= 0 {
+			st.failures[i]++
+		} else {
+			st.otherFailures.inc(string(rep.FailureReason), now)
+		}
 	}
-	if m.opts.PerTargetHistograms {
-		st.duration.observe(rep.DurationSeconds)
+	if m.durationPerTarget != nil {
+		m.durationPerTarget.WithLabelValues(rep.Target).Observe(rep.DurationSeconds)
 	} else {
-		m.duration.observe(rep.DurationSeconds)
+		m.duration.Observe(rep.DurationSeconds)
 	}
 	for _, e := range r.Opened {
-		st.opened.inc(e.Rule + "\xff" + string(e.Severity))
+		st.opened.inc(e.Rule+"\xff"+string(e.Severity), now)
 	}
 	for _, e := range r.Resolved {
-		st.resolved.inc(e.Rule + "\xff" + string(e.Severity))
+		st.resolved.inc(e.Rule+"\xff"+string(e.Severity), now)
 	}
 	for _, e := range r.ServedChanges {
-		st.servedChanges.inc(e.Change)
+		st.servedChanges.inc(e.Change, now)
 	}
+	m.renderLocked(rep.Target, st)
 }
 
 // Skipped counts a run that was due while the previous one still ran.
@@ -286,6 +359,7 @@ func (m *Metrics) Skipped(name string) {
 	defer m.mu.Unlock()
 	if st, ok := m.targets[name]; ok {
 		st.skipped++
+		m.renderLocked(name, st)
 	}
 }
 
