@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-
-	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // ReadResult is a prompts/get or resources/read result as driftd reads
@@ -39,10 +37,9 @@ func (s *Session) fetch(ctx context.Context, method string, params map[string]an
 	if err != nil {
 		return nil, ex, err
 	}
-	ex.located = nil
-	members, ok := jsonscan.Members(ex.Result)
+	mems, ok := members(ex.Result)
 	res := &ReadResult{Result: ex.Result}
-	if !ok || metaOf(members, &res.ResultMeta) != nil {
+	if !ok || metaOf(mems, &res.ResultMeta) != nil {
 		return nil, ex, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result is not a %s result object", method)}
 	}
 	return res, ex, nil

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // Kind names one of the lists a server serves to agents. Its values are
@@ -104,35 +102,20 @@ type PromptArgument struct {
 // ParseItem reads one item of kind k and returns it with the ways it
 // breaks the list's shape in the spec's schema (a missing or mistyped
 // required member, an argument without a name). An item whose Key is
-// empty has no usable identity and is not compared. raw must be valid
-// JSON (as every element of a decoded list is): members are located by
-// one scan, keys matched exactly (JSON keys are case-sensitive), the last
-// of a repeated key winning.
+// empty has no usable identity and is not compared. Keys are matched
+// exactly (JSON keys are case-sensitive), the last of a repeated key
+// winning.
 func ParseItem(k Kind, raw json.RawMessage) (Item, []string) {
 	it := Item{Kind: k, Raw: raw}
-	var name, title, description, uri, mime, args []byte
 	uriKey := "uri"
 	if k == KindResourceTemplate {
 		uriKey = "uriTemplate"
 	}
-	if !jsonscan.EachMember(raw, func(key, v []byte) {
-		switch {
-		case jsonscan.KeyIs(key, "name"):
-			name = v
-		case jsonscan.KeyIs(key, "title"):
-			title = v
-		case jsonscan.KeyIs(key, "description"):
-			description = v
-		case jsonscan.KeyIs(key, uriKey):
-			uri = v
-		case jsonscan.KeyIs(key, "mimeType"):
-			mime = v
-		case jsonscan.KeyIs(key, "arguments"):
-			args = v
-		}
-	}) {
+	m, ok := members(raw)
+	if !ok {
 		return it, []string{"not an object"}
 	}
+	name, title, description, uri, mime, args := m["name"], m["title"], m["description"], m[uriKey], m["mimeType"], m["arguments"]
 	var problems []string
 	str := func(member string, v []byte, required bool) string {
 		if v == nil || string(v) == "null" {
@@ -141,7 +124,7 @@ func ParseItem(k Kind, raw json.RawMessage) (Item, []string) {
 			}
 			return ""
 		}
-		s, ok := jsonscan.Unquote(v)
+		s, ok := unquote(v)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("%q is not a string", member))
 			return ""
@@ -173,26 +156,20 @@ func parseArguments(raw []byte, problems []string) ([]PromptArgument, []string) 
 	if raw == nil || string(raw) == "null" {
 		return nil, problems
 	}
-	elems, ok := jsonscan.Elements(raw)
+	elems, ok := elements(raw)
 	if !ok {
 		return nil, append(problems, `"arguments" is not an array of objects`)
 	}
 	out := make([]PromptArgument, 0, len(elems))
 	for i, e := range elems {
-		var name, required []byte
-		if !jsonscan.EachMember(e, func(key, v []byte) {
-			switch {
-			case jsonscan.KeyIs(key, "name"):
-				name = v
-			case jsonscan.KeyIs(key, "required"):
-				required = v
-			}
-		}) {
+		m, ok := members(e)
+		if !ok {
 			problems = append(problems, fmt.Sprintf("arguments[%d] is not an object", i))
 			continue
 		}
+		name, required := m["name"], m["required"]
 		var arg PromptArgument
-		if arg.Name, ok = jsonscan.Unquote(name); !ok || arg.Name == "" {
+		if arg.Name, ok = unquote(name); !ok || arg.Name == "" {
 			problems = append(problems, fmt.Sprintf(`arguments[%d] has no "name" string`, i))
 			continue
 		}
