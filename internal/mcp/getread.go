@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // ReadResult is a prompts/get or resources/read result as driftd reads
@@ -37,7 +39,7 @@ func (s *Session) fetch(ctx context.Context, method string, params map[string]an
 	if err != nil {
 		return nil, ex, err
 	}
-	mems, ok := members(ex.Result)
+	mems, ok := jsonscan.Members(ex.Result)
 	res := &ReadResult{Result: ex.Result}
 	if !ok || metaOf(mems, &res.ResultMeta) != nil {
 		return nil, ex, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result is not a %s result object", method)}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // ItemPage is one page of prompts/list, resources/list or
@@ -32,7 +34,7 @@ func (s *Session) ListItems(ctx context.Context, k Kind, cursor string) (*ItemPa
 		return page, err
 	}
 	// The items are read by ParseItem, never decoded here.
-	mems, ok := members(ex.Result)
+	mems, ok := jsonscan.Members(ex.Result)
 	var meta ResultMeta
 	if !ok || metaOf(mems, &meta) != nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result is not a %s result object", method)}
@@ -42,7 +44,7 @@ func (s *Session) ListItems(ctx context.Context, k Kind, cursor string) (*ItemPa
 	if !ok || string(arr) == "null" {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result has no %q array", k.Key())}
 	}
-	if page.Items, ok = elements(arr); !ok {
+	if page.Items, ok = jsonscan.Elements(arr); !ok {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("%q is not an array", k.Key())}
 	}
 	if raw, ok := mems["nextCursor"]; ok && string(raw) != "null" {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/driftd/driftd/internal/jsonscan"
 )
 
 // Kind names one of the lists a server serves to agents. Its values are
@@ -111,7 +113,7 @@ func ParseItem(k Kind, raw json.RawMessage) (Item, []string) {
 	if k == KindResourceTemplate {
 		uriKey = "uriTemplate"
 	}
-	m, ok := members(raw)
+	m, ok := jsonscan.Members(raw)
 	if !ok {
 		return it, []string{"not an object"}
 	}
@@ -124,7 +126,7 @@ func ParseItem(k Kind, raw json.RawMessage) (Item, []string) {
 			}
 			return ""
 		}
-		s, ok := unquote(v)
+		s, ok := jsonscan.Unquote(v)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("%q is not a string", member))
 			return ""
@@ -156,20 +158,20 @@ func parseArguments(raw []byte, problems []string) ([]PromptArgument, []string) 
 	if raw == nil || string(raw) == "null" {
 		return nil, problems
 	}
-	elems, ok := elements(raw)
+	elems, ok := jsonscan.Elements(raw)
 	if !ok {
 		return nil, append(problems, `"arguments" is not an array of objects`)
 	}
 	out := make([]PromptArgument, 0, len(elems))
 	for i, e := range elems {
-		m, ok := members(e)
+		m, ok := jsonscan.Members(e)
 		if !ok {
 			problems = append(problems, fmt.Sprintf("arguments[%d] is not an object", i))
 			continue
 		}
 		name, required := m["name"], m["required"]
 		var arg PromptArgument
-		if arg.Name, ok = unquote(name); !ok || arg.Name == "" {
+		if arg.Name, ok = jsonscan.Unquote(name); !ok || arg.Name == "" {
 			problems = append(problems, fmt.Sprintf(`arguments[%d] has no "name" string`, i))
 			continue
 		}

@@ -53,7 +53,7 @@ func ParseTool(raw json.RawMessage) (Tool, error) {
 // Name.
 func parseTool(raw json.RawMessage) Tool {
 	t := Tool{Raw: raw}
-	m, ok := members(raw)
+	m, ok := jsonscan.Members(raw)
 	if !ok {
 		return t
 	}
@@ -66,10 +66,10 @@ func parseTool(raw json.RawMessage) Tool {
 		t.OutputSum = jsonscan.SumOf(t.OutputSchema)
 	}
 	t.Sum = jsonscan.SumOf(name, title, description, t.Annotations, t.InputSum[:], t.OutputSum[:])
-	t.Name, _ = unquote(name)
+	t.Name, _ = jsonscan.Unquote(name)
 	// A title or description that is not a string is left empty, as
 	// encoding/json leaves a string field it cannot fill.
-	t.Title, _ = unquote(title)
-	t.Description, _ = unquote(description)
+	t.Title, _ = jsonscan.Unquote(title)
+	t.Description, _ = jsonscan.Unquote(description)
 	return t
 }

@@ -15,8 +15,8 @@ import (
 // $refs are followed, cycle-safe and bounded; a remote $ref is never
 // fetched. The result is sorted by pointer, then change id.
 //
-// Both schemas are indexed (jsonscan.Index), the served one copying what
-// it shares with the declared one, and walked together from the top;
+// Both schemas are indexed (jsonscan.Index, read by encoding/json) and
+// walked together from the top;
 // subtrees with equal bytes and no $ref are equal and skipped with one
 // comparison, so the cost is the indexing and the changed paths. Results
 // are cached under a digest of both schemas (pairKey): a pair seen before,
@@ -71,11 +71,11 @@ func packed(cs []Change) []Change {
 }
 
 func diff(declared, served []byte) []Change {
-	dt, err1 := newTree(declared, nil)
+	dt, err1 := newTree(declared)
 	if dt != nil {
 		defer dt.release()
 	}
-	st, err2 := newTree(served, dt)
+	st, err2 := newTree(served)
 	if st != nil {
 		defer st.release()
 	}

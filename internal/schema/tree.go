@@ -10,18 +10,17 @@ import (
 	"github.com/driftd/driftd/internal/jsonscan"
 )
 
-// tree is one schema document as the diff reads it: a jsonscan.Index,
-// located in one pass and decoded only where the two documents differ.
-// Equal subtrees are recognised by their bytes, so an unchanged property
-// costs one memory comparison instead of a walk.
+// tree is one schema document as the diff reads it: a jsonscan.Index, the
+// document as encoding/json's decoder read it token by token, with every
+// value's bytes. Equal subtrees are recognised by their bytes, so an
+// unchanged property costs one memory comparison instead of a walk.
 type tree struct {
 	ix jsonscan.Index
 	// refs are the member nodes whose key is "$ref", in document order: a
 	// subtree holds a $ref when one of them falls inside it.
 	refs []int32
 	// sortedAt holds, for each object node whose members have been sorted
-	// by key (the last of duplicates kept, as encoding/json and
-	// jsonscan.Parse keep it), where in arena they start, plus one; the
+	// by key (the last of duplicates kept, as encoding/json keeps it), where in arena they start, plus one; the
 	// count sits just before them.
 	sortedAt []int32
 	arena    []int32
@@ -40,15 +39,10 @@ var trees = sync.Pool{New: func() any { return new(tree) }}
 
 const maxPooledNodes = 1 << 16
 
-// newTree indexes b; like, if not nil, is a tree b is probably much like,
-// whose unchanged subtrees are copied rather than scanned.
-func newTree(b []byte, like *tree) (*tree, error) {
+// newTree indexes b.
+func newTree(b []byte) (*tree, error) {
 	t := trees.Get().(*tree)
-	var likeIx *jsonscan.Index
-	if like != nil {
-		likeIx = &like.ix
-	}
-	if err := t.ix.ResetLike(b, maxDiffDepth, likeIx); err != nil {
+	if err := t.ix.Reset(b, maxDiffDepth); err != nil {
 		t.release()
 		return nil, err
 	}
