@@ -1,7 +1,7 @@
 // Package jsonscan is what driftd keeps of JSON beside encoding/json, the
 // one parser of untrusted bytes: an Index of where encoding/json's decoder
-// found each value of a document (so the schema diff can compare subtrees
-// by their bytes and the SARIF output can map a pointer to a line), Decode
+// found each value of a document (so the SARIF output can map a pointer to
+// a line and the poison scan can walk a definition's texts), Decode
 // and one-level Members/Elements/Unquote with driftd's depth bound and
 // errors, RFC 6901 pointer token escaping, and Sum, the process-seeded
 // digest of a value's bytes that caches and comparisons key on. Nothing

@@ -54,8 +54,10 @@ type Node struct {
 // before and after it), every member's key and every string's text as the
 // decoder decoded them. Nothing here reads JSON: encoding/json validates
 // and decodes every token, and the Index only records where each was. It
-// lets the schema diff compare subtrees by their bytes, and the SARIF
-// output map a pointer to a line, without decoding a map per object.
+// lets the SARIF output map a pointer to a line, and the poison scan walk
+// a definition's texts with their pointers. It reads every scalar as a
+// value of its own, several times slower than decoding the document
+// whole (Decode): where positions are not needed, decode.
 type Index struct {
 	Src   []byte
 	Nodes []Node
