@@ -103,18 +103,8 @@ fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzHeaderValue$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzSSEReader$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzParseTool$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzDecodeMessage$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzDecodeToolsList$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzLocateMemo$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/schema/ -run '^$$' -fuzz '^FuzzDiffSchemas$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/schema/ -run '^$$' -fuzz '^FuzzPlainSchema$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzParseJSON$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzValid$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzMembers$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzLocate$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzIndex$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/jsonscan/ -run '^$$' -fuzz '^FuzzIndexLike$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 lint:

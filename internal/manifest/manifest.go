@@ -256,9 +256,6 @@ func IsYAML(b []byte, ext string) bool {
 // JSON-RPC response carrying a result.
 func toolArray(b []byte) ([]json.RawMessage, error) {
 	b = bytes.TrimSpace(b)
-	if raws, ok := fastToolArray(b); ok {
-		return raws, nil
-	}
 	if len(b) > 0 && b[0] == '[' {
 		var raws []json.RawMessage
 		err := json.Unmarshal(b, &raws)
@@ -287,49 +284,31 @@ func toolArray(b []byte) ([]json.RawMessage, error) {
 	return nil, errors.New(`no "tools" array: expected a tools/list result, a bare array of tools, or a JSON-RPC response`)
 }
 
-// fastToolArray finds the tools of a valid {"tools": [...]} document by
-// scanning, as sub-slices of b. It declines (ok false) whatever
-// encoding/json might read differently — a key that matches "tools",
-// "result" or "jsonrpc" only case-insensitively — and toolArray then
-// decodes as before.
-func fastToolArray(b []byte) ([]json.RawMessage, bool) {
-	if len(b) == 0 || b[0] != '{' {
-		return nil, false
-	}
-	members, ok := jsonscan.Members(b)
-	if !ok || !jsonscan.ExactKeys(members, "tools", "result", "jsonrpc") {
-		return nil, false
-	}
-	v, ok := members["tools"]
-	if !ok || string(v) == "null" {
-		return nil, false
-	}
-	return jsonscan.Elements(v)
-}
-
 func fromRaw(raws []json.RawMessage) (*Manifest, error) {
 	m := &Manifest{Tools: make([]mcp.Tool, 0, len(raws))}
 	seen := map[string]int{}
 	// Compact, so that a declared schema a server serves in the same key
 	// order is byte-identical to what it serves, and compared as equal at
 	// no cost (catalogue.compareSchema); whitespace is all that changes,
-	// and the canonical form and hash ignore it anyway. The raws are
-	// valid JSON (parse checked the document), and all of them go into
-	// one buffer, unless all of them are compact already (a manifest
-	// generated compact, or a tools/list answer saved as it came): then
-	// they are kept where they are, in the document read, instead of a
-	// copy of it.
-	if slices.ContainsFunc(raws, func(raw json.RawMessage) bool { return !jsonscan.IsCompact(raw) }) {
-		size := 0
-		for _, raw := range raws {
-			size += len(raw)
+	// and the canonical form and hash ignore it anyway. All of them go
+	// into one buffer (json.Compact), sliced once it is complete.
+	size := 0
+	for _, raw := range raws {
+		size += len(raw)
+	}
+	var compact bytes.Buffer
+	compact.Grow(size)
+	ends := make([]int, len(raws))
+	for i, raw := range raws {
+		if err := json.Compact(&compact, raw); err != nil {
+			return nil, fmt.Errorf("tools[%d]: %w", i, err)
 		}
-		compact := make([]byte, 0, size)
-		for i, raw := range raws {
-			start := len(compact)
-			compact = jsonscan.Compact(compact, raw)
-			raws[i] = compact[start:]
-		}
+		ends[i] = compact.Len()
+	}
+	start := 0
+	for i, end := range ends {
+		raws[i] = compact.Bytes()[start:end]
+		start = end
 	}
 	for i, raw := range raws {
 		t, err := mcp.ParseTool(raw[:len(raw):len(raw)])
@@ -414,7 +393,7 @@ func decodeExact(raw json.RawMessage, v *any) error {
 
 // syntaxCheck reports a JSON syntax error with its line and column.
 func syntaxCheck(b []byte) *Error {
-	if jsonscan.Valid(b) { // one pass; only an error needs its position
+	if json.Valid(b) { // only an error needs its position
 		return nil
 	}
 	var v any

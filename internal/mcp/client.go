@@ -141,9 +141,6 @@ type Exchange struct {
 	Notifications int
 	// TraceID and SpanID name the request's span when tracing is on.
 	TraceID, SpanID string
-	// located is where the response's decode found Result's members, for
-	// the method's own decode; it is dropped once read.
-	located *located
 }
 
 // Client sends MCP requests to one endpoint. It never retries and never
@@ -504,7 +501,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 	)
 	switch {
 	case mediaType == "text/event-stream":
-		msg, err = c.readSSE(body, ex, depthFor(ex))
+		msg, err = c.readSSE(body, ex)
 	case resp.StatusCode/100 == 2 && mediaType != "" && mediaType != "application/json":
 		// The transport answers application/json or text/event-stream; an
 		// HTML page (a proxy's, a login form's) is not an MCP answer, even
@@ -513,7 +510,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 	default:
 		var b []byte
 		if b, err = readBody(body, c.limits.Bodies, min(resp.ContentLength, c.limits.MaxResponseBytes)); err == nil {
-			msg, err = decodeResponse(b, depthFor(ex))
+			msg, err = decodeResponse(b)
 		}
 	}
 	if err != nil {
@@ -529,7 +526,6 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}
 	}
 	result, rpc, err := checkResponse(msg, ex.ID)
-	ex.located = msg.located
 	switch {
 	case err != nil:
 		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}
@@ -541,18 +537,9 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 	return result, nil
 }
 
-// depthFor is how deep the decode of ex's answer locates it: a tools/list
-// answer down to each tool's members, read from there by ListTools.
-func depthFor(ex *Exchange) int {
-	if ex.Method == "tools/list" {
-		return listDepth
-	}
-	return 1
-}
-
 // readSSE reads events until the response to ex arrives, skipping
 // notifications (and server requests, which driftd never answers).
-func (c *Client) readSSE(body io.Reader, ex *Exchange, depth int) (*response, error) {
+func (c *Client) readSSE(body io.Reader, ex *Exchange) (*response, error) {
 	sse := newSSEReader(body, c.limits.MaxEventBytes)
 	for {
 		data, err := sse.Next()
@@ -562,7 +549,7 @@ func (c *Client) readSSE(body io.Reader, ex *Exchange, depth int) (*response, er
 		if err != nil {
 			return nil, err
 		}
-		msg, kind, err := decodeMessage(data, depth)
+		msg, kind, err := decodeMessage(data)
 		if err != nil {
 			return nil, err
 		}
@@ -573,8 +560,8 @@ func (c *Client) readSSE(body io.Reader, ex *Exchange, depth int) (*response, er
 	}
 }
 
-func decodeResponse(b []byte, depth int) (*response, error) {
-	msg, kind, err := decodeMessage(b, depth)
+func decodeResponse(b []byte) (*response, error) {
+	msg, kind, err := decodeMessage(b)
 	if err != nil {
 		return nil, err
 	}

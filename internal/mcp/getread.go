@@ -39,10 +39,9 @@ func (s *Session) fetch(ctx context.Context, method string, params map[string]an
 	if err != nil {
 		return nil, ex, err
 	}
-	ex.located = nil
-	members, ok := jsonscan.Members(ex.Result)
+	mems, ok := jsonscan.Members(ex.Result)
 	res := &ReadResult{Result: ex.Result}
-	if !ok || metaOf(members, &res.ResultMeta) != nil {
+	if !ok || metaOf(mems, &res.ResultMeta) != nil {
 		return nil, ex, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result is not a %s result object", method)}
 	}
 	return res, ex, nil

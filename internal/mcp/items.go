@@ -33,24 +33,21 @@ func (s *Session) ListItems(ctx context.Context, k Kind, cursor string) (*ItemPa
 	if err != nil {
 		return page, err
 	}
-	ex.located = nil
-	// One scan for the members (the result is valid JSON: the response
-	// decoded), one for the array's elements; the items are read by
-	// ParseItem, never decoded here.
-	members, ok := jsonscan.Members(ex.Result)
+	// The items are read by ParseItem, never decoded here.
+	mems, ok := jsonscan.Members(ex.Result)
 	var meta ResultMeta
-	if !ok || metaOf(members, &meta) != nil {
+	if !ok || metaOf(mems, &meta) != nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result is not a %s result object", method)}
 	}
 	page.ResultMeta = meta
-	arr, ok := members[k.Key()]
+	arr, ok := mems[k.Key()]
 	if !ok || string(arr) == "null" {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("result has no %q array", k.Key())}
 	}
 	if page.Items, ok = jsonscan.Elements(arr); !ok {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: fmt.Errorf("%q is not an array", k.Key())}
 	}
-	if raw, ok := members["nextCursor"]; ok && string(raw) != "null" {
+	if raw, ok := mems["nextCursor"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &page.NextCursor); err != nil {
 			return page, &Error{Reason: ReasonInvalidResponse, Method: method, Err: errors.New(`"nextCursor" is not a string`)}
 		}
@@ -61,10 +58,10 @@ func (s *Session) ListItems(ctx context.Context, k Kind, cursor string) (*ItemPa
 
 // metaOf reads the members every modern result carries, as encoding/json
 // would into a ResultMeta, from the result's members.
-func metaOf(members map[string]json.RawMessage, m *ResultMeta) error {
+func metaOf(mems map[string]json.RawMessage, m *ResultMeta) error {
 	small := map[string]json.RawMessage{}
 	for _, k := range []string{"resultType", "ttlMs", "cacheScope", "_meta"} {
-		if v, ok := members[k]; ok {
+		if v, ok := mems[k]; ok {
 			small[k] = v
 		}
 	}

@@ -30,9 +30,6 @@ type response struct {
 	Method  *string         `json:"method"`
 	Result  json.RawMessage `json:"result"`
 	Error   json.RawMessage `json:"error"`
-	// located is where the fast path's one pass found Result's members,
-	// down to a listed tool's (nil on encoding/json's path).
-	located *located
 }
 
 // message classifies one decoded JSON-RPC message from the server.
@@ -44,16 +41,9 @@ const (
 	kindServerRequest
 )
 
-// decodeMessage parses one JSON-RPC message and reports its kind. The
-// common case — valid JSON, an object whose members are spelled as the
-// spec spells them — is read in one validating pass and one scan, its
-// members kept as sub-slices of b (fastResponse); anything else takes
-// encoding/json's path, whose answers and error messages the fast path
-// matches exactly (FuzzDecodeMessage).
-func decodeMessage(b []byte, depth int) (*response, messageKind, error) {
-	if r, ok := fastResponse(b, depth); ok {
-		return classify(r)
-	}
+// decodeMessage parses one JSON-RPC message with encoding/json and
+// reports its kind.
+func decodeMessage(b []byte) (*response, messageKind, error) {
 	var r response
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&r); err != nil {

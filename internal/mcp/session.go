@@ -211,11 +211,18 @@ func (c *Client) Open(ctx context.Context, like *Session) (*Session, error) {
 	return c.releaseOnError(s.legacy(ctx, like.Version, like.FallbackReason))
 }
 
+// listResult is what ListTools reads of a tools/list result.
+type listResult struct {
+	Tools      *[]json.RawMessage `json:"tools"`
+	NextCursor *json.RawMessage   `json:"nextCursor"`
+	ResultMeta
+}
+
 // ListPage is one page of tools/list.
 type ListPage struct {
 	Tools []json.RawMessage
-	// Parsed are Tools as ParseTool reads them, read in the decode's own
-	// pass; an empty Name marks a definition without a usable one.
+	// Parsed are Tools as ParseTool reads them; an empty Name marks a
+	// definition without a usable one.
 	Parsed     []Tool
 	NextCursor string
 	HasNext    bool
@@ -244,16 +251,15 @@ func (s *Session) listTools(ctx context.Context, cursor string, parse bool) (*Li
 	if err != nil {
 		return page, err
 	}
-	raw, err := decodeListResult(ex.Result, ex.located, parse)
-	ex.located = nil
-	if err != nil {
+	var raw listResult
+	if err := json.Unmarshal(ex.Result, &raw); err != nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New("result does not have the ListToolsResult shape")}
 	}
 	if raw.Tools == nil {
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`result has no "tools" array`)}
 	}
-	page.Tools, page.Parsed, page.ResultMeta = *raw.Tools, raw.parsed, raw.ResultMeta
-	if page.Parsed == nil && parse { // encoding/json's path
+	page.Tools, page.ResultMeta = *raw.Tools, raw.ResultMeta
+	if parse {
 		page.Parsed = make([]Tool, len(page.Tools))
 		for i, t := range page.Tools {
 			page.Parsed[i], _ = ParseTool(t)

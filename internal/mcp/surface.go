@@ -104,35 +104,20 @@ type PromptArgument struct {
 // ParseItem reads one item of kind k and returns it with the ways it
 // breaks the list's shape in the spec's schema (a missing or mistyped
 // required member, an argument without a name). An item whose Key is
-// empty has no usable identity and is not compared. raw must be valid
-// JSON (as every element of a decoded list is): members are located by
-// one scan, keys matched exactly (JSON keys are case-sensitive), the last
-// of a repeated key winning.
+// empty has no usable identity and is not compared. Keys are matched
+// exactly (JSON keys are case-sensitive), the last of a repeated key
+// winning.
 func ParseItem(k Kind, raw json.RawMessage) (Item, []string) {
 	it := Item{Kind: k, Raw: raw}
-	var name, title, description, uri, mime, args []byte
 	uriKey := "uri"
 	if k == KindResourceTemplate {
 		uriKey = "uriTemplate"
 	}
-	if !jsonscan.EachMember(raw, func(key, v []byte) {
-		switch {
-		case jsonscan.KeyIs(key, "name"):
-			name = v
-		case jsonscan.KeyIs(key, "title"):
-			title = v
-		case jsonscan.KeyIs(key, "description"):
-			description = v
-		case jsonscan.KeyIs(key, uriKey):
-			uri = v
-		case jsonscan.KeyIs(key, "mimeType"):
-			mime = v
-		case jsonscan.KeyIs(key, "arguments"):
-			args = v
-		}
-	}) {
+	m, ok := jsonscan.Members(raw)
+	if !ok {
 		return it, []string{"not an object"}
 	}
+	name, title, description, uri, mime, args := m["name"], m["title"], m["description"], m[uriKey], m["mimeType"], m["arguments"]
 	var problems []string
 	str := func(member string, v []byte, required bool) string {
 		if v == nil || string(v) == "null" {
@@ -179,18 +164,12 @@ func parseArguments(raw []byte, problems []string) ([]PromptArgument, []string) 
 	}
 	out := make([]PromptArgument, 0, len(elems))
 	for i, e := range elems {
-		var name, required []byte
-		if !jsonscan.EachMember(e, func(key, v []byte) {
-			switch {
-			case jsonscan.KeyIs(key, "name"):
-				name = v
-			case jsonscan.KeyIs(key, "required"):
-				required = v
-			}
-		}) {
+		m, ok := jsonscan.Members(e)
+		if !ok {
 			problems = append(problems, fmt.Sprintf("arguments[%d] is not an object", i))
 			continue
 		}
+		name, required := m["name"], m["required"]
 		var arg PromptArgument
 		if arg.Name, ok = jsonscan.Unquote(name); !ok || arg.Name == "" {
 			problems = append(problems, fmt.Sprintf(`arguments[%d] has no "name" string`, i))

@@ -38,40 +38,27 @@ var ErrToolName = errors.New(`tool has no "name" string`)
 
 // ParseTool reads one tool object. A definition that is not an object, or
 // whose name is missing, null, empty or not a string, yields ErrToolName. raw must be
-// valid JSON (as every element of a decoded page is): the top-level members
-// are located by one scan, without decoding the schemas.
+// JSON: its members are read with keys matched exactly (JSON keys are
+// case-sensitive), the last of a repeated key winning; the schemas are
+// kept raw, not decoded.
 func ParseTool(raw json.RawMessage) (Tool, error) {
-	t := parseTool(raw, func(f func(k, v []byte)) bool { return jsonscan.EachMember(raw, f) })
+	t := parseTool(raw)
 	if t.Name == "" {
 		return t, ErrToolName
 	}
 	return t, nil
 }
 
-// parseTool is ParseTool over members that each yields (false when raw is
-// no object); an unusable name is an empty Name.
-func parseTool(raw json.RawMessage, each func(func(k, v []byte)) bool) Tool {
+// parseTool is ParseTool without the error: an unusable name is an empty
+// Name.
+func parseTool(raw json.RawMessage) Tool {
 	t := Tool{Raw: raw}
-	var name, title, description []byte
-	ok := each(func(k, v []byte) { // the last duplicate wins
-		switch {
-		case jsonscan.KeyIs(k, "name"):
-			name = v
-		case jsonscan.KeyIs(k, "title"):
-			title = v
-		case jsonscan.KeyIs(k, "description"):
-			description = v
-		case jsonscan.KeyIs(k, "inputSchema"):
-			t.InputSchema = v
-		case jsonscan.KeyIs(k, "outputSchema"):
-			t.OutputSchema = v
-		case jsonscan.KeyIs(k, "annotations"):
-			t.Annotations = v
-		}
-	})
+	m, ok := jsonscan.Members(raw)
 	if !ok {
 		return t
 	}
+	name, title, description := m["name"], m["title"], m["description"]
+	t.InputSchema, t.OutputSchema, t.Annotations = m["inputSchema"], m["outputSchema"], m["annotations"]
 	if len(t.InputSchema) > 0 { // summed here, while its bytes are in the CPU's caches
 		t.InputSum = jsonscan.SumOf(t.InputSchema)
 	}

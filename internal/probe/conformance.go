@@ -240,8 +240,8 @@ var objectRoots = memo.New[jsonscan.Sum](1<<20, func(bool) int { return 64 })
 // definition built by hand), has the root "type" "object".
 func rootIsObject(in json.RawMessage, sum jsonscan.Sum) bool {
 	is := func() bool {
-		typ, _ := jsonscan.Member(in, "type")
-		return string(typ) == `"object"`
+		m, _ := jsonscan.Members(in)
+		return string(m["type"]) == `"object"`
 	}
 	if sum == (jsonscan.Sum{}) {
 		return is()

@@ -38,7 +38,7 @@ const (
 var cache = newLRU(cacheBudget)
 
 // parse decodes a schema or instance with the engine's depth bound.
-func parse(b []byte) (any, error) { return jsonscan.Parse(b, maxDiffDepth) }
+func parse(b []byte) (any, error) { return jsonscan.Decode(b, maxDiffDepth) }
 
 type parsed struct {
 	v   any

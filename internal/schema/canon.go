@@ -227,16 +227,16 @@ func (c *canonicalizer) value(v val, b *bytes.Buffer) { b.Write(appendCanon(b.Av
 func canon(v val) string { return string(appendCanon(nil, v)) }
 
 // sameValue reports whether a and b render the same canonical text; equal
-// bytes need no rendering.
-func sameValue(a, b val) bool { return bytes.Equal(a.raw(), b.raw()) || canon(a) == canon(b) }
+// values need no rendering.
+func sameValue(a, b val) bool { return equal(a, b, 0) || canon(a) == canon(b) }
 
 func appendCanon(dst []byte, v val) []byte {
 	switch v.kind() {
 	case jsonscan.Number:
-		if r, ok := new(big.Rat).SetString(string(v.raw())); ok {
+		if r, ok := new(big.Rat).SetString(string(v.number())); ok {
 			return append(dst, r.RatString()...)
 		}
-		return append(dst, v.raw()...)
+		return append(dst, v.number()...)
 	case jsonscan.Object:
 		dst = append(dst, '{')
 		for i, j := range v.members() {
@@ -300,9 +300,8 @@ func canonValue(v any) string {
 // onlyAnnotationsBeside reports whether a $ref object has nothing beside
 // $ref that constrains instances, so it can stand for its target.
 func onlyAnnotationsBeside(m val) bool {
-	t, n := m.t, &m.t.ix.Nodes[m.i]
-	for j := m.i + 1; j < n.Next; j = t.ix.Nodes[j].Next {
-		if k := t.key(j); string(k) != "$ref" && !ignoredKeywords[string(k)] {
+	for j, end := m.span(); j < end; j = m.t.next(j) {
+		if k := m.t.key(j); string(k) != "$ref" && !ignoredKeywords[string(k)] {
 			return false
 		}
 	}

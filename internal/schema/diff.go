@@ -15,10 +15,10 @@ import (
 // $refs are followed, cycle-safe and bounded; a remote $ref is never
 // fetched. The result is sorted by pointer, then change id.
 //
-// Both schemas are indexed (jsonscan.Index), the served one copying what
-// it shares with the declared one, and walked together from the top;
-// subtrees with equal bytes and no $ref are equal and skipped with one
-// comparison, so the cost is the indexing and the changed paths. Results
+// Both schemas are decoded by encoding/json, laid out flat (tree) and
+// walked together from the top; subtrees whose hashes differ are told
+// apart with one comparison, equal ones without a $ref are skipped, so
+// the cost is the decoding and the changed paths. Results
 // are cached under a digest of both schemas (pairKey): a pair seen before,
 // as on every run of a target that has not changed since, costs a hash.
 // The result is the cached value itself, shared by every caller: read it,
@@ -71,11 +71,11 @@ func packed(cs []Change) []Change {
 }
 
 func diff(declared, served []byte) []Change {
-	dt, err1 := newTree(declared, nil)
+	dt, err1 := newTree(declared)
 	if dt != nil {
 		defer dt.release()
 	}
-	st, err2 := newTree(served, dt)
+	st, err2 := newTree(served)
 	if st != nil {
 		defer st.release()
 	}

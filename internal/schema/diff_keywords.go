@@ -104,7 +104,7 @@ func (d *differ) enums(dm, sm *schemaObj, loc string) {
 	if !dConst && !sConst { // enums alone: sets of canonical values
 		de, _ := dm.get(kwEnum)
 		se, _ := sm.get(kwEnum)
-		if bytes.Equal(de.raw(), se.raw()) {
+		if equal(de, se, 0) {
 			return // the same values
 		}
 		dv, dHas := enumValues(de)
@@ -251,7 +251,7 @@ func (d *differ) bounds(dm, sm *schemaObj, loc string) {
 func (d *differ) bound(k string, kw keyword, dm, sm *schemaObj, loc string, sign int) {
 	dv, dPresent := dm.get(kw)
 	sv, sPresent := sm.get(kw)
-	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
+	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.number(), sv.number()) {
 		return
 	}
 	dr, dHas := boundOf(dv)
@@ -287,7 +287,7 @@ func boundOf(v val) (bound, bool) {
 	if v.kind() != jsonscan.Number {
 		return bound{}, false
 	}
-	raw := v.raw()
+	raw := v.number()
 	digits := raw
 	if raw[0] == '-' {
 		digits = raw[1:]
@@ -324,7 +324,7 @@ func (b bound) String() string {
 func (d *differ) multipleOf(dm, sm *schemaObj, loc string) {
 	dv, _ := dm.get(kwMultipleOf)
 	sv, _ := sm.get(kwMultipleOf)
-	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.raw(), sv.raw()) {
+	if dv.kind() == jsonscan.Number && sv.kind() == jsonscan.Number && bytes.Equal(dv.number(), sv.number()) {
 		return // the same spelling: the same number
 	}
 	dr, dHas := numberOf(dv)
@@ -351,7 +351,7 @@ func numberOf(v val) (*big.Rat, bool) {
 	if v.kind() != jsonscan.Number {
 		return nil, false
 	}
-	return new(big.Rat).SetString(string(v.raw()))
+	return new(big.Rat).SetString(string(v.number()))
 }
 
 // strings compares pattern and format.

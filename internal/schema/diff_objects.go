@@ -37,7 +37,7 @@ func (d *differ) object(dm, sm *schemaObj, dn, sn node, depth int) {
 	}
 	dr, _ := dm.get(kwRequired)
 	sr, _ := sm.get(kwRequired)
-	if !bytes.Equal(dr.raw(), sr.raw()) {
+	if !equal(dr, sr, 0) {
 		var dBuf, sBuf [16][]byte
 		dReq, sReq := stringsOf(dr, dBuf[:0]), stringsOf(sr, sBuf[:0])
 		for _, name := range sReq {

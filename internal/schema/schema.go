@@ -35,11 +35,10 @@ func NewCompiler() *jsonschema.Compiler {
 	return c
 }
 
-// Check reports why raw is not a usable JSON Schema, or nil. A plain
-// schema (plainSchema) is valid without compiling; the rest is compiled,
-// each schema with its own compiler, so one tool's $id cannot shadow
-// another's. Both answers are cached by content: a daemon checks the same
-// served schemas every run, and even the plain check parses the schema.
+// Check reports why raw is not a usable JSON Schema, or nil. Every schema
+// is compiled, each with its own compiler, so one tool's $id cannot
+// shadow another's. The answer is cached by content: a daemon checks the
+// same served schemas every run.
 func Check(raw []byte) error { return CheckSummed(jsonscan.Sum{}, raw) }
 
 // CheckSummed is Check with raw's jsonscan.SumOf already known (mcp.Tool's
@@ -50,12 +49,7 @@ func CheckSummed(sum jsonscan.Sum, raw []byte) error {
 	if sum == (jsonscan.Sum{}) {
 		sum = jsonscan.SumOf(raw)
 	}
-	return checkCached(cache, sum, func() error {
-		if jsonscan.Depth(raw) <= MaxDepth && plainSchema(raw) {
-			return nil
-		}
-		return check(raw)
-	})
+	return checkCached(cache, sum, func() error { return check(raw) })
 }
 
 func check(raw []byte) error {

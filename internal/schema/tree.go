@@ -2,6 +2,8 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,25 +12,39 @@ import (
 	"github.com/driftd/driftd/internal/jsonscan"
 )
 
-// tree is one schema document as the diff reads it: a jsonscan.Index,
-// located in one pass and decoded only where the two documents differ.
-// Equal subtrees are recognised by their bytes, so an unchanged property
-// costs one memory comparison instead of a walk.
+// tree is one schema document as the diff reads it: the value
+// encoding/json decoded (jsonscan.Decode), laid out flat in document
+// order with each object's members sorted by key (the last of duplicates
+// kept, as encoding/json keeps it), so a subtree is a range of nodes and a
+// walk allocates nothing. Every node carries a hash of its value, so two
+// subtrees that differ are told apart with one comparison.
 type tree struct {
-	ix jsonscan.Index
+	nodes []tnode
+	// text holds the keys, strings and numbers' text the nodes point into.
+	text []byte
 	// refs are the member nodes whose key is "$ref", in document order: a
 	// subtree holds a $ref when one of them falls inside it.
 	refs []int32
-	// sortedAt holds, for each object node whose members have been sorted
-	// by key (the last of duplicates kept, as encoding/json and
-	// jsonscan.Parse keep it), where in arena they start, plus one; the
-	// count sits just before them.
-	sortedAt []int32
-	arena    []int32
 	// byKey and elems index large objects and arrays, so a $ref into them
 	// is not a scan.
 	byKey map[int32]map[string]int32
 	elems map[int32][]int32
+}
+
+// tnode is one value of a tree. A container is followed by its members or
+// elements, so its subtree is the nodes from its index up to its next.
+type tnode struct {
+	next int32
+	// len is the number of an object's members or an array's elements.
+	len int32
+	// key is a member's key, text a string's text or a number as written,
+	// both in tree.text.
+	keyStart, keyEnd   int32
+	textStart, textEnd int32
+	// hash is a digest of the value as equal reads it: equal values have
+	// equal hashes, so unequal hashes are unequal values.
+	hash uint64
+	kind jsonscan.Kind
 }
 
 // Objects and arrays up to this size are searched by a scan.
@@ -40,31 +56,98 @@ var trees = sync.Pool{New: func() any { return new(tree) }}
 
 const maxPooledNodes = 1 << 16
 
-// newTree indexes b; like, if not nil, is a tree b is probably much like,
-// whose unchanged subtrees are copied rather than scanned.
-func newTree(b []byte, like *tree) (*tree, error) {
-	t := trees.Get().(*tree)
-	var likeIx *jsonscan.Index
-	if like != nil {
-		likeIx = &like.ix
-	}
-	if err := t.ix.ResetLike(b, maxDiffDepth, likeIx); err != nil {
-		t.release()
+// hashSeed seeds the nodes' hashes. They only ever tell values apart
+// (equal hashes are compared in full), so a collision costs a comparison,
+// never a wrong answer.
+var hashSeed = maphash.MakeSeed()
+
+// newTree decodes b with encoding/json and lays it out.
+func newTree(b []byte) (*tree, error) {
+	v, err := jsonscan.Decode(b, maxDiffDepth)
+	if err != nil {
 		return nil, err
 	}
-	for i := range t.ix.Nodes {
-		if n := &t.ix.Nodes[i]; n.KeyEnd-n.KeyStart == 4 && string(t.ix.Key(i)) == "$ref" {
-			t.refs = append(t.refs, int32(i))
-		}
-	}
+	t := trees.Get().(*tree)
+	t.add(v, "", false)
 	return t, nil
 }
 
+// add appends the nodes of v, a member under key when member is set.
+func (t *tree) add(v any, key string, member bool) {
+	i := int32(len(t.nodes))
+	n := tnode{}
+	if member {
+		n.keyStart, n.keyEnd = t.appendText(key)
+		if key == "$ref" {
+			t.refs = append(t.refs, i)
+		}
+	}
+	t.nodes = append(t.nodes, n)
+	var h uint64
+	switch v := v.(type) {
+	case map[string]any:
+		n.kind, n.len = jsonscan.Object, int32(len(v))
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		h = mix(uint64(jsonscan.Object), uint64(len(keys)))
+		for _, k := range keys {
+			j := len(t.nodes)
+			t.add(v[k], k, true)
+			h = mix(mix(h, maphash.String(hashSeed, k)), t.nodes[j].hash)
+		}
+	case []any:
+		n.kind, n.len = jsonscan.Array, int32(len(v))
+		h = mix(uint64(jsonscan.Array), uint64(len(v)))
+		for _, e := range v {
+			j := len(t.nodes)
+			t.add(e, "", false)
+			h = mix(h, t.nodes[j].hash)
+		}
+	case string:
+		n.kind = jsonscan.String
+		n.textStart, n.textEnd = t.appendText(v)
+	case json.Number:
+		n.kind = jsonscan.Number
+		n.textStart, n.textEnd = t.appendText(string(v))
+	case bool:
+		n.kind = jsonscan.False
+		if v {
+			n.kind = jsonscan.True
+		}
+	default:
+		n.kind = jsonscan.Null
+	}
+	if n.kind < jsonscan.Array {
+		h = scalarHash(n.kind, t.text[n.textStart:n.textEnd])
+	}
+	n.next, n.hash = int32(len(t.nodes)), h
+	t.nodes[i] = n
+}
+
+func (t *tree) appendText(s string) (start, end int32) {
+	start = int32(len(t.text))
+	t.text = append(t.text, s...)
+	return start, int32(len(t.text))
+}
+
+func scalarHash(k jsonscan.Kind, text []byte) uint64 {
+	return mix(uint64(k), maphash.Bytes(hashSeed, text))
+}
+
+// mix folds x into h.
+func mix(h, x uint64) uint64 {
+	h ^= x + 0x9e3779b97f4a7c15 + h<<6 + h>>2
+	return h * 0xff51afd7ed558ccd
+}
+
 func (t *tree) release() {
-	if cap(t.ix.Nodes) > maxPooledNodes {
+	if cap(t.nodes) > maxPooledNodes {
 		return
 	}
-	t.ix.Src, t.refs, t.arena, t.sortedAt = nil, t.refs[:0], t.arena[:0], t.sortedAt[:0]
+	t.nodes, t.text, t.refs = t.nodes[:0], t.text[:0], t.refs[:0]
 	clear(t.byKey)
 	clear(t.elems)
 	trees.Put(t)
@@ -92,19 +175,19 @@ func (v val) kind() jsonscan.Kind {
 	case yes:
 		return jsonscan.True
 	}
-	return v.t.ix.Nodes[v.i].Kind
+	return v.t.nodes[v.i].kind
 }
 
-// raw returns the value's bytes; equal bytes are equal values.
-func (v val) raw() []byte {
-	switch v.i {
-	case absent:
-		return []byte("null")
-	case yes:
-		return []byte("true")
+// hash is the value's tnode.hash; absent hashes as null, yes as true.
+func (v val) hash() uint64 {
+	if v.i < 0 {
+		return scalarHash(v.kind(), nil)
 	}
-	return v.t.ix.Raw(int(v.i))
+	return v.t.nodes[v.i].hash
 }
+
+// number returns a number's text as written.
+func (v val) number() []byte { return v.text() }
 
 func (v val) isObject() bool { return v.kind() == jsonscan.Object }
 
@@ -115,39 +198,47 @@ func (v val) str() (string, bool) {
 	if v.kind() != jsonscan.String {
 		return "", false
 	}
-	return string(v.t.ix.String(int(v.i))), true
+	return string(v.text()), true
 }
 
-// text returns a string value's text without copying it.
-func (v val) text() []byte { return v.t.ix.String(int(v.i)) }
+// text returns a string's text, or a number's, without copying it.
+func (v val) text() []byte {
+	if v.i < 0 {
+		return nil
+	}
+	n := &v.t.nodes[v.i]
+	return v.t.text[n.textStart:n.textEnd]
+}
 
 func (v val) boolean() bool { return v.kind() == jsonscan.True }
 
 func (v val) isFalse() bool { return v.kind() == jsonscan.False }
 
 // key returns member node j's key.
-func (t *tree) key(j int32) []byte { return t.ix.Key(int(j)) }
+func (t *tree) key(j int32) []byte {
+	n := &t.nodes[j]
+	return t.text[n.keyStart:n.keyEnd]
+}
 
-// get returns the member k of an object, the last of duplicates; absent
-// when v is no object or has no such member.
+// get returns the member k of an object; absent when v is no object or
+// has no such member.
 func (v val) get(k string) (val, bool) {
 	if !v.isObject() {
 		return val{v.t, absent}, false
 	}
-	t, n := v.t, &v.t.ix.Nodes[v.i]
-	if n.Len > scanLimit {
+	t, n := v.t, &v.t.nodes[v.i]
+	if n.len > scanLimit {
 		if j, ok := t.index(v.i)[k]; ok {
 			return val{t, j}, true
 		}
 		return val{t, absent}, false
 	}
-	found := absent
-	for j := v.i + 1; j < n.Next; j = t.ix.Nodes[j].Next {
-		if m := &t.ix.Nodes[j]; int(m.KeyEnd-m.KeyStart) == len(k) && string(t.key(j)) == k {
-			found = j
+	for j := v.i + 1; j < n.next; j = t.nodes[j].next {
+		if m := &t.nodes[j]; int(m.keyEnd-m.keyStart) == len(k) && string(t.key(j)) == k {
+			return val{t, j}, true
 		}
 	}
-	return val{t, found}, found != absent
+	return val{t, absent}, false
 }
 
 func (v val) has(k string) bool { _, ok := v.get(k); return ok }
@@ -262,9 +353,9 @@ func (t *tree) index(i int32) map[string]int32 {
 	if m, ok := t.byKey[i]; ok {
 		return m
 	}
-	n := &t.ix.Nodes[i]
-	m := make(map[string]int32, n.Len)
-	for j := i + 1; j < n.Next; j = t.ix.Nodes[j].Next {
+	n := &t.nodes[i]
+	m := make(map[string]int32, n.len)
+	for j := i + 1; j < n.next; j = t.nodes[j].next {
 		m[string(t.key(j))] = j
 	}
 	if t.byKey == nil {
@@ -281,17 +372,17 @@ func (v val) span() (first, end int32) {
 	if v.i < 0 {
 		return 0, 0
 	}
-	return v.i + 1, v.t.ix.Nodes[v.i].Next
+	return v.i + 1, v.t.nodes[v.i].next
 }
 
-func (t *tree) next(j int32) int32 { return t.ix.Nodes[j].Next }
+func (t *tree) next(j int32) int32 { return t.nodes[j].next }
 
 // len returns the number of an array's elements.
 func (v val) len() int {
 	if !v.isArray() {
 		return 0
 	}
-	return int(v.t.ix.Nodes[v.i].Len)
+	return int(v.t.nodes[v.i].len)
 }
 
 // elem returns an array's element i.
@@ -299,11 +390,11 @@ func (v val) elem(i int) (val, bool) {
 	if i < 0 || i >= v.len() {
 		return val{v.t, absent}, false
 	}
-	t, n := v.t, &v.t.ix.Nodes[v.i]
-	if n.Len > scanLimit {
+	t, n := v.t, &v.t.nodes[v.i]
+	if n.len > scanLimit {
 		es, ok := t.elems[v.i]
 		if !ok {
-			es = make([]int32, 0, n.Len)
+			es = make([]int32, 0, n.len)
 			for j, end := v.span(); j < end; j = t.next(j) {
 				es = append(es, j)
 			}
@@ -321,47 +412,17 @@ func (v val) elem(i int) (val, bool) {
 	return val{t, j}, true
 }
 
-// members returns an object's members sorted by key, the last of
-// duplicates kept: the keys a map decoded from it would have, in order.
+// members returns an object's members, sorted by key, without
+// duplicates: the keys a map decoded from it has, in order.
 func (v val) members() []int32 {
 	if !v.isObject() {
 		return nil
 	}
-	t := v.t
-	if len(t.sortedAt) == 0 {
-		t.sortedAt = slices.Grow(t.sortedAt, len(t.ix.Nodes))[:len(t.ix.Nodes)]
-		clear(t.sortedAt)
+	out := make([]int32, 0, v.t.nodes[v.i].len)
+	for j, end := v.span(); j < end; j = v.t.next(j) {
+		out = append(out, j)
 	}
-	if at := t.sortedAt[v.i]; at > 0 {
-		return t.arena[at : at+t.arena[at-1] : at+t.arena[at-1]]
-	}
-	n := &t.ix.Nodes[v.i]
-	t.arena = append(t.arena, 0) // the count, set below
-	start := len(t.arena)
-	for j := v.i + 1; j < n.Next; j = t.ix.Nodes[j].Next {
-		t.arena = append(t.arena, j)
-	}
-	ms := t.arena[start:]
-	inOrder := true
-	for i := 1; i < len(ms) && inOrder; i++ {
-		inOrder = bytes.Compare(t.key(ms[i-1]), t.key(ms[i])) < 0
-	}
-	if !inOrder {
-		slices.SortStableFunc(ms, func(a, b int32) int { return bytes.Compare(t.key(a), t.key(b)) })
-		w := 0
-		for i := range ms {
-			if i+1 < len(ms) && bytes.Equal(t.key(ms[i]), t.key(ms[i+1])) {
-				continue // a later duplicate follows and wins
-			}
-			ms[w] = ms[i]
-			w++
-		}
-		t.arena = t.arena[:start+w]
-	}
-	end := len(t.arena)
-	t.arena[start-1] = int32(end - start)
-	t.sortedAt[v.i] = int32(start)
-	return t.arena[start:end:end]
+	return out
 }
 
 // hasRef reports whether an object anywhere in v has a "$ref" member.
@@ -369,7 +430,7 @@ func (v val) hasRef() bool {
 	if v.i < 0 || len(v.t.refs) == 0 {
 		return false
 	}
-	next := v.t.ix.Nodes[v.i].Next
+	next := v.t.nodes[v.i].next
 	k, _ := slices.BinarySearch(v.t.refs, v.i)
 	return k < len(v.t.refs) && v.t.refs[k] < next
 }
@@ -379,46 +440,32 @@ func (v val) hasRef() bool {
 // differ.
 func refFreeEqual(a, b val) bool { return !a.hasRef() && equal(a, b, 0) }
 
-// equal reports whether a and b are the same JSON value: equal bytes, or
-// the same members in another order, the same escapes decoded.
+// equal reports whether a and b are the same JSON value: the same
+// members (in whatever order they were written), elements in the same
+// order, the same text of strings and numbers.
 func equal(a, b val, depth int) bool {
-	if depth > maxDiffDepth {
+	if depth > maxDiffDepth || a.hash() != b.hash() || a.kind() != b.kind() {
 		return false
 	}
-	if bytes.Equal(a.raw(), b.raw()) {
-		return true
-	}
 	switch a.kind() {
-	case jsonscan.Object:
-		if !b.isObject() {
-			return false
-		}
-		am, bm := a.members(), b.members()
-		if len(am) != len(bm) {
-			return false
-		}
-		for i := range am {
-			if !bytes.Equal(a.t.key(am[i]), b.t.key(bm[i])) || !equal(val{a.t, am[i]}, val{b.t, bm[i]}, depth+1) {
-				return false
-			}
-		}
-		return true
-	case jsonscan.Array:
-		if !b.isArray() || a.len() != b.len() {
+	case jsonscan.Object, jsonscan.Array: // members sorted by key
+		if a.t.nodes[a.i].len != b.t.nodes[b.i].len {
 			return false
 		}
 		i, aEnd := a.span()
 		j, _ := b.span()
 		for ; i < aEnd; i, j = a.t.next(i), b.t.next(j) {
-			if !equal(val{a.t, i}, val{b.t, j}, depth+1) {
+			if !bytes.Equal(a.t.key(i), b.t.key(j)) || !equal(val{a.t, i}, val{b.t, j}, depth+1) {
 				return false
 			}
 		}
 		return true
 	case jsonscan.String:
-		return b.kind() == jsonscan.String && bytes.Equal(a.text(), b.text())
+		return bytes.Equal(a.text(), b.text())
+	case jsonscan.Number:
+		return bytes.Equal(a.number(), b.number()) // as written: 1 is not 1.0
 	}
-	return false // numbers and literals are equal only as equal bytes
+	return true // null, true, false
 }
 
 // lookup resolves a local JSON pointer ("" is the root).
