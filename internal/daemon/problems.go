@@ -14,7 +14,8 @@ import (
 // running, each placed at the line of the field it is about: in
 // manifests, a manifest that load cannot read or parse, and an invocation
 // the manifest refuses; in files, a file a target's http_client names
-// (a credentials, password, header or TLS file) that cannot be opened.
+// (a credentials, password, header or TLS file) that cannot be opened, or
+// one an sd_credentials entry gives the discovered targets it matches.
 // `driftd config check` and a reload ask the same questions: config check
 // fails on manifests and warns on files (a Secret is often not mounted
 // where it runs); a reload refuses both (docs/daemon.md).
@@ -39,6 +40,13 @@ func targetProblems(cfg *config.Config, load func(string) (*manifest.Manifest, e
 		}
 		if p := probe.Prepare(t, m); p.Refused != nil {
 			manifests = append(manifests, cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused))
+		}
+	}
+	for i, c := range cfg.SDCredentials {
+		for _, f := range config.ClientFiles(&c.HTTPClient.HTTPClientConfig) {
+			if err := readable(f.Path); err != nil {
+				files = append(files, cfg.Problem(fmt.Sprintf("sd_credentials[%d].http_client.%s", i, f.Field), err))
+			}
 		}
 	}
 	return manifests, files

@@ -190,19 +190,22 @@ func TestEmptyConfigWarns(t *testing.T) {
 }
 
 // TestCheckConfigFiles: config check fails on a broken manifest, at its
-// line, and warns on a credentials file it cannot open (a Secret is often
-// not mounted where config check runs).
+// line, and warns on a secret file it cannot open, a target's or an
+// sd_credentials entry's (a Secret is often not mounted where config
+// check runs).
 func TestCheckConfigFiles(t *testing.T) {
 	e := newEnv(t)
 	e.write("a.json", `{"tools": [`)
-	path := e.config("targets:\n  - name: one\n    url: http://127.0.0.1:1/mcp\n    manifest: a.json\n    http_client: {authorization: {credentials_file: nope}}\n")
+	path := e.config("targets:\n  - name: one\n    url: http://127.0.0.1:1/mcp\n    manifest: a.json\n    http_client: {authorization: {credentials_file: nope}}\n" +
+		"sd_credentials:\n  - {url_prefix: \"https://mcp.corp.example/\", http_client: {basic_auth: {username: u, password_file: gone}}}\n")
 	_, _, err := daemon.CheckConfig(path)
 	if err == nil || !strings.Contains(err.Error(), "driftd.yml:4: targets[0].manifest: ") {
 		t.Errorf("CheckConfig with a broken manifest = %v", err)
 	}
 	e.manifest("a.json", "a")
 	_, warnings, err := daemon.CheckConfig(path)
-	if err != nil || len(warnings) != 1 || !strings.Contains(warnings[0], "driftd.yml:5: targets[0].http_client.authorization.credentials_file: open ") {
-		t.Errorf("CheckConfig with a missing credentials file = %q, %v; want one warning", warnings, err)
+	if err != nil || len(warnings) != 2 || !strings.Contains(warnings[0], "driftd.yml:5: targets[0].http_client.authorization.credentials_file: open ") ||
+		!strings.Contains(warnings[1], "driftd.yml:7: sd_credentials[0].http_client.basic_auth.password_file: open ") {
+		t.Errorf("CheckConfig with missing secret files = %q, %v; want two warnings", warnings, err)
 	}
 }
