@@ -97,8 +97,9 @@ func TestReloadBrokenManifestIsRefused(t *testing.T) {
 	if !r.Success || len(r.Findings) > 0 && strings.Contains(fmt.Sprint(r.Findings), "MISSING") || r.ComparedAgainst != "manifest" {
 		t.Errorf("run after the break: %+v; want a success against the old manifest", r)
 	}
-	if _, body := get(t, base+"/metrics"); strings.Contains(body, `reason="config"`) {
-		t.Error(`a run failed with reason="config"`)
+	_, body := get(t, base+"/metrics")
+	if v, _ := metric(body, `driftd_probe_failures_total{reason="config",target="orders"}`); v > 0 {
+		t.Errorf(`%v runs failed with reason="config"`, v)
 	}
 	if !strings.Contains(e.log.String(), "manifest unreadable: runs compare against its last good version") {
 		t.Error("no log line says the run used the last good manifest")
