@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -88,6 +90,54 @@ func SecretValues(c *promconfig.HTTPClientConfig) []string {
 			}
 			for _, f := range h.Files {
 				add("", f)
+			}
+		}
+	}
+	return out
+}
+
+// ClientFile is a file an HTTP client configuration names, and the field
+// that names it, as written under http_client (e.g.
+// authorization.credentials_file).
+type ClientFile struct {
+	Field, Path string
+}
+
+// ClientFiles returns every file c reads as it sends: the secret files
+// (credentials_file, username_file, password_file, client_secret_file,
+// bearer_token_file, http_headers files) and the TLS files (ca_file,
+// cert_file, key_file, the oauth2 block's too), in the order of the
+// block. A file that cannot be read fails the requests that need it.
+func ClientFiles(c *promconfig.HTTPClientConfig) []ClientFile {
+	var out []ClientFile
+	add := func(field, path string) {
+		if path != "" {
+			out = append(out, ClientFile{field, path})
+		}
+	}
+	tls := func(prefix string, t *promconfig.TLSConfig) {
+		add(prefix+"tls_config.ca_file", t.CAFile)
+		add(prefix+"tls_config.cert_file", t.CertFile)
+		add(prefix+"tls_config.key_file", t.KeyFile)
+	}
+	if b := c.BasicAuth; b != nil {
+		add("basic_auth.username_file", b.UsernameFile)
+		add("basic_auth.password_file", b.PasswordFile)
+	}
+	if a := c.Authorization; a != nil {
+		add("authorization.credentials_file", a.CredentialsFile)
+	}
+	if o := c.OAuth2; o != nil {
+		add("oauth2.client_secret_file", o.ClientSecretFile)
+		add("oauth2.client_certificate_key_file", o.ClientCertificateKeyFile)
+		tls("oauth2.", &o.TLSConfig)
+	}
+	add("bearer_token_file", c.BearerTokenFile)
+	tls("", &c.TLSConfig)
+	if c.HTTPHeaders != nil {
+		for _, name := range slices.Sorted(maps.Keys(c.HTTPHeaders.Headers)) {
+			for i, f := range c.HTTPHeaders.Headers[name].Files {
+				add(fmt.Sprintf("http_headers.%s.files[%d]", name, i), f)
 			}
 		}
 	}

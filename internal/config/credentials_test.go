@@ -83,3 +83,36 @@ func TestCredentials(t *testing.T) {
 		})
 	}
 }
+
+// TestClientFiles: every file setting of an HTTP client configuration is
+// listed with the field that names it, as written under http_client.
+func TestClientFiles(t *testing.T) {
+	c := DefaultHTTPClientConfig()
+	c.BasicAuth = &promconfig.BasicAuth{UsernameFile: "/u", PasswordFile: "/p"}
+	c.OAuth2 = &promconfig.OAuth2{ClientID: "id", ClientSecretFile: "/cs", ClientCertificateKeyFile: "/ck", TokenURL: "https://as.example/token",
+		TLSConfig: promconfig.TLSConfig{CAFile: "/oca"}}
+	c.BearerTokenFile = "/bt"
+	c.TLSConfig = promconfig.TLSConfig{CAFile: "/ca", CertFile: "/cert", KeyFile: "/key"}
+	c.HTTPHeaders = &promconfig.Headers{Headers: map[string]promconfig.Header{
+		"X-Tenant":  {Values: []string{"acme"}},
+		"X-Api-Key": {Secrets: []promconfig.Secret{"inline"}, Files: []string{"/h0", "/h1"}},
+	}}
+	want := []ClientFile{
+		{"basic_auth.username_file", "/u"}, {"basic_auth.password_file", "/p"},
+		{"oauth2.client_secret_file", "/cs"}, {"oauth2.client_certificate_key_file", "/ck"}, {"oauth2.tls_config.ca_file", "/oca"},
+		{"bearer_token_file", "/bt"},
+		{"tls_config.ca_file", "/ca"}, {"tls_config.cert_file", "/cert"}, {"tls_config.key_file", "/key"},
+		{"http_headers.X-Api-Key.files[0]", "/h0"}, {"http_headers.X-Api-Key.files[1]", "/h1"},
+	}
+	if got := ClientFiles(&c); !slices.Equal(got, want) {
+		t.Errorf("ClientFiles =\n%q\nwant\n%q", got, want)
+	}
+	a := DefaultHTTPClientConfig()
+	a.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: "/a"}
+	if got := ClientFiles(&a); !slices.Equal(got, []ClientFile{{"authorization.credentials_file", "/a"}}) {
+		t.Errorf("ClientFiles(authorization) = %q", got)
+	}
+	if got := ClientFiles(new(DefaultHTTPClientConfig())); len(got) != 0 {
+		t.Errorf("ClientFiles(default) = %q", got)
+	}
+}

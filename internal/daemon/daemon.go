@@ -95,6 +95,9 @@ type Daemon struct {
 	// of signals coalesces into one reload.
 	reloads chan chan error
 	pending chan struct{}
+	// reloadFailed is why the last reload was refused, nil once one
+	// succeeds (reload.go): the banner of every status page.
+	reloadFailed atomic.Pointer[reloadFailure]
 	// pendingSD holds at most one reconcile asked for by a discovery
 	// source (debounced by sdTimer), run by the reload loop.
 	pendingSD chan struct{}

@@ -73,3 +73,21 @@ func (c *manifestCache) gc() {
 		}
 	}
 }
+
+// loadOrLast is load, except that when the file cannot be read or parsed
+// now, it returns the last version of it that could be, with the error:
+// a manifest that breaks on disk leaves its targets compared against the
+// last good one, not failing (docs/daemon.md). The manifest is nil when
+// no version of the file has loaded since the daemon started.
+func (c *manifestCache) loadOrLast(path string) (*manifest.Manifest, error) {
+	m, err := c.load(path)
+	if err == nil {
+		return m, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.byPath[path]; ok {
+		return c.byHash[e.hash], err
+	}
+	return nil, err
+}

@@ -35,3 +35,44 @@ func TestManifestCacheSyntaxErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestManifestCacheLastGood: a manifest that breaks, or goes, after it
+// loaded is still served by loadOrLast, with the error; fixed, the new
+// version is. A file that never loaded has no last good version.
+func TestManifestCacheLastGood(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.json")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := newManifestCache()
+	if m, err := c.loadOrLast(path); m != nil || err == nil {
+		t.Fatalf("never loaded: %v, %v", m, err)
+	}
+	write(`{"tools": [{"name": "a"}]}`)
+	if m, err := c.loadOrLast(path); err != nil || m.Tools[0].Name != "a" {
+		t.Fatalf("good: %v", err)
+	}
+	write(`{"tools": [`)
+	if _, err := c.load(path); err == nil {
+		t.Fatal("load of a broken manifest succeeded")
+	}
+	m, err := c.loadOrLast(path)
+	var me *manifest.Error
+	if !errors.As(err, &me) || m == nil || m.Tools[0].Name != "a" {
+		t.Fatalf("broken: %v, %v; want the last good manifest and the parse error", m, err)
+	}
+	os.Remove(path)
+	if m, err := c.loadOrLast(path); !errors.Is(err, os.ErrNotExist) || m == nil || m.Tools[0].Name != "a" {
+		t.Fatalf("removed: %v, %v", m, err)
+	}
+	// Another size: the cache re-reads a file whose size or time changed,
+	// and two writes can share a timestamp.
+	write(`{"tools": [{"name": "bb"}]}`)
+	if m, err := c.loadOrLast(path); err != nil || m.Tools[0].Name != "bb" {
+		t.Fatalf("fixed: %v, %v", m, err)
+	}
+}

@@ -66,6 +66,9 @@ func (d *Daemon) reload() error {
 	cfg, err := config.Load(d.opts.ConfigFile)
 	if err == nil {
 		d.warnConfig(cfg)
+		err = d.checkTargets(cfg)
+	}
+	if err == nil {
 		var rc *runtimeConfig
 		if _, err = buildRuntime(cfg, nil, d.opts); err == nil {
 			changed := cfg.Checksum != old.cfg.Checksum
@@ -89,6 +92,7 @@ func (d *Daemon) reload() error {
 					d.apply(old, rc)
 				}
 				d.metrics.ReloadResult(true, now)
+				d.reloadFailed.Store(nil)
 				d.log.Info("configuration reloaded", "file", d.opts.ConfigFile, "changed", changed, "targets", len(rc.targets), "checksum", cfg.Checksum[:12])
 				return nil
 			}
@@ -96,14 +100,38 @@ func (d *Daemon) reload() error {
 		}
 	}
 	d.metrics.ReloadResult(false, now)
+	d.reloadFailed.Store(&reloadFailure{at: now, err: err})
 	d.log.Error("configuration reload failed; the previous configuration keeps running", "file", d.opts.ConfigFile, "err", err)
 	return err
 }
 
+// reloadFailure is a refused reload: when, and every problem found.
+type reloadFailure struct {
+	at  time.Time
+	err error
+}
+
+// checkTargets is what a reload refuses beyond the file's own errors: a
+// target of the new configuration that could not run, its manifest
+// missing, unreadable or invalid, or a file its http_client names gone
+// (targetProblems). Like Prometheus with a broken rule file, the whole
+// reload is refused and the running configuration stays, each target on
+// the manifest it last read (loadOrLast), so one bad file never takes a
+// target's checks away. The manifests are read through the daemon's
+// cache: an unchanged file is not parsed again.
+func (d *Daemon) checkTargets(cfg *config.Config) error {
+	manifests, files := targetProblems(cfg, d.manifests.load)
+	return sortedByLine(append(manifests, files...))
+}
+
 // warnConfig logs what the configuration does that still works but
-// should change, such as a deprecated key.
+// should change, such as a deprecated key, and a configuration that
+// probes nothing.
 func (d *Daemon) warnConfig(cfg *config.Config) {
 	for _, w := range cfg.Warnings() {
+		d.log.Warn("configuration: " + w)
+	}
+	if w := emptyWarning(cfg); w != "" {
 		d.log.Warn("configuration: " + w)
 	}
 }

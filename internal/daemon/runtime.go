@@ -218,7 +218,7 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 		if tc.t.Baseline != "" {
 			continue // compared against its recorded baseline, no file
 		}
-		if _, err := d.manifests.load(tc.t.Manifest); err != nil {
+		if m, err := d.manifests.loadOrLast(tc.t.Manifest); m == nil {
 			d.log.Error("manifest unreadable: the target fails with reason config until it is fixed",
 				"target", tc.t.Name, "manifest", tc.t.Manifest, "err", err)
 			if err := d.sched.Trigger(tc.t.Name); err != nil && !errors.Is(err, scheduler.ErrAlreadyRunning) {
@@ -285,21 +285,14 @@ func CheckConfig(path string) ([]byte, []string, error) {
 		_, err = buildRuntime(cfg, nil, Options{})
 		errs = append(errs, err)
 	}
-	for i, t := range cfg.Targets {
-		if t.Manifest == "" {
-			continue // reported by config as required
-		}
-		m, err := manifest.Load(t.Manifest)
-		if err != nil {
-			if me, ok := err.(*manifest.Error); ok {
-				me.Path = besideConfig(cfg.Path, me.Path)
-			}
-			errs = append(errs, cfg.Problem(fmt.Sprintf("targets[%d].manifest", i), err))
-			continue
-		}
-		if p := probe.Prepare(t, m); p.Refused != nil {
-			errs = append(errs, cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused))
-		}
+	manifests, files := targetProblems(cfg, manifest.Load)
+	errs = append(errs, manifests...)
+	warnings := cfg.Warnings()
+	for _, f := range files {
+		warnings = append(warnings, f.Error()+" (a reload of the daemon is refused while it cannot be read)")
+	}
+	if w := emptyWarning(cfg); w != "" {
+		warnings = append(warnings, w)
 	}
 	if tc := cfg.Tracing.TLSConfig; cfg.Tracing.Enabled() && tc != (promconfig.TLSConfig{}) {
 		// Files the exporter reads when it is built, at start or reload.
@@ -311,7 +304,7 @@ func CheckConfig(path string) ([]byte, []string, error) {
 		return nil, nil, err
 	}
 	out, err := cfg.Redacted()
-	return out, cfg.Warnings(), err
+	return out, warnings, err
 }
 
 // besideConfig names path, a file the config at configPath refers to, as

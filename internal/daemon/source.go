@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
@@ -57,6 +59,11 @@ func (d *Daemon) status(tc *targetConfig) web.TargetStatus {
 	}
 	run, _ := d.Run(tc.t.Name)
 	st.Status = run.Status()
+	if t := d.existing(tc.t.Name); t != nil {
+		if msg := t.manifestErr.Load(); msg != nil {
+			st.ManifestError = *msg
+		}
+	}
 	if d.sched == nil {
 		return st
 	}
@@ -106,6 +113,23 @@ func (d *Daemon) existing(name string) *target {
 	return d.targets[name]
 }
 
+// ConfigStatus says whether the last reload was refused, and why: its
+// problems, one a line, at most maxReloadProblems of them.
+func (d *Daemon) ConfigStatus() web.ConfigStatus {
+	f := d.reloadFailed.Load()
+	if f == nil {
+		return web.ConfigStatus{}
+	}
+	lines := strings.Split(f.err.Error(), "\n")
+	if n := len(lines); n > maxReloadProblems {
+		lines = append(lines[:maxReloadProblems:maxReloadProblems], fmt.Sprintf("… and %d more: see the log or driftd config check", n-maxReloadProblems))
+	}
+	return web.ConfigStatus{ReloadFailedAt: f.at, ReloadProblems: lines}
+}
+
+// maxReloadProblems bounds the problems a page lists.
+const maxReloadProblems = 20
+
 // ConfigYAML is the effective configuration with secrets redacted.
 func (d *Daemon) ConfigYAML() ([]byte, error) { return d.cfg.Load().cfg.Redacted() }
 
@@ -149,5 +173,9 @@ func (d *Daemon) Declared(name string) (*manifest.Manifest, error) {
 		}
 		return d.target(name).parsedBaseline(b)
 	}
-	return d.manifests.load(tc.t.Manifest)
+	m, err := d.manifests.loadOrLast(tc.t.Manifest)
+	if m != nil {
+		return m, nil // the last good one while the file is broken
+	}
+	return nil, err
 }

@@ -32,6 +32,10 @@ type target struct {
 	// baseline is the recorded baseline, parsed, keyed by the hash of its
 	// bytes: parsed once, not at every run.
 	baseline atomic.Pointer[parsedBaseline]
+	// manifestErr is why the target's manifest file could not be read or
+	// parsed at its latest run, which compared against the last good
+	// version instead; nil when it could.
+	manifestErr atomic.Pointer[string]
 }
 
 // parsedBaseline is a baseline's manifest and the hash of its bytes.
@@ -142,9 +146,30 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 	if tc.t.Baseline != "" {
 		return d.probeBaseline(ctx, tc, t, opts)
 	}
-	m, err := d.manifests.load(tc.t.Manifest)
-	if err != nil {
+	m, err := d.manifests.loadOrLast(tc.t.Manifest)
+	if m == nil {
 		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts), nil
 	}
+	t.noteManifest(tc.t.Manifest, err, log)
 	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts), nil
+}
+
+// noteManifest records whether a run read the target's manifest file or,
+// the file being broken (err), compared against its last good version:
+// an ERROR line when it breaks, a WARN at each run while it stays broken
+// (a run that compares against an old manifest must show at
+// --log.level=warn), an INFO when it is read again.
+func (t *target) noteManifest(path string, err error, log *slog.Logger) {
+	if err == nil {
+		if t.manifestErr.Swap(nil) != nil {
+			log.Info("manifest read again", "manifest", path)
+		}
+		return
+	}
+	msg := err.Error()
+	if prev := t.manifestErr.Swap(&msg); prev == nil || *prev != msg {
+		log.Error("manifest unreadable: runs compare against its last good version until it is fixed", "manifest", path, "err", err)
+		return
+	}
+	log.Warn("manifest still unreadable: compared against its last good version", "manifest", path, "err", err)
 }

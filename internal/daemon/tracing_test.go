@@ -58,7 +58,8 @@ func TestReloadBadTracingKeepsExporter(t *testing.T) {
 // tracing block it became.
 func TestCheckConfigWarnsOTLPEndpoint(t *testing.T) {
 	e := newEnv(t)
-	path := e.config("global:\n  state_dir: state\n  otlp_endpoint: http://otel-collector:4318\n")
+	e.manifest("a.json", "a")
+	path := e.config("global:\n  state_dir: state\n  otlp_endpoint: http://otel-collector:4318\ntargets: [{name: one, url: \"http://127.0.0.1:1/mcp\", manifest: a.json}]\n")
 	out, warnings, err := daemon.CheckConfig(path)
 	want := path + ":3: global.otlp_endpoint: deprecated; write tracing: {endpoint: http://otel-collector:4318} (docs/tracing.md)"
 	if err != nil || len(warnings) != 1 || warnings[0] != want {

@@ -418,3 +418,60 @@ func TestSamplingFraction(t *testing.T) {
 		t.Errorf("sampling_fraction 0 sent %q (errors %q)", names, log.all())
 	}
 }
+
+// TestExportRefusesRedirect: a collector that answers 307 to another
+// host never gets the export's headers sent there; the redirect is a
+// failed export, reported.
+func TestExportRefusesRedirect(t *testing.T) {
+	const key = "MARKER-7f3a-api-key"
+	var mu sync.Mutex
+	var elsewhere []string // the API key each request to the second server carried
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		elsewhere = append(elsewhere, r.Header.Get("X-Api-Key"))
+		mu.Unlock()
+	}))
+	defer other.Close()
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/v1/traces", http.StatusTemporaryRedirect)
+	}))
+	defer redirecting.Close()
+	cfg := config.DefaultTracingConfig()
+	cfg.Endpoint = redirecting.URL
+	cfg.Headers = map[string]promconfig.Secret{"X-Api-Key": key}
+	var log errorLog
+	probeOnce(t, newProvider(t, cfg, &log))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(elsewhere) != 0 {
+		t.Errorf("the redirect was followed: %d requests reached the other server (keys %q)", len(elsewhere), elsewhere)
+	}
+	errs := log.all()
+	if len(errs) == 0 {
+		t.Fatal("the redirected export was not reported as failed")
+	}
+	for _, e := range errs {
+		if !strings.Contains(e, "307") {
+			t.Errorf("error %q does not name the 307", e)
+		}
+		if strings.Contains(e, key) {
+			t.Errorf("error quotes the key: %q", e)
+		}
+	}
+}
+
+// TestExportTLSFromEnvironment: with no tls_config, the collector's CA
+// comes from OTEL_EXPORTER_OTLP_CERTIFICATE, as the exporter would read it.
+func TestExportTLSFromEnvironment(t *testing.T) {
+	c := newCollector(t)
+	t.Setenv("OTEL_EXPORTER_OTLP_CERTIFICATE", caFile(t, c.Server))
+	cfg := config.DefaultTracingConfig()
+	cfg.Endpoint = c.URL
+	cfg.Headers = map[string]promconfig.Secret{"Authorization": "Bearer " + token}
+	var log errorLog
+	probeOnce(t, newProvider(t, cfg, &log))
+	if errs := log.all(); len(errs) > 0 {
+		t.Fatalf("export failed: %q", errs)
+	}
+	wantRunSpans(t, c)
+}

@@ -15,8 +15,10 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -103,12 +105,12 @@ func newClient(cfg config.TracingConfig) (otlptrace.Client, error) {
 			headers[k] = string(v)
 		}
 	}
-	tlsConfig, err := tlsConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
 	switch cfg.ClientType {
 	case config.TracingClientGRPC:
+		tlsConfig, err := tlsConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
 		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpointURL(endpoint)}
 		if headers != nil {
 			opts = append(opts, otlptracegrpc.WithHeaders(headers))
@@ -127,21 +129,19 @@ func newClient(cfg config.TracingConfig) (otlptrace.Client, error) {
 		}
 		return otlptracegrpc.NewClient(opts...), nil
 	default:
-		opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(endpoint)}
+		client, err := httpClient(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(endpoint), otlptracehttp.WithHTTPClient(client)}
 		if headers != nil {
 			opts = append(opts, otlptracehttp.WithHeaders(headers))
-		}
-		if tlsConfig != nil {
-			opts = append(opts, otlptracehttp.WithTLSClientConfig(tlsConfig))
 		}
 		switch cfg.Compression {
 		case config.TracingCompressionGzip:
 			opts = append(opts, otlptracehttp.WithCompression(otlptracehttp.GzipCompression))
 		case config.TracingCompressionNone:
 			opts = append(opts, otlptracehttp.WithCompression(otlptracehttp.NoCompression))
-		}
-		if cfg.Timeout > 0 {
-			opts = append(opts, otlptracehttp.WithTimeout(cfg.Timeout))
 		}
 		return otlptracehttp.NewClient(opts...), nil
 	}
@@ -176,6 +176,81 @@ func tlsConfig(cfg config.TracingConfig) (*tls.Config, error) {
 		return nil, fmt.Errorf("tracing.tls_config: %w", err)
 	}
 	return c, nil
+}
+
+// httpClient is the client OTLP/HTTP exports go through. It never
+// follows a redirect: the export's headers (an API key) would go to
+// whatever host the redirect names, and a redirect is a failed export.
+//
+// The exporter then leaves TLS, the proxy and the timeout to this client,
+// so they are set here as the exporter would: TLS from tls_config, else
+// from the OTEL_EXPORTER_OTLP_*CERTIFICATE and *CLIENT_KEY files; the
+// proxy from HTTPS_PROXY and the like; the timeout of one try from
+// timeout, else OTEL_EXPORTER_OTLP_TIMEOUT, else the exporter's 10s.
+func httpClient(cfg config.TracingConfig) (*http.Client, error) {
+	tlsCfg, err := tlsConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if tlsCfg == nil {
+		if tlsCfg, err = envTLSConfig(); err != nil {
+			return nil, err
+		}
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	if tlsCfg != nil {
+		transport.TLSClientConfig = tlsCfg
+	}
+	return &http.Client{
+		Transport: transport,
+		Timeout:   httpTimeout(cfg),
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}, nil
+}
+
+// otlpEnv is the standard variable OTEL_EXPORTER_OTLP_<name>, the
+// traces-only one winning over the general one.
+func otlpEnv(name string) string {
+	if v := os.Getenv("OTEL_EXPORTER_OTLP_TRACES_" + name); v != "" {
+		return v
+	}
+	return os.Getenv("OTEL_EXPORTER_OTLP_" + name)
+}
+
+// envTLSConfig is the TLS configuration the environment's certificate
+// variables write, read the way tls_config's files are; nil when they
+// write none.
+func envTLSConfig() (*tls.Config, error) {
+	tc := promconfig.TLSConfig{
+		CAFile:   otlpEnv("CERTIFICATE"),
+		CertFile: otlpEnv("CLIENT_CERTIFICATE"),
+		KeyFile:  otlpEnv("CLIENT_KEY"),
+	}
+	if tc == (promconfig.TLSConfig{}) {
+		return nil, nil
+	}
+	c, err := promconfig.NewTLSConfig(&tc)
+	if err != nil {
+		return nil, fmt.Errorf("tracing: OTEL_EXPORTER_OTLP_*CERTIFICATE: %w", err)
+	}
+	return c, nil
+}
+
+// defaultTimeout is the exporter's timeout of one try.
+const defaultTimeout = 10 * time.Second
+
+// httpTimeout bounds one try of an OTLP/HTTP export: timeout, else the
+// environment's milliseconds, else the exporter's default.
+func httpTimeout(cfg config.TracingConfig) time.Duration {
+	if cfg.Timeout > 0 {
+		return cfg.Timeout
+	}
+	if ms, err := strconv.ParseInt(otlpEnv("TIMEOUT"), 10, 64); err == nil && ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return defaultTimeout
 }
 
 // Tracer returns driftd's tracer.

@@ -39,7 +39,9 @@ var funcs = template.FuncMap{
 var layout = `{{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} · driftd</title><link rel="icon" href="{{.Prefix}}/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="{{.Prefix}}/style.css"></head><body>
-<header><a class="brand" href="{{.Prefix}}/">driftd</a> <nav><a href="{{.Prefix}}/">Targets</a> <a href="{{.Prefix}}/metrics">Metrics</a> <a href="{{.Prefix}}/config">Config</a> <a href="{{.Prefix}}/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>{{end}}
+<header><a class="brand" href="{{.Prefix}}/">driftd</a> <nav><a href="{{.Prefix}}/">Targets</a> <a href="{{.Prefix}}/metrics">Metrics</a> <a href="{{.Prefix}}/config">Config</a> <a href="{{.Prefix}}/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>
+{{if .Config.Failed}}<div class="banner" role="alert"><strong>configuration reload failed</strong> at {{ts .Config.ReloadFailedAt}} ({{ago .Config.ReloadFailedAt}}): the previous configuration keeps running, each target on its last good manifest, until a reload succeeds.
+<ul class="problems">{{range .Config.ReloadProblems}}<li><code>{{.}}</code></li>{{end}}</ul></div>{{end}}{{end}}
 {{define "foot"}}</main></body></html>{{end}}
 {{define "health"}}{{if eq .Health "up"}}<span class="badge ok">up</span>{{else if eq .Health "failing"}}<span class="badge err" title="{{.Message}}">failing{{with .Reason}}: {{.}}{{end}}</span>{{with .FailingSince}} <span class="dim">since {{ago .}}</span>{{end}}{{else}}<span class="badge">pending</span>{{end}}{{end}}
 {{define "drift"}}{{if eq .Drift "drifted"}}<span class="badge s-{{sev .Worst}}">drifted · {{.Worst}}</span>{{with .DriftedSince}} <span class="dim">since {{ago .}}</span>{{end}}{{if .Stale}} <span class="badge stale" title="the last run failed: findings as of the last run that compared">stale</span>{{end}}{{else if eq .Drift "clean"}}<span class="badge ok">clean</span>{{else}}<span class="badge">unknown</span>{{end}}{{end}}`
@@ -52,7 +54,7 @@ var indexTmpl = sync.OnceValue(func() *template.Template {
 {{if not .Targets}}<p class="empty">No targets configured.</p>{{else}}
 <table><thead><tr><th>Target</th><th>Class</th><th>Probe</th><th>Drift</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
 {{range .Targets}}<tr>
-<td><a href="{{$.Prefix}}/targets/{{.Name}}">{{.Name}}</a><div class="url">{{.URL}}{{if and .Origin (ne .Origin "config")}} · <span class="dim">from {{.Origin}}</span>{{end}}</div></td>
+<td><a href="{{$.Prefix}}/targets/{{.Name}}">{{.Name}}</a>{{if .ManifestError}} <span class="badge err" title="{{.ManifestError}}">manifest broken</span>{{end}}<div class="url">{{.URL}}{{if and .Origin (ne .Origin "config")}} · <span class="dim">from {{.Origin}}</span>{{end}}</div></td>
 <td>{{.Classification}}</td>
 <td>{{if .Running}}<span class="badge run">running</span> {{end}}{{template "health" .Status}}</td>
 <td>{{template "drift" .Status}}</td>
@@ -73,6 +75,8 @@ var targetTmpl = sync.OnceValue(func() *template.Template {
 <h1>{{.Status.Name}}</h1>
 <p class="url">{{.Status.URL}}{{with .Status.Origin}} · from {{.}}{{end}} · <code>{{.Status.Schedule}}</code> · next {{in .Status.NextRun}}{{if .Status.Running}} · <span class="badge run">running</span>{{end}}</p>
 <p class="status">Probe {{template "health" .Status.Status}} · Drift {{template "drift" .Status.Status}}{{with .Status.LastCompared}} · <span class="dim">last compared {{ts .}}</span>{{end}}</p>
+{{with .Status.ManifestError}}<div class="banner" role="alert"><strong>The manifest cannot be read</strong>: {{.}}.
+Runs compare against its last good version, read before it broke, until the file is fixed.</div>{{end}}
 {{if eq .Status.Health "failing"}}<div class="banner" role="alert"><strong>The last run failed{{with .Status.Reason}} ({{.}}){{end}}</strong>{{with .Status.Message}}: {{.}}{{end}}.
 {{with .Status.FailingSince}}Failing since {{ts .}} ({{ago .}}).{{end}}
 {{if .Findings}}The findings below could not be re-checked: they are as of the last run that compared{{with .Status.LastCompared}}, {{ts .}}{{end}}.{{end}}</div>{{end}}
@@ -128,10 +132,12 @@ type page struct {
 	History    []state.Event
 	HistoryErr error
 	Logs       []string
+	// Config is the banner every page shows while a reload is refused.
+	Config ConfigStatus
 }
 
 func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
-	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets(), Rejected: h.src.Rejected()})
+	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets(), Rejected: h.src.Rejected(), Config: h.src.ConfigStatus()})
 }
 
 func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
@@ -141,7 +147,7 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	p := page{Title: name, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Logs: h.src.Logs(name)}
+	p := page{Title: name, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Logs: h.src.Logs(name), Config: h.src.ConfigStatus()}
 	if run, ok := h.src.Run(name); ok {
 		p.Findings, p.HasServed = run.Findings(), !run.State.ServedLastChange.IsZero()
 		p.Report = run.Report
@@ -171,7 +177,7 @@ th{font-weight:600;background:#fafbfc}td.n,th.n{text-align:right}td.err{color:va
 .badge{display:inline-block;padding:0 .45em;border-radius:3px;font-size:12px;background:#eceff1}.badge.ok{background:#e8f5e9;color:var(--ok)}
 .badge.err,.badge.s-ERROR{background:#ffebee;color:var(--err)}.badge.s-WARN{background:#fff3e0;color:var(--warn)}.badge.s-INFO{background:#e3f2fd;color:var(--info)}.badge.run{background:#ede7f6}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1.2em}dt{color:var(--dim)}dd{margin:0}
-.timeline{list-style:none;padding:0}.timeline li{padding:.25em 0;border-bottom:1px dashed var(--line)}.timeline time{color:var(--dim);font-size:12px;margin-right:.5em}
+ul.problems{margin:.4em 0 0;padding-left:1.2em}.timeline{list-style:none;padding:0}.timeline li{padding:.25em 0;border-bottom:1px dashed var(--line)}.timeline time{color:var(--dim);font-size:12px;margin-right:.5em}
 .banner{border:1px solid #f5c2c7;background:#fff5f5;color:#842029;padding:.7em 1em;border-radius:4px;margin:.5em 0 1em}
 .badge.stale{background:#f3e5f5;color:#6a1b9a}tr.stale td,td.stale{opacity:.75}.status{margin:.2em 0 .8em}
 table.sbs td{width:50%;padding:0 .4em}table.sbs pre{margin:0;font:12px ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}

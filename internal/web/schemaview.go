@@ -110,7 +110,7 @@ func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "direction must be input or output", http.StatusBadRequest)
 		return
 	}
-	p := schemaPage{page: page{Title: name + " · " + tool, Version: h.opts.Version, Prefix: h.prefix(), Status: st},
+	p := schemaPage{page: page{Title: name + " · " + tool, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Config: h.src.ConfigStatus()},
 		Tool: sanitize.Name(tool), Direction: dir, Pointer: sanitize.Text(ptr)}
 	var declared, served json.RawMessage
 	var known, readBoth = false, true // the tool is declared or served; both sets were read

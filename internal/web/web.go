@@ -42,7 +42,24 @@ type TargetStatus struct {
 	LastRun        *RunSummary `json:"last_run"`
 	state.Status
 	Labels map[string]string `json:"labels,omitempty"`
+	// ManifestError is set while the target's manifest file cannot be
+	// read or parsed and its runs compare against the last good version
+	// (docs/daemon.md): why.
+	ManifestError string `json:"manifest_error,omitempty"`
 }
+
+// ConfigStatus is what every status page says about the configuration:
+// while the last reload was refused, when and why; the previous
+// configuration keeps running meanwhile.
+type ConfigStatus struct {
+	ReloadFailedAt time.Time
+	// ReloadProblems are the reload's problems, one a line, each
+	// FILE:LINE: FIELD: message where it has a place in the file.
+	ReloadProblems []string
+}
+
+// Failed reports whether the last reload was refused.
+func (c ConfigStatus) Failed() bool { return !c.ReloadFailedAt.IsZero() }
 
 // RunSummary is the outcome of a target's last run.
 type RunSummary struct {
@@ -81,6 +98,8 @@ type Source interface {
 	Served(name string) ([]mcp.Tool, error)
 	Declared(name string) (*manifest.Manifest, error)
 	ConfigYAML() ([]byte, error)
+	// ConfigStatus says whether the last reload was refused, and why.
+	ConfigStatus() ConfigStatus
 	Reload() error
 	Probe(name string) error
 	// AcceptBaseline asks a baseline-mode target's next run to record its

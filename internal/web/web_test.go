@@ -29,6 +29,10 @@ type fakeSource struct {
 	accepted []string
 	// declared, if set, is the target's manifest; else one tool, search.
 	declared string
+	// config is what ConfigStatus returns; manifestErr the target's
+	// ManifestError.
+	config      ConfigStatus
+	manifestErr string
 }
 
 func (f *fakeSource) Ready() bool { return f.ready }
@@ -43,7 +47,7 @@ func (f *fakeSource) Target(name string) (TargetStatus, bool) {
 	next := time.Now().Add(time.Minute)
 	run, _ := f.Run(name)
 	return TargetStatus{Name: "orders", URL: "https://orders.internal/mcp", Schedule: "@every 5m", NextRun: &next,
-		Status: run.Status()}, true
+		Status: run.Status(), ManifestError: f.manifestErr}, true
 }
 func (f *fakeSource) Served(name string) ([]mcp.Tool, error) {
 	if name != "orders" {
@@ -77,6 +81,7 @@ func (f *fakeSource) History(name string) ([]state.Event, error) {
 func (f *fakeSource) Logs(string) []string        { return []string{`level=INFO msg="run finished"`} }
 func (f *fakeSource) Rejected() []Rejected        { return nil }
 func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }
+func (f *fakeSource) ConfigStatus() ConfigStatus  { return f.config }
 func (f *fakeSource) Reload() error               { f.reloaded++; return nil }
 func (f *fakeSource) AcceptBaseline(name, by, reason string) error {
 	switch name {
@@ -296,5 +301,48 @@ func TestManifestDownloadKeepsDeclaredLists(t *testing.T) {
 	}
 	if got := h.Get("X-Driftd-Carried-Over"); got != "prompts, resources" {
 		t.Fatalf("X-Driftd-Carried-Over = %q", got)
+	}
+}
+
+// TestReloadFailedBanner: while the source says the last reload was
+// refused, every status page carries the banner with each problem,
+// escaped; a target whose manifest broke says so on its page and its row.
+// Without either, no page shows them.
+func TestReloadFailedBanner(t *testing.T) {
+	src := &fakeSource{ready: true, rep: &probe.Report{Target: "orders", Success: true}}
+	srv := serve(t, false, src)
+	pages := []string{"/", "/targets/orders", "/targets/orders/schema?tool=search&direction=input"}
+	for _, p := range pages {
+		if _, body, _ := do(t, "GET", srv.URL+p); strings.Contains(body, "configuration reload failed") || strings.Contains(body, "manifest broken") {
+			t.Errorf("GET %s shows a banner with nothing failed", p)
+		}
+	}
+	src.config = ConfigStatus{ReloadFailedAt: time.Now(), ReloadProblems: []string{
+		"driftd.yml:4: targets[0].manifest: a.json:1:12: not valid JSON <b>",
+		"driftd.yml:9: targets[1].http_client.authorization.credentials_file: open /run/token: no such file or directory",
+	}}
+	src.manifestErr = "a.json:1:12: not valid JSON"
+	for _, p := range pages {
+		code, body, _ := do(t, "GET", srv.URL+p)
+		if code != 200 {
+			t.Fatalf("GET %s: %d", p, code)
+		}
+		for _, want := range []string{"configuration reload failed", "driftd.yml:4: targets[0].manifest: a.json:1:12: not valid JSON &lt;b&gt;", "driftd.yml:9: targets[1].http_client.authorization.credentials_file"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("GET %s lacks %q", p, want)
+			}
+		}
+		if strings.Contains(body, "<b>") {
+			t.Errorf("GET %s: a problem reached the page unescaped", p)
+		}
+	}
+	if _, body, _ := do(t, "GET", srv.URL+"/targets/orders"); !strings.Contains(body, "The manifest cannot be read</strong>: a.json:1:12: not valid JSON") {
+		t.Errorf("target page lacks the manifest banner:\n%s", body)
+	}
+	if _, body, _ := do(t, "GET", srv.URL+"/"); !strings.Contains(body, "manifest broken") {
+		t.Error("index row lacks the manifest badge")
+	}
+	if _, body, _ := do(t, "GET", srv.URL+"/api/v1/targets"); !strings.Contains(body, `"manifest_error": "a.json:1:12: not valid JSON"`) {
+		t.Errorf("/api/v1/targets lacks manifest_error: %s", body)
 	}
 }

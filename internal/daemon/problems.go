@@ -1,0 +1,76 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+// targetProblems are what would keep the configuration's own targets from
+// running, each placed at the line of the field it is about: in
+// manifests, a manifest that load cannot read or parse, and an invocation
+// the manifest refuses; in files, a file a target's http_client names
+// (a credentials, password, header or TLS file) that cannot be opened, or
+// one an sd_credentials entry gives the discovered targets it matches.
+// `driftd config check` and a reload ask the same questions: config check
+// fails on manifests and warns on files (a Secret is often not mounted
+// where it runs); a reload refuses both (docs/daemon.md).
+func targetProblems(cfg *config.Config, load func(string) (*manifest.Manifest, error)) (manifests, files []error) {
+	for i, t := range cfg.Targets {
+		for _, f := range config.ClientFiles(&t.HTTPClient.HTTPClientConfig) {
+			if err := readable(f.Path); err != nil {
+				files = append(files, cfg.Problem(fmt.Sprintf("targets[%d].http_client.%s", i, f.Field), err))
+			}
+		}
+		if t.Manifest == "" {
+			continue // compared against a baseline, or reported by config as required
+		}
+		m, err := load(t.Manifest)
+		if err != nil {
+			var me *manifest.Error
+			if errors.As(err, &me) {
+				me.Path = besideConfig(cfg.Path, me.Path)
+			}
+			manifests = append(manifests, cfg.Problem(fmt.Sprintf("targets[%d].manifest", i), err))
+			continue
+		}
+		if p := probe.Prepare(t, m); p.Refused != nil {
+			manifests = append(manifests, cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused))
+		}
+	}
+	for i, c := range cfg.SDCredentials {
+		for _, f := range config.ClientFiles(&c.HTTPClient.HTTPClientConfig) {
+			if err := readable(f.Path); err != nil {
+				files = append(files, cfg.Problem(fmt.Sprintf("sd_credentials[%d].http_client.%s", i, f.Field), err))
+			}
+		}
+	}
+	return manifests, files
+}
+
+// readable reports why the file at path cannot be opened for reading, as
+// the HTTP client will at each request; nil if it can. Nothing is read.
+func readable(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory", path)
+	}
+	return nil
+}
+
+// emptyWarning is the warning for a configuration that probes nothing: no
+// targets and no discovery source; "" when it has either.
+func emptyWarning(cfg *config.Config) string {
+	if len(cfg.Targets) > 0 || len(cfg.TargetFiles) > 0 || len(cfg.KubernetesSD) > 0 || len(cfg.RegistrySD) > 0 {
+		return ""
+	}
+	return cfg.Problem("targets", errors.New("no targets and no discovery source (target_files, kubernetes_sd, registry_sd): driftd probes nothing")).Error()
+}
