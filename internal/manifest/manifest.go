@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -346,18 +347,26 @@ func Canonical(tools []mcp.Tool) ([]byte, error) {
 // identity (a tool's, prompt's or template's name, a resource's uri), with
 // keys in a stable order, numbers kept exactly and no HTML escaping. A
 // tools-only manifest renders as the tools/list result it always was.
+//
+// Each item is one compact line; only the document's two outer levels are
+// indented. Indenting every level would make the output grow with the
+// square of a schema's depth (a deeply nested 36 KB answer became hundreds
+// of megabytes), and a capture, a download and a stored baseline are all
+// this form.
 func (m *Manifest) Canonical() ([]byte, error) {
-	doc := map[string]any{}
+	lists := map[string][]json.RawMessage{}
 	if m.Declares(mcp.KindTool) {
 		sorted := slices.Clone(m.Tools)
 		slices.SortStableFunc(sorted, func(a, b mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-		out := make([]any, len(sorted))
+		out := make([]json.RawMessage, len(sorted))
 		for i, t := range sorted {
-			if err := decodeExact(t.Raw, &out[i]); err != nil {
+			b, err := canonicalItem(t.Raw)
+			if err != nil {
 				return nil, fmt.Errorf("tool %q: %w", t.Name, err)
 			}
+			out[i] = b
 		}
-		doc[mcp.KindTool.Key()] = out
+		lists[mcp.KindTool.Key()] = out
 	}
 	for _, k := range mcp.ItemKinds {
 		items, ok := m.Items[k]
@@ -366,22 +375,53 @@ func (m *Manifest) Canonical() ([]byte, error) {
 		}
 		sorted := slices.Clone(items)
 		slices.SortStableFunc(sorted, func(a, b mcp.Item) int { return strings.Compare(a.Key, b.Key) })
-		out := make([]any, len(sorted))
+		out := make([]json.RawMessage, len(sorted))
 		for i, it := range sorted {
-			if err := decodeExact(it.Raw, &out[i]); err != nil {
+			b, err := canonicalItem(it.Raw)
+			if err != nil {
 				return nil, fmt.Errorf("%s %q: %w", k.Noun(), it.Key, err)
 			}
+			out[i] = b
 		}
-		doc[k.Key()] = out
+		lists[k.Key()] = out
+	}
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, key := range slices.Sorted(maps.Keys(lists)) {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		fmt.Fprintf(&buf, "\n  %q: [", key) // the keys are plain ASCII
+		for j, item := range lists[key] {
+			if j > 0 {
+				buf.WriteByte(',')
+			}
+			buf.WriteString("\n    ")
+			buf.Write(item)
+		}
+		if len(lists[key]) > 0 {
+			buf.WriteString("\n  ")
+		}
+		buf.WriteByte(']')
+	}
+	buf.WriteString("\n}\n")
+	return buf.Bytes(), nil
+}
+
+// canonicalItem is raw with its keys sorted, its numbers as written, and
+// no white space or HTML escaping.
+func canonicalItem(raw json.RawMessage) ([]byte, error) {
+	var v any
+	if err := decodeExact(raw, &v); err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // decodeExact decodes raw keeping numbers as written.

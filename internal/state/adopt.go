@@ -54,11 +54,11 @@ func (s *Store) Adopt(to, from string) (bool, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
-	out, err := json.MarshalIndent(&st, "", "  ")
+	out, err := encodeFile(&st)
 	if err != nil {
 		return false, fmt.Errorf("state: adopt %s: %w", from, err)
 	}
-	if err := s.writeAtomic(s.statePath(to), append(out, '\n')); err != nil {
+	if err := s.writeAtomic(s.statePath(to), out); err != nil {
 		return false, err
 	}
 	return true, s.Remove(from)

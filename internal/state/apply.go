@@ -68,6 +68,10 @@ func apply(prev *State, now time.Time, findings []catalogue.Finding, served []To
 		ToolHashes:       prev.ToolHashes,
 		ServedLastChange: prev.ServedLastChange,
 		Baseline:         prev.Baseline,
+		SurfaceDigest:    prev.SurfaceDigest,
+		PendingAccept:    prev.PendingAccept,
+		NeedsReview:      prev.NeedsReview,
+		readOnly:         prev.readOnly,
 		snap:             prev.snap,
 		snapPending:      prev.snapPending,
 	}

@@ -10,7 +10,10 @@
 //
 // Files are written atomically (temp file, fsync, rename, fsync dir), so a
 // kill -9 leaves the old or the new file, never a torn one. A corrupt file
-// is moved aside and the target starts fresh (DESIGN §16).
+// is moved aside and the target starts fresh (DESIGN §16); for a
+// baseline-mode target the daemon then holds it in "needs review" rather
+// than trust a new first surface. A file of a newer format is never
+// moved or overwritten.
 package state
 
 import (
@@ -86,7 +89,21 @@ type State struct {
 	// target compared against a manifest, or before its first successful
 	// run.
 	Baseline *Baseline `json:"baseline,omitempty"`
+	// SurfaceDigest is a baseline-mode target's surface digest
+	// (SurfaceDigest) as its last successful run served it: what an
+	// accept must name.
+	SurfaceDigest string `json:"surface_digest,omitempty"`
+	// PendingAccept is an accept waiting for a run that serves its
+	// digest (docs/security.md#baseline-approval); nil when none.
+	PendingAccept *Accept `json:"pending_accept,omitempty"`
+	// NeedsReview says why a baseline-mode target's baseline cannot be
+	// trusted (its state file was corrupt, or written by a newer driftd):
+	// no baseline is recorded until an operator accepts one.
+	NeedsReview string `json:"needs_review,omitempty"`
 
+	// readOnly is set by Load for a file written by a newer driftd: Save
+	// never overwrites it.
+	readOnly bool
 	// dirty is set by Apply when the State differs from what Save last
 	// wrote, and cleared by a successful Save: a failed write (full disk)
 	// is retried on the next run even if that run changes nothing.
@@ -141,8 +158,14 @@ type Event struct {
 	Change      string `json:"change,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
 	Message     string `json:"message,omitempty"`
-	// By is who accepted a baseline (KindBaseline events only).
+	// By is who accepted a baseline (KindBaseline events only): the
+	// identity the web server authenticated, or "anonymous".
 	By string `json:"by,omitempty"`
+	// ClaimedBy is the accept's own "by" claim, unverified, kept apart
+	// from By and never in its place.
+	ClaimedBy string `json:"claimed_by,omitempty"`
+	// Digest is the surface digest a baseline event recorded or accepted.
+	Digest string `json:"digest,omitempty"`
 }
 
 // NewState returns the empty state of a target that has never run.

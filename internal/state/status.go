@@ -43,6 +43,38 @@ type Status struct {
 	// Findings counts the active findings by severity, those past the
 	// per-rule cap included.
 	Findings map[catalogue.Severity]int `json:"findings"`
+	// Baseline is a baseline-mode target's baseline and served surface
+	// digests, its pending accept and why it needs review; nil for a
+	// target compared against a manifest.
+	Baseline *BaselineStatus `json:"baseline,omitempty"`
+}
+
+// BaselineStatus is what the pages and the API show of a baseline-mode
+// target's baseline, next to its drift: an accept must name ServedDigest.
+type BaselineStatus struct {
+	// ServedDigest is the surface digest its last successful run served.
+	ServedDigest string `json:"served_digest,omitempty"`
+	// Digest, Origin and RecordedAt describe the recorded baseline.
+	Digest     string     `json:"digest,omitempty"`
+	Origin     string     `json:"origin,omitempty"`
+	RecordedAt *time.Time `json:"recorded_at,omitempty"`
+	// PendingAccept waits for a run that serves its digest.
+	PendingAccept *Accept `json:"pending_accept,omitempty"`
+	// NeedsReview says why no baseline is trusted until one is accepted.
+	NeedsReview string `json:"needs_review,omitempty"`
+}
+
+// baselineStatus is st's BaselineStatus, nil when st has nothing of one.
+func baselineStatus(st *State) *BaselineStatus {
+	if st.Baseline == nil && st.SurfaceDigest == "" && st.PendingAccept == nil && st.NeedsReview == "" {
+		return nil
+	}
+	b := &BaselineStatus{ServedDigest: st.SurfaceDigest, PendingAccept: st.PendingAccept, NeedsReview: st.NeedsReview}
+	if r := st.Baseline; r != nil {
+		at := r.RecordedAt
+		b.Digest, b.Origin, b.RecordedAt = r.Digest, r.Origin, &at
+	}
+	return b
 }
 
 // Status computes the target's status from its published run.
@@ -52,6 +84,7 @@ func (r *Run) Status() Status {
 		Health:   HealthPending,
 		Drift:    DriftUnknown,
 		Findings: map[catalogue.Severity]int{catalogue.Error: 0, catalogue.Warn: 0, catalogue.Info: 0},
+		Baseline: baselineStatus(st),
 	}
 	if !st.FailingSince.IsZero() {
 		since := st.FailingSince

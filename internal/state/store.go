@@ -54,6 +54,21 @@ func (e *CorruptError) Error() string {
 // Unwrap returns the read or decode error.
 func (e *CorruptError) Unwrap() error { return e.Err }
 
+// NewerError reports a state file written by a newer driftd (a rollback):
+// the file is left where it is, and the State Load returns is never saved
+// over it (ErrReadOnly), so the newer release finds it intact.
+type NewerError struct {
+	Path    string
+	Version int
+}
+
+func (e *NewerError) Error() string {
+	return fmt.Sprintf("state: %s has format version %d, newer than this driftd's %d; left untouched and not overwritten", e.Path, e.Version, FormatVersion)
+}
+
+// ErrReadOnly is Save's error for a State loaded from a newer file.
+var ErrReadOnly = errors.New("state: the state file was written by a newer driftd; not overwritten")
+
 // Open returns the store in dir, creating it (and snapshots/) with mode
 // 0750. It removes temp files that an interrupted Save left behind more
 // than a minute ago: younger ones may belong to a live process sharing the
@@ -72,7 +87,8 @@ func Open(dir string) (*Store, error) {
 // Load returns target's state. A missing file is a fresh State and no
 // error. An unreadable or corrupt one is moved aside to
 // <target>.json.corrupt-<unix-nanos>: Load then returns a fresh State and
-// a *CorruptError.
+// a *CorruptError. A file of a newer format is left in place: Load returns
+// a fresh State that Save refuses to write, and a *NewerError.
 func (s *Store) Load(target string) (*State, error) {
 	if err := checkName(target); err != nil {
 		return nil, err
@@ -84,7 +100,12 @@ func (s *Store) Load(target string) (*State, error) {
 	}
 	if err == nil {
 		var st State
-		if err = json.Unmarshal(b, &st); err == nil {
+		if err = json.Unmarshal(b, &st); err == nil && st.Version > FormatVersion {
+			fresh := NewState(target)
+			fresh.readOnly = true
+			return fresh, &NewerError{Path: path, Version: st.Version}
+		}
+		if err == nil {
 			err = checkHeader(st.Version, st.Target, target)
 		}
 		if err == nil {
@@ -105,6 +126,9 @@ func (s *Store) Load(target string) (*State, error) {
 func (s *Store) Save(st *State) error {
 	if err := checkName(st.Target); err != nil {
 		return err
+	}
+	if st.readOnly {
+		return ErrReadOnly
 	}
 	if st.snapPending {
 		if err := s.writeAtomic(filepath.Join(s.snapDir, st.Target+".json"), encodeSnapshot(st.Target, st.snap)); err != nil {
@@ -130,11 +154,11 @@ func (s *Store) Save(st *State) error {
 	if c.Findings == nil {
 		c.Findings = map[string]ActiveFinding{}
 	}
-	b, err := json.MarshalIndent(&c, "", "  ")
+	b, err := encodeFile(&c)
 	if err != nil {
 		return fmt.Errorf("state: encode %s: %w", st.Target, err)
 	}
-	if err := s.writeAtomic(filepath.Join(s.dir, st.Target+".json"), append(b, '\n')); err != nil {
+	if err := s.writeAtomic(filepath.Join(s.dir, st.Target+".json"), b); err != nil {
 		return err
 	}
 	st.dirty, st.pending = false, nil

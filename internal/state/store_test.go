@@ -185,7 +185,7 @@ func TestCorruptFileMovedAside(t *testing.T) {
 		"garbage":   "\x00\xffnot json at all",
 		"truncated": `{"target":"orders","version":1,"findings":{"ab`,
 		"trailing":  `{"target":"orders","version":1}{}`,
-		"version":   `{"target":"orders","version":2}`,
+		"version":   `{"target":"orders","version":0}`,
 		"target":    `{"target":"billing","version":1}`,
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -219,6 +219,33 @@ func TestCorruptFileMovedAside(t *testing.T) {
 	var ce *CorruptError
 	if _, err := s.LoadSnapshot("t"); !errors.As(err, &ce) {
 		t.Fatalf("corrupt snapshot: %v", err)
+	}
+}
+
+// TestNewerFileLeftInPlace: a rollback reading a newer driftd's file
+// neither moves nor overwrites it.
+func TestNewerFileLeftInPlace(t *testing.T) {
+	dir := t.TempDir()
+	s := openStore(t, dir)
+	path := filepath.Join(dir, "orders.json")
+	content := `{"target":"orders","version":2,"baseline":{"future":true}}`
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Load("orders")
+	var ne *NewerError
+	if !errors.As(err, &ne) || ne.Version != 2 {
+		t.Fatalf("want *NewerError, got %v", err)
+	}
+	next, _ := apply(st, t0, []catalogue.Finding{mkFinding("orders", catalogue.DriftToolMissing, "a")}, nil, true, 0, nil)
+	if err := s.Save(next); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Save over a newer file: %v", err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != content {
+		t.Fatalf("newer file changed: %q, %v", b, err)
+	}
+	if m, _ := filepath.Glob(path + ".corrupt-*"); len(m) > 0 {
+		t.Fatalf("newer file moved aside: %v", m)
 	}
 }
 
