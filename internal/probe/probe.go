@@ -275,6 +275,11 @@ func (r *run) probe(ctx context.Context) {
 		},
 		func() { r.authPosture(ctx, sess, served) },
 		func() { r.invoke(ctx, sess, served, items) },
+		func() {
+			if r.ref == "baseline" && r.declared == nil { // a run that records a baseline
+				r.emitFrom(nil, checkBaselineBounds(r.rep)...)
+			}
+		},
 	} {
 		if ctx.Err() != nil {
 			return

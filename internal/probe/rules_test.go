@@ -1,16 +1,19 @@
 package probe_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // scenario is a mock configuration, a declared tool set and target tweaks.
@@ -24,6 +27,19 @@ type scenario struct {
 	tweak    func(*config.Target)
 	// wrap, if set, puts a handler in front of the mock.
 	wrap func(http.Handler) http.Handler
+	// record runs it as a baseline-mode target's run that records its
+	// baseline: nothing declared.
+	record bool
+}
+
+// nestedTool is a tool whose inputSchema nests levels objects deep, each
+// two JSON levels ({"type":"object","properties":{"a":…}}).
+func nestedTool(name string, levels int) json.RawMessage {
+	schema := `{"type":"string"}`
+	for range levels {
+		schema = `{"type":"object","properties":{"a":` + schema + `}}`
+	}
+	return json.RawMessage(`{"name":"` + name + `","inputSchema":` + schema + `}`)
 }
 
 var clean = scenario{opts: mcptest.Options{Tools: tools("a", "b", "c")}, declared: []string{"a", "b", "c"}}
@@ -93,6 +109,7 @@ const (
 )
 
 var fires = map[string]scenario{
+	catalogue.DriftBaselineBounds: {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 130)}}, record: true},
 	catalogue.ConfGetResultShape:    readScenario(`{"messages":[{"role":"MARKER-returned","content":"MARKER-returned"}]}`, goodRead),
 	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","text":"MARKER-returned","blob":"TUFSS0VS"}]}`),
 	catalogue.DriftPromptMissing:    surface(func(o *mcptest.Options) { o.Prompts = o.Prompts[:1] }),
@@ -184,6 +201,7 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
+	catalogue.DriftBaselineBounds: {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 60)}}, record: true},
 	catalogue.ConfGetResultShape:    readScenario(goodGet, goodRead),
 	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","blob":"TUFSS0VS","mimeType":"application/octet-stream"}]}`),
 	catalogue.DriftPromptMissing:    surface(nil),
@@ -301,7 +319,16 @@ func (s scenario) run(t *testing.T) (rules map[string]bool) {
 		}
 		declared = m
 	}
-	rep := probeOnce(t, srv, declared, tweak)
+	var rep *probe.Report
+	if s.record {
+		target := config.NewTarget("mock", srv.URL)
+		target.Timeout = 5 * time.Second
+		p := probe.Prepare(target, nil)
+		p.Baseline = true
+		rep = probe.Run(context.Background(), p, probe.Options{Version: "test"})
+	} else {
+		rep = probeOnce(t, srv, declared, tweak)
+	}
 	rules = map[string]bool{}
 	for _, f := range rep.Findings {
 		if _, ok := catalogue.Lookup(f.Rule); !ok {
