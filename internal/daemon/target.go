@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,9 +27,10 @@ const historyLimit = 100
 // that target's current run; readers load it without a lock.
 type target struct {
 	run atomic.Pointer[state.Run]
-	// accept is a pending baseline accept (POST …/baseline), taken by the
-	// target's next run.
-	accept atomic.Pointer[state.Baseline]
+	// publish serialises the two writers of run: the target's run, from
+	// its state step to its publication, and a baseline accept
+	// (AcceptBaseline), which publishes the state with the accept pending.
+	publish sync.Mutex
 	// baseline is the recorded baseline, parsed, keyed by the hash of its
 	// bytes: parsed once, not at every run.
 	baseline atomic.Pointer[parsedBaseline]
@@ -46,7 +48,10 @@ type parsedBaseline struct {
 
 // target returns the target's runtime, creating it (and loading its state
 // from disk) on first use. A corrupt state file is moved aside by the store,
-// logged and counted; the target starts fresh.
+// logged and counted; the target starts fresh. A file of a newer driftd is
+// left untouched and never overwritten. A baseline-mode target whose file
+// was either is held in "needs review": trusting the next surface served
+// would silently re-baseline it.
 func (d *Daemon) target(name string) *target {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -56,12 +61,20 @@ func (d *Daemon) target(name string) *target {
 	st, err := d.store.Load(name)
 	if err != nil {
 		var ce *state.CorruptError
-		if errors.As(err, &ce) {
+		var ne *state.NewerError
+		switch {
+		case errors.As(err, &ne):
+			d.log.Error("state file written by a newer driftd; left untouched, not overwritten", "target", name, "err", err)
+		case errors.As(err, &ce):
 			d.log.Error("state file unreadable; moved aside, target starts fresh", "target", name, "err", err)
-		} else {
+		default:
 			d.log.Error("state file unreadable; target starts fresh", "target", name, "err", err)
 		}
 		d.metrics.StateReadFailed()
+		if tc, ok := d.cfg.Load().byName[name]; ok && tc.t.Baseline != "" && st != nil {
+			st = state.WithNeedsReview(st, err.Error())
+			d.log.Error("baseline needs review: no baseline is recorded until one is accepted (driftd baseline accept)", "target", name)
+		}
 	}
 	if st == nil {
 		st = state.NewState(name) // a name the store refuses: run without saved state
@@ -87,10 +100,12 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	// report is a copy without it.
 	bodies := &mcp.Bodies{}
 	defer bodies.Release()
-	rep, rebase := d.probe(ctx, tc, t, log, bodies)
+	rep, record := d.probe(ctx, tc, t, log, bodies)
+	t.publish.Lock()
 	run := state.Apply(t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
-	if rebase != nil {
-		run = d.rebaseline(t, run, rep, rebase, log)
+	accepted := false
+	if tc.t.Baseline != "" {
+		run, accepted = d.afterBaselineRun(run, rep, record, log)
 	}
 	if run.SnapshotErr != nil {
 		log.Warn("served changes of changed tools not detailed", "err", run.SnapshotErr)
@@ -102,7 +117,13 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 		}
 	}
 	t.run.Store(run)
+	t.publish.Unlock()
 	d.metrics.Observe(run)
+	if accepted && ctx.Err() == nil {
+		// That run compared against the baseline it replaced: compare
+		// against the accepted one now, which resolves its drift.
+		defer d.runTarget(ctx, name)
+	}
 	if inv := rep.Invocation; inv != nil && inv.Refused != "" {
 		log.Error("invocation refused; nothing was sent", "reason", inv.Refused)
 	}
@@ -119,10 +140,9 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 }
 
 // probe runs the probe of one target with the daemon's hooks, or reports
-// why it could not start. For a baseline-mode target whose run is to
-// record the baseline (the first, or one an accept asked for) it also
-// returns that baseline, to be filled from the run's served surface.
-func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *slog.Logger, bodies *mcp.Bodies) (*probe.Report, *state.Baseline) {
+// why it could not start. For a baseline-mode target it also says
+// whether the run is to record the first-seen baseline.
+func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *slog.Logger, bodies *mcp.Bodies) (*probe.Report, bool) {
 	opts := probe.Options{
 		Version: d.opts.Build.Version,
 		Logger:  log,
@@ -148,10 +168,10 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 	}
 	m, err := d.manifests.loadOrLast(tc.t.Manifest)
 	if m == nil {
-		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts), nil
+		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts), false
 	}
 	t.noteManifest(tc.t.Manifest, err, log)
-	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts), nil
+	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts), false
 }
 
 // noteManifest records whether a run read the target's manifest file or,

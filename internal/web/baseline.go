@@ -3,56 +3,108 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/state"
 )
 
 // maxAcceptBody bounds what POST …/baseline reads of its body.
 const maxAcceptBody = 4 << 10
 
-// acceptRequest is the optional body of POST …/baseline.
-type acceptRequest struct {
-	By     string `json:"by"`
+// AcceptRequest is an accept as the API received it: what the body says
+// (the digest of the reviewed surface, why, and who it claims to be) and
+// who the request came from as the TLS layer verified it, or as its
+// basic-auth header names it — which the Source counts as an identity
+// only when the web config makes the server check it.
+type AcceptRequest struct {
+	Digest    string
+	Reason    string
+	ClaimedBy string
+	// BasicAuthUser is the request's basic-auth user name, if any.
+	BasicAuthUser string
+	// CertSubject is the subject of the client certificate the TLS
+	// handshake verified, if any.
+	CertSubject string
+}
+
+// DigestError is an accept whose digest is not the surface digest the
+// target's last successful run served; Current is that digest (empty
+// before any successful run).
+type DigestError struct{ Current string }
+
+func (e *DigestError) Error() string {
+	if e.Current == "" {
+		return "no surface served yet: nothing to accept"
+	}
+	return fmt.Sprintf("the served surface has digest %s: review it and accept that digest", e.Current)
+}
+
+// acceptBody is the body of POST …/baseline.
+type acceptBody struct {
+	Digest string `json:"digest"`
 	Reason string `json:"reason"`
+	By     string `json:"by"`
+}
+
+// acceptAnswer is what POST …/baseline answers: the accept as recorded,
+// or why not with the current digest.
+type acceptAnswer struct {
+	Status string        `json:"status,omitempty"`
+	Error  string        `json:"error,omitempty"`
+	Digest string        `json:"digest,omitempty"`
+	Accept *state.Accept `json:"accept,omitempty"`
 }
 
 // baselineAccept is POST /api/v1/targets/{name}/baseline (lifecycle):
-// re-baseline a baseline-mode target after a reviewed change. Who accepted
-// is the body's "by", else the basic-auth user of --web.config.file, else
-// "unknown"; it and "reason" go into the history with the time.
+// re-baseline a baseline-mode target after a reviewed change. The body
+// names the surface digest that was reviewed (the target page and
+// /api/v1/targets show it); the accept is refused with 409 and the
+// current digest unless the target's last successful run served it, and
+// is applied by the next successful run that serves it, within 24 h
+// (docs/security.md#baseline-approval). The history records the
+// authenticated identity; a "by" in the body is kept apart as a claim.
 func (h *handler) baselineAccept(w http.ResponseWriter, r *http.Request) {
-	var req acceptRequest
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxAcceptBody+1))
+	var body acceptBody
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxAcceptBody+1))
 	switch {
 	case err != nil:
 		writeJSON(w, http.StatusBadRequest, apiError{"reading the body: " + err.Error()})
 		return
-	case len(body) > maxAcceptBody:
+	case len(b) > maxAcceptBody:
 		writeJSON(w, http.StatusRequestEntityTooLarge, apiError{"body larger than 4 KiB"})
 		return
-	case len(body) > 0:
-		if err := json.Unmarshal(body, &req); err != nil {
-			writeJSON(w, http.StatusBadRequest, apiError{`body must be {"by": "...", "reason": "..."}`})
+	case len(b) > 0:
+		if err := json.Unmarshal(b, &body); err != nil {
+			writeJSON(w, http.StatusBadRequest, apiError{`body must be {"digest": "sha256:...", "reason": "...", "by": "..."}`})
 			return
 		}
 	}
-	if req.By == "" {
-		req.By, _, _ = r.BasicAuth()
+	req := AcceptRequest{Digest: body.Digest, Reason: body.Reason, ClaimedBy: body.By}
+	req.BasicAuthUser, _, _ = r.BasicAuth()
+	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 && len(r.TLS.VerifiedChains[0]) > 0 {
+		req.CertSubject = r.TLS.VerifiedChains[0][0].Subject.String()
 	}
-	if req.By == "" {
-		req.By = "unknown"
-	}
-	switch err := h.src.AcceptBaseline(r.PathValue("name"), req.By, req.Reason); {
+	acc, err := h.src.AcceptBaseline(r.PathValue("name"), req)
+	var de *DigestError
+	switch {
 	case errors.Is(err, ErrUnknownTarget):
 		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
 	case errors.Is(err, ErrNotBaseline):
 		writeJSON(w, http.StatusConflict, apiError{err.Error()})
+	case errors.As(err, &de):
+		msg := err.Error()
+		if body.Digest == "" && de.Current != "" {
+			msg = "no digest given: " + msg
+		}
+		writeJSON(w, http.StatusConflict, acceptAnswer{Error: msg, Digest: de.Current})
 	case err != nil:
 		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
 	default:
-		writeJSON(w, http.StatusAccepted, map[string]string{"status": "accept requested: the target's next run records its served surface as the baseline (a run was started)"})
+		writeJSON(w, http.StatusAccepted, acceptAnswer{Status: "accept recorded: the next successful run that serves " + acc.Digest +
+			" records it as the baseline (a run was started); it expires at " + acc.Expires.Format("2006-01-02 15:04:05Z"), Digest: acc.Digest, Accept: acc})
 	}
 }
 
@@ -73,7 +125,7 @@ func (h *handler) baselineDownload(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
 		return
 	}
-	// Rendered again: the state file stores it re-indented inside itself.
+	// Rendered again: the state file stores it compact, on one line.
 	m, err := manifest.Parse(b.Manifest, ".json")
 	var canon []byte
 	if err == nil {
@@ -87,5 +139,8 @@ func (h *handler) baselineDownload(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`-baseline.json"`)
 	w.Header().Set("Last-Modified", b.RecordedAt.UTC().Format(http.TimeFormat))
 	w.Header().Set("X-Driftd-Baseline-Origin", b.Origin)
+	if b.Digest != "" {
+		w.Header().Set("X-Driftd-Baseline-Digest", b.Digest)
+	}
 	_, _ = w.Write(canon)
 }

@@ -80,6 +80,14 @@ Runs compare against its last good version, read before it broke, until the file
 {{if eq .Status.Health "failing"}}<div class="banner" role="alert"><strong>The last run failed{{with .Status.Reason}} ({{.}}){{end}}</strong>{{with .Status.Message}}: {{.}}{{end}}.
 {{with .Status.FailingSince}}Failing since {{ts .}} ({{ago .}}).{{end}}
 {{if .Findings}}The findings below could not be re-checked: they are as of the last run that compared{{with .Status.LastCompared}}, {{ts .}}{{end}}.{{end}}</div>{{end}}
+{{with .Status.Baseline}}{{with .NeedsReview}}<div class="banner" role="alert"><strong>The baseline needs review</strong>: {{.}}.
+Nothing is compared and no baseline is recorded from what the server serves until one is accepted (<code>driftd baseline accept {{$.Status.Name}} --digest …</code>).</div>{{end}}
+<h2>Baseline</h2>
+<section class="facts"><dl>
+<dt>Served surface</dt><dd>{{with .ServedDigest}}<code>{{.}}</code> <span class="dim">(the last successful run's; an accept names it)</span>{{else}}no successful run yet{{end}}</dd>
+<dt>Baseline</dt><dd>{{with .Digest}}<code>{{.}}</code> {{end}}{{with .Origin}}{{.}}{{end}}{{with .RecordedAt}} at {{ts .}}{{else}}none recorded{{end}}</dd>
+{{with .PendingAccept}}<dt>Pending accept</dt><dd><code>{{.Digest}}</code> by {{.By}}{{with .ClaimedBy}} <span class="dim">(claimed: {{.}})</span>{{end}}, requested {{ts .RequestedAt}}; applied by the next successful run that serves it, expires {{ts .Expires}}</dd>{{end}}
+</dl></section>{{end}}
 <h2>Active findings <small>{{len .Findings}}</small></h2>
 {{if not .Findings}}<p class="empty">{{if eq .Status.Drift "unknown"}}Nothing compared yet.{{else}}No active findings.{{end}}</p>{{else}}
 <table><thead><tr><th>Severity</th><th>Rule</th><th>Tool, prompt or resource</th><th>Where</th><th>Message</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>
@@ -108,7 +116,7 @@ Runs compare against its last good version, read before it broke, until the file
 {{else}}<p class="empty">No run has finished since start.</p>{{end}}
 <h2>Change timeline</h2>
 {{if .HistoryErr}}<p class="empty">The history could not be read: {{.HistoryErr}}</p>{{else if not .History}}<p class="empty">No changes recorded.</p>{{else}}
-<ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{if .ItemKind}}<span class="dim">{{.ItemKind}}</span> {{end}}{{.Tool}}{{with .By}} by {{.}}{{end}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
+<ol class="timeline">{{range .History}}<li class="ev-{{.Kind}}"><time>{{ts .Time}}</time> <span class="kind">{{.Kind}}</span> {{if .Rule}}<code>{{.Rule}}</code>{{end}} {{if .Change}}<code>{{.Change}}</code>{{end}} {{if .ItemKind}}<span class="dim">{{.ItemKind}}</span> {{end}}{{.Tool}}{{with .By}} by {{.}}{{end}}{{with .ClaimedBy}} <span class="dim">(claimed: {{.}})</span>{{end}}{{with .Digest}} <code>{{.}}</code>{{end}} {{if .Pointer}}<code>{{.Pointer}}</code>{{end}} <span class="dim">{{.Message}}</span></li>{{end}}</ol>{{end}}
 <h2>Recent log</h2>
 {{if not .Logs}}<p class="empty">No log lines yet.</p>{{else}}<pre class="log">{{range .Logs}}{{.}}
 {{end}}</pre>{{end}}

@@ -102,11 +102,12 @@ type Source interface {
 	ConfigStatus() ConfigStatus
 	Reload() error
 	Probe(name string) error
-	// AcceptBaseline asks a baseline-mode target's next run to record its
-	// served surface as the baseline (and starts that run); Baseline
-	// returns the recorded one. ErrNotBaseline for a target with a
-	// manifest, ErrNoBaseline before the first successful run.
-	AcceptBaseline(name, by, reason string) error
+	// AcceptBaseline records an accept of a baseline-mode target's
+	// served surface, bound to its digest (baseline.go), and starts a
+	// run; Baseline returns the recorded baseline. ErrNotBaseline for a
+	// target with a manifest, ErrNoBaseline before the first successful
+	// run, *DigestError for a digest that is not the served one.
+	AcceptBaseline(name string, req AcceptRequest) (*state.Accept, error)
 	Baseline(name string) (*state.Baseline, error)
 }
 

@@ -83,16 +83,22 @@ func (f *fakeSource) Rejected() []Rejected        { return nil }
 func (f *fakeSource) ConfigYAML() ([]byte, error) { return []byte("global: {}\n"), nil }
 func (f *fakeSource) ConfigStatus() ConfigStatus  { return f.config }
 func (f *fakeSource) Reload() error               { f.reloaded++; return nil }
-func (f *fakeSource) AcceptBaseline(name, by, reason string) error {
+func (f *fakeSource) AcceptBaseline(name string, req AcceptRequest) (*state.Accept, error) {
 	switch name {
 	case "orders":
-		return ErrNotBaseline
+		return nil, ErrNotBaseline
 	case "tofu":
-		f.accepted = append(f.accepted, name+" "+by+" "+reason)
-		return nil
+		if req.Digest != tofuDigest {
+			return nil, &DigestError{Current: tofuDigest}
+		}
+		f.accepted = append(f.accepted, name+" "+req.BasicAuthUser+" "+req.ClaimedBy+" "+req.Reason)
+		return state.NewAccept(req.Digest, req.BasicAuthUser, req.ClaimedBy, req.Reason, time.Now()), nil
 	}
-	return ErrUnknownTarget
+	return nil, ErrUnknownTarget
 }
+
+// tofuDigest is the surface digest the fake's baseline-mode target serves.
+const tofuDigest = "sha256:0123"
 func (f *fakeSource) Baseline(name string) (*state.Baseline, error) {
 	switch name {
 	case "orders":
@@ -183,9 +189,22 @@ func TestLifecycleEnabled(t *testing.T) {
 	if code, _, _ := do(t, "POST", srv.URL+"/api/v1/targets/nope/probe"); code != 404 {
 		t.Fatalf("probe unknown: %d", code)
 	}
-	req, _ := http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"reason":"reviewed in PR 7"}`))
+	// An accept names the digest reviewed: another one is 409 with the
+	// current digest, and nothing is accepted.
+	req, _ := http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"digest":"sha256:stale","reason":"reviewed in PR 7"}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var answer struct{ Error, Digest string }
+	_ = json.NewDecoder(resp.Body).Decode(&answer)
+	resp.Body.Close()
+	if resp.StatusCode != 409 || answer.Digest != tofuDigest || len(src.accepted) != 0 {
+		t.Fatalf("stale accept: %d %+v %q", resp.StatusCode, answer, src.accepted)
+	}
+	req, _ = http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"digest":"`+tofuDigest+`","by":"mallory","reason":"reviewed in PR 7"}`))
 	req.SetBasicAuth("alice", "pw")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 202 || len(src.accepted) != 1 || src.accepted[0] != "tofu alice reviewed in PR 7" {
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 202 || len(src.accepted) != 1 || src.accepted[0] != "tofu alice mallory reviewed in PR 7" {
 		t.Fatalf("baseline accept: %v %v %q", err, resp, src.accepted)
 	}
 	if code, _, _ := do(t, "POST", srv.URL+"/api/v1/targets/orders/baseline"); code != 409 {
@@ -238,7 +257,7 @@ func TestRoutePrefix(t *testing.T) {
 func TestManifestAndSchemaView(t *testing.T) {
 	srv := serve(t, false, &fakeSource{ready: true})
 	code, body, h := do(t, "GET", srv.URL+"/api/v1/targets/orders/manifest")
-	if code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || !strings.Contains(body, `"name": "search"`) {
+	if code != 200 || !strings.HasPrefix(h.Get("Content-Type"), "application/json") || !strings.Contains(body, `"name":"search"`) {
 		t.Fatalf("manifest: %d %s", code, body)
 	}
 	if _, err := manifest.Parse([]byte(body), ".json"); err != nil {
