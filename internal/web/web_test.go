@@ -99,6 +99,7 @@ func (f *fakeSource) AcceptBaseline(name string, req AcceptRequest) (*state.Acce
 
 // tofuDigest is the surface digest the fake's baseline-mode target serves.
 const tofuDigest = "sha256:0123"
+
 func (f *fakeSource) Baseline(name string) (*state.Baseline, error) {
 	switch name {
 	case "orders":
