@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -172,7 +173,7 @@ func (d *Daemon) AcceptBaseline(name string, req web.AcceptRequest) (*state.Acce
 	t.run.Store(run)
 	t.publish.Unlock()
 	d.log.Info("baseline accept requested", "target", name, "digest", acc.Digest, "by", acc.By, "claimed_by", acc.ClaimedBy)
-	if err := d.Probe(name); err != nil && err != web.ErrAlreadyRunning {
+	if err := d.Probe(name); err != nil && !errors.Is(err, web.ErrAlreadyRunning) {
 		d.log.Warn("accept recorded; its run did not start", "target", name, "err", err)
 	}
 	return acc, nil
