@@ -10,17 +10,27 @@ import (
 )
 
 func TestBaselineAccept(t *testing.T) {
-	var got struct{ method, path, by, reason string }
+	const served = "sha256:5e7e"
+	var got struct{ method, path, digest, by, reason string }
+	posts := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
-		var body struct{ By, Reason string }
+		var body struct{ Digest, By, Reason string }
 		_ = json.Unmarshal(b, &body)
-		got.method, got.path, got.by, got.reason = r.Method, r.URL.Path, body.By, body.Reason
-		switch r.URL.Path {
-		case "/api/v1/targets/tofu/baseline":
+		if r.Method == http.MethodPost {
+			posts++
+			got.method, got.path, got.digest, got.by, got.reason = r.Method, r.URL.Path, body.Digest, body.By, body.Reason
+		}
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/targets/tofu":
+			_, _ = w.Write([]byte(`{"status":{"drift":"drifted","baseline":{"served_digest":"` + served + `","digest":"sha256:01d","origin":"first_seen"}}}`))
+		case r.URL.Path == "/api/v1/targets/tofu/baseline" && body.Digest != served:
+			w.WriteHeader(http.StatusConflict)
+			_, _ = w.Write([]byte(`{"error":"the served surface has digest ` + served + `","digest":"` + served + `"}`))
+		case r.URL.Path == "/api/v1/targets/tofu/baseline":
 			w.WriteHeader(http.StatusAccepted)
-			_, _ = w.Write([]byte(`{"status":"accept requested"}`))
-		case "/api/v1/targets/orders/baseline":
+			_, _ = w.Write([]byte(`{"status":"accept recorded"}`))
+		case r.URL.Path == "/api/v1/targets/orders/baseline":
 			w.WriteHeader(http.StatusConflict)
 			_, _ = w.Write([]byte(`{"error":"the target is compared against a manifest"}`))
 		default:
@@ -29,14 +39,22 @@ func TestBaselineAccept(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	code, stdout, stderr := driftd(t, "baseline", "accept", "tofu", "--web.url", srv.URL, "--by", "alice", "--reason", "PR 7")
-	if code != exitOK || stdout != "tofu: accept requested\n" || got.method != "POST" || got.by != "alice" || got.reason != "PR 7" {
+	// Without --digest: the digests are shown, nothing is accepted.
+	code, stdout, stderr := driftd(t, "baseline", "accept", "tofu", "--web.url", srv.URL)
+	if code != exitUsage || posts != 0 || !strings.Contains(stdout, served) || !strings.Contains(stdout, "--digest "+served) || !strings.Contains(stderr, "nothing accepted") {
+		t.Errorf("without --digest: exit %d, %d posts, %q %q", code, posts, stdout, stderr)
+	}
+	code, stdout, stderr = driftd(t, "baseline", "accept", "tofu", "--web.url", srv.URL, "--digest", served, "--by", "alice", "--reason", "PR 7")
+	if code != exitOK || stdout != "tofu: accept recorded\n" || got.method != "POST" || got.digest != served || got.by != "alice" || got.reason != "PR 7" {
 		t.Errorf("exit %d %q %q; request %+v", code, stdout, stderr, got)
 	}
-	if code, _, stderr := driftd(t, "baseline", "accept", "orders", "--web.url", srv.URL); code != exitUsage || !strings.Contains(stderr, "HTTP 409") {
+	if code, _, stderr := driftd(t, "baseline", "accept", "tofu", "--web.url", srv.URL, "--digest", "sha256:stale"); code != exitUsage || !strings.Contains(stderr, "HTTP 409") || !strings.Contains(stderr, served) {
+		t.Errorf("stale digest: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := driftd(t, "baseline", "accept", "orders", "--web.url", srv.URL, "--digest", served); code != exitUsage || !strings.Contains(stderr, "HTTP 409") {
 		t.Errorf("manifest target: exit %d %s", code, stderr)
 	}
-	if code, _, stderr := driftd(t, "baseline", "accept", "x", "--web.url", srv.URL); code != exitUsage || !strings.Contains(stderr, "--web.enable-lifecycle") {
+	if code, _, stderr := driftd(t, "baseline", "accept", "x", "--web.url", srv.URL, "--digest", served); code != exitUsage || !strings.Contains(stderr, "--web.enable-lifecycle") {
 		t.Errorf("lifecycle off: exit %d %s", code, stderr)
 	}
 	if code, _, _ := driftd(t, "baseline", "accept", "x", "--web.url", "ftp://x"); code != exitUsage {
