@@ -131,7 +131,7 @@ var Rules = []Rule{
 	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false, "probe.checkProtocolUnsupported"},
 	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false, "probe.checkLegacyServer"},
 	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached on a list (tools, or with a kind prompts, resources or resource templates); that list's missing findings are suppressed", false, "probe.checkPaginationCapped"},
-	{DriftBaselineBounds, FamilyDrift, Error, "a baseline-mode target's served surface exceeds the bounds of a stored baseline (16 MiB as a canonical manifest, 256 levels of nesting), so no baseline is recorded from it and nothing is compared (docs/configuration.md#baseline-mode)", false, "probe.checkBaselineBounds"},
+	{DriftBaselineBounds, FamilyDrift, Error, "a baseline-mode target's served surface exceeds the bounds of a stored baseline (16 MiB as a canonical manifest, 4,096 levels of nesting), so no baseline is recorded from it and nothing is compared (docs/configuration.md#baseline-mode)", false, "probe.checkBaselineBounds"},
 
 	{ConfCacheHints, FamilyConf, Warn, "a modern list page (tools/list, prompts/list, resources/list, resources/templates/list), or an invoked resources/read result (the finding then names the resource), lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},
 	{ConfResultType, FamilyConf, Warn, "a modern result lacks resultType or carries an unknown one (one of an invoked prompts/get or resources/read names its prompt or resource)", false, "probe.checkResultType"},

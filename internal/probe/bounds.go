@@ -11,11 +11,13 @@ import (
 
 // The bounds on a baseline a baseline-mode target stores (its canonical
 // manifest, compact in the state file): far above a real server's surface,
-// and far below what encoding/json refuses to read back (10,000 levels),
-// so that a stored baseline always loads again after a restart.
+// and well below the nesting encoding/json refuses to read back (10,000
+// levels, the state file's own included), so that a stored baseline
+// always loads again after a restart. Stored compact, a deep surface costs
+// its own size, not its size times its depth.
 const (
 	MaxBaselineBytes = 16 << 20
-	MaxBaselineDepth = 256
+	MaxBaselineDepth = 4096
 )
 
 // BaselineBounds reports whether canon, a canonical manifest, may be

@@ -109,7 +109,7 @@ const (
 )
 
 var fires = map[string]scenario{
-	catalogue.DriftBaselineBounds:   {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 130)}}, record: true},
+	catalogue.DriftBaselineBounds:   {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 2100)}}, record: true},
 	catalogue.ConfGetResultShape:    readScenario(`{"messages":[{"role":"MARKER-returned","content":"MARKER-returned"}]}`, goodRead),
 	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","text":"MARKER-returned","blob":"TUFSS0VS"}]}`),
 	catalogue.DriftPromptMissing:    surface(func(o *mcptest.Options) { o.Prompts = o.Prompts[:1] }),
@@ -201,7 +201,7 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
-	catalogue.DriftBaselineBounds:   {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 60)}}, record: true},
+	catalogue.DriftBaselineBounds:   {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 1000)}}, record: true},
 	catalogue.ConfGetResultShape:    readScenario(goodGet, goodRead),
 	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","blob":"TUFSS0VS","mimeType":"application/octet-stream"}]}`),
 	catalogue.DriftPromptMissing:    surface(nil),
