@@ -121,8 +121,9 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	d.metrics.Observe(run)
 	if accepted && ctx.Err() == nil {
 		// That run compared against the baseline it replaced: compare
-		// against the accepted one now, which resolves its drift.
-		defer d.runTarget(ctx, name)
+		// against the accepted one now, which resolves its drift (this
+		// run's bodies go back first).
+		defer func() { bodies.Release(); d.runTarget(ctx, name) }()
 	}
 	if inv := rep.Invocation; inv != nil && inv.Refused != "" {
 		log.Error("invocation refused; nothing was sent", "reason", inv.Refused)
