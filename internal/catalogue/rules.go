@@ -27,6 +27,7 @@ const (
 	DriftLegacyServer        = "MCP-DRIFT-LEGACY-SERVER"
 	DriftPaginationCapped    = "MCP-DRIFT-PAGINATION-CAPPED"
 	DriftBaselineBounds      = "MCP-DRIFT-BASELINE-BOUNDS"
+	DriftBaselineReview      = "MCP-DRIFT-BASELINE-REVIEW"
 	DriftSchema              = "MCP-DRIFT-SCHEMA"
 	DriftSchemaCompatible    = "MCP-DRIFT-SCHEMA-COMPATIBLE"
 	DriftAnnotation          = "MCP-DRIFT-ANNOTATION"
@@ -131,6 +132,7 @@ var Rules = []Rule{
 	{DriftProtocolUnsupported, FamilyDrift, Error, "the server refused every revision driftd speaks; nothing compared", false, "probe.checkProtocolUnsupported"},
 	{DriftLegacyServer, FamilyDrift, Info, "no server/discover; compared anyway, revision not claimed", false, "probe.checkLegacyServer"},
 	{DriftPaginationCapped, FamilyDrift, Warn, "the page cap was reached on a list (tools, or with a kind prompts, resources or resource templates); that list's missing findings are suppressed", false, "probe.checkPaginationCapped"},
+	{DriftBaselineReview, FamilyDrift, Error, "a baseline-mode target's baseline cannot be trusted: its state file was corrupt or written by a newer driftd, so nothing is compared and no baseline is recorded until an operator accepts the served surface's digest (docs/daemon.md#a-state-file-that-needs-review)", false, "probe.checkBaselineReview"},
 	{DriftBaselineBounds, FamilyDrift, Error, "a baseline-mode target's served surface exceeds the bounds of a stored baseline (16 MiB as a canonical manifest, 4,096 levels of nesting), so no baseline is recorded from it and nothing is compared (docs/configuration.md#baseline-mode)", false, "probe.checkBaselineBounds"},
 
 	{ConfCacheHints, FamilyConf, Warn, "a modern list page (tools/list, prompts/list, resources/list, resources/templates/list), or an invoked resources/read result (the finding then names the resource), lacks ttlMs/cacheScope, or they are invalid", false, "probe.checkCacheHints"},

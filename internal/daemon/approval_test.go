@@ -214,6 +214,7 @@ func TestCorruptOrNewerStateNeedsReview(t *testing.T) {
 			if code, _ := get(t, base+"/api/v1/targets/tofu/baseline"); code != http.StatusNotFound {
 				t.Fatalf("a baseline was recorded: %d", code)
 			}
+			waitMetric(t, base, `driftd_findings{rule="MCP-DRIFT-BASELINE-REVIEW",severity="ERROR",target="tofu"}`, 1)
 			if _, page := get(t, base+"/targets/tofu"); !strings.Contains(page, "The baseline needs review") {
 				t.Error("no needs-review banner on the page")
 			}
@@ -237,6 +238,7 @@ func TestCorruptOrNewerStateNeedsReview(t *testing.T) {
 				b := baselineStatus(t, base)
 				return b.Origin == state.OriginAccepted && b.NeedsReview == ""
 			})
+			waitMetric(t, base, `driftd_findings_resolved_total{rule="MCP-DRIFT-BASELINE-REVIEW",severity="ERROR",target="tofu"}`, 1)
 		})
 	}
 }

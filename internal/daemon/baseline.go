@@ -34,7 +34,7 @@ func (d *Daemon) probeBaseline(ctx context.Context, tc *targetConfig, t *target,
 		declared = m
 	}
 	p := probe.Prepare(*tc.t, declared)
-	p.Baseline = true
+	p.Baseline, p.Review = true, st.NeedsReview
 	return probe.Run(ctx, p, opts), declared == nil && st.NeedsReview == ""
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // The bounds on a baseline a baseline-mode target stores (its canonical
@@ -51,4 +52,12 @@ func checkBaselineBounds(rep *Report) []catalogue.Finding {
 		return nil
 	}
 	return []catalogue.Finding{catalogue.New(catalogue.DriftBaselineBounds, "", err.Error()+"; no baseline is recorded from it")}
+}
+
+// checkBaselineReview is the finding of every run of a baseline-mode
+// target held in "needs review" (Prepared.Review says why): it stays
+// active, and pages like any ERROR finding, until an accept ends it.
+func checkBaselineReview(why string) []catalogue.Finding {
+	return []catalogue.Finding{catalogue.New(catalogue.DriftBaselineReview, "",
+		"the baseline needs review ("+sanitize.Text(why)+"): nothing is compared and no baseline is recorded until one is accepted")}
 }

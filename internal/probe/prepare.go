@@ -30,6 +30,10 @@ type Prepared struct {
 	// (baseline: first_seen), not a manifest file: the report then says
 	// it compared against "baseline".
 	Baseline bool
+	// Review, with Baseline, says why the target's baseline needs review
+	// (its state file was corrupt or newer): the run reports it as
+	// MCP-DRIFT-BASELINE-REVIEW.
+	Review string
 	// Pending, if set (and Declared nil), is the declared manifest still
 	// being read, and its schemas checked (precheck): the run connects and
 	// sends its first tools/list meanwhile, and waits for it before that

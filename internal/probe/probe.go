@@ -111,6 +111,9 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 		if p.Declared != nil {
 			r.rep.ComparedAgainst = r.ref
 		}
+		if p.Review != "" {
+			r.emitFrom(nil, checkBaselineReview(p.Review)...)
+		}
 	}
 	r.rep.Invocation = p.Invocation.clone() // the run fills in outcomes
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)

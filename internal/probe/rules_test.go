@@ -28,8 +28,9 @@ type scenario struct {
 	// wrap, if set, puts a handler in front of the mock.
 	wrap func(http.Handler) http.Handler
 	// record runs it as a baseline-mode target's run that records its
-	// baseline: nothing declared.
+	// baseline: nothing declared; review, if set, as one in needs review.
 	record bool
+	review string
 }
 
 // nestedTool is a tool whose inputSchema nests levels objects deep, each
@@ -109,6 +110,7 @@ const (
 )
 
 var fires = map[string]scenario{
+	catalogue.DriftBaselineReview:   {opts: clean.opts, record: true, review: "state file corrupt"},
 	catalogue.DriftBaselineBounds:   {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 2100)}}, record: true},
 	catalogue.ConfGetResultShape:    readScenario(`{"messages":[{"role":"MARKER-returned","content":"MARKER-returned"}]}`, goodRead),
 	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","text":"MARKER-returned","blob":"TUFSS0VS"}]}`),
@@ -201,6 +203,7 @@ var fires = map[string]scenario{
 }
 
 var quiet = map[string]scenario{
+	catalogue.DriftBaselineReview:   {opts: clean.opts, record: true},
 	catalogue.DriftBaselineBounds:   {opts: mcptest.Options{Tools: []json.RawMessage{tool("a"), nestedTool("deep", 1000)}}, record: true},
 	catalogue.ConfGetResultShape:    readScenario(goodGet, goodRead),
 	catalogue.ConfReadResultShape:   readScenario(goodGet, `{"contents":[{"uri":"orders://recent","blob":"TUFSS0VS","mimeType":"application/octet-stream"}]}`),
@@ -324,7 +327,7 @@ func (s scenario) run(t *testing.T) (rules map[string]bool) {
 		target := config.NewTarget("mock", srv.URL)
 		target.Timeout = 5 * time.Second
 		p := probe.Prepare(target, nil)
-		p.Baseline = true
+		p.Baseline, p.Review = true, s.review
 		rep = probe.Run(context.Background(), p, probe.Options{Version: "test"})
 	} else {
 		rep = probeOnce(t, srv, declared, tweak)

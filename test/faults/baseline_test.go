@@ -174,6 +174,9 @@ func TestDaemonCorruptBaselineState(t *testing.T) {
 	if r := get(d.base + "/api/v1/targets/tofu/baseline"); r.err == nil {
 		t.Fatal("a baseline was recorded from a target in review")
 	}
+	if v, ok := seriesValue(get(d.base+"/metrics").body, `driftd_findings{rule="MCP-DRIFT-BASELINE-REVIEW",severity="ERROR",target="tofu"}`); !ok || v != 1 {
+		t.Error("no MCP-DRIFT-BASELINE-REVIEW finding in /metrics")
+	}
 	if !strings.Contains(get(d.base+"/targets/tofu").body, "The baseline needs review") {
 		t.Error("no needs-review banner on the target page")
 	}
