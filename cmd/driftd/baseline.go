@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -73,10 +74,15 @@ type daemonClient struct {
 	name string
 }
 
-// do sends a request to the target's API path and returns the status and
-// the first 4 KiB of the answer.
+// do sends a request to the target's API path ("" for the list of
+// targets) and returns the status and the first 64 KiB of the answer (a
+// list of targets is read to 16 MiB).
 func (c *daemonClient) do(ctx context.Context, method, path string, body []byte) (int, []byte, error) {
-	endpoint := strings.TrimSuffix(c.base.String(), "/") + "/api/v1/targets/" + url.PathEscape(c.name) + path
+	endpoint := strings.TrimSuffix(c.base.String(), "/") + "/api/v1/targets"
+	limit := int64(16 << 20)
+	if path != "" {
+		endpoint, limit = endpoint+"/"+url.PathEscape(c.name)+path, 64<<10
+	}
 	req, err := http.NewRequestWithContext(ctx, method, endpoint, bytes.NewReader(body))
 	if err != nil {
 		return 0, nil, usageErr("%v", err)
@@ -92,7 +98,7 @@ func (c *daemonClient) do(ctx context.Context, method, path string, body []byte)
 		return 0, nil, &exitError{exitNoProbe, fmt.Errorf("the daemon at %s did not answer: %v", c.base.Redacted(), err)}
 	}
 	defer resp.Body.Close()
-	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, limit))
 	return resp.StatusCode, msg, nil
 }
 
@@ -103,26 +109,32 @@ func (c *daemonClient) showDigests(ctx context.Context, stdout io.Writer) error 
 	if err != nil {
 		return err
 	}
-	var rep struct {
-		Status struct {
-			Drift    string `json:"drift"`
-			Baseline *struct {
-				ServedDigest  string `json:"served_digest"`
-				Digest        string `json:"digest"`
-				Origin        string `json:"origin"`
-				NeedsReview   string `json:"needs_review"`
-				PendingAccept *struct {
-					Digest  string `json:"digest"`
-					Expires string `json:"expires"`
-				} `json:"pending_accept"`
-			} `json:"baseline"`
-		} `json:"status"`
+	// The list has every target's status, a restored one's too (the
+	// report of /api/v1/targets/NAME waits for a run since start).
+	type pending struct {
+		Digest  string `json:"digest"`
+		Expires string `json:"expires"`
 	}
-	if code != http.StatusOK || json.Unmarshal(msg, &rep) != nil || rep.Status.Baseline == nil || rep.Status.Baseline.ServedDigest == "" {
+	type baseline struct {
+		ServedDigest  string   `json:"served_digest"`
+		Digest        string   `json:"digest"`
+		Origin        string   `json:"origin"`
+		NeedsReview   string   `json:"needs_review"`
+		PendingAccept *pending `json:"pending_accept"`
+	}
+	type row struct {
+		Name     string    `json:"name"`
+		Drift    string    `json:"drift"`
+		Baseline *baseline `json:"baseline"`
+	}
+	var rows []row
+	_ = json.Unmarshal(msg, &rows)
+	i := slices.IndexFunc(rows, func(r row) bool { return r.Name == c.name })
+	if code != http.StatusOK || i < 0 || rows[i].Baseline == nil || rows[i].Baseline.ServedDigest == "" {
 		return &exitError{exitUsage, fmt.Errorf("%s: no served surface digest to show (HTTP %d): is it a baseline-mode target with a successful run?", c.name, code)}
 	}
-	b := rep.Status.Baseline
-	fmt.Fprintf(stdout, "%s: drift %s\n  served surface  %s\n", c.name, sanitize.Text(rep.Status.Drift), sanitize.Text(b.ServedDigest))
+	b := rows[i].Baseline
+	fmt.Fprintf(stdout, "%s: drift %s\n  served surface  %s\n", c.name, sanitize.Text(rows[i].Drift), sanitize.Text(b.ServedDigest))
 	if b.Digest != "" {
 		fmt.Fprintf(stdout, "  baseline        %s (%s)\n", sanitize.Text(b.Digest), sanitize.Text(b.Origin))
 	}

@@ -22,8 +22,8 @@ func TestBaselineAccept(t *testing.T) {
 			got.method, got.path, got.digest, got.by, got.reason = r.Method, r.URL.Path, body.Digest, body.By, body.Reason
 		}
 		switch {
-		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/targets/tofu":
-			_, _ = w.Write([]byte(`{"status":{"drift":"drifted","baseline":{"served_digest":"` + served + `","digest":"sha256:01d","origin":"first_seen"}}}`))
+		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/targets":
+			_, _ = w.Write([]byte(`[{"name":"orders","drift":"clean"},{"name":"tofu","drift":"drifted","baseline":{"served_digest":"` + served + `","digest":"sha256:01d","origin":"first_seen"}}]`))
 		case r.URL.Path == "/api/v1/targets/tofu/baseline" && body.Digest != served:
 			w.WriteHeader(http.StatusConflict)
 			_, _ = w.Write([]byte(`{"error":"the served surface has digest ` + served + `","digest":"` + served + `"}`))
