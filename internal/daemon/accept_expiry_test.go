@@ -2,6 +2,8 @@ package daemon
 
 import (
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +12,7 @@ import (
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
+	"github.com/driftd/driftd/internal/web"
 )
 
 // TestAcceptExpires: a pending accept that no run served within
@@ -43,5 +46,31 @@ func TestAcceptExpires(t *testing.T) {
 	}
 	if len(h) == 0 || !strings.Contains(h[len(h)-1].Message, "expired") || h[len(h)-1].By != "alice" || h[len(h)-1].Digest != "sha256:reviewed" {
 		t.Fatalf("no expiry event: %+v", h)
+	}
+}
+
+// TestIdentity: a verified certificate's subject, else the basic-auth user
+// only when the web config has users (the exporter-toolkit checked the
+// password), else anonymous.
+func TestIdentity(t *testing.T) {
+	dir := t.TempDir()
+	withUsers, without := filepath.Join(dir, "users.yml"), filepath.Join(dir, "tls.yml")
+	_ = os.WriteFile(withUsers, []byte("basic_auth_users:\n  alice: $2y$10$notchecked\n"), 0o600)
+	_ = os.WriteFile(without, []byte("tls_server_config: {}\n"), 0o600)
+	for _, c := range []struct {
+		file string
+		req  web.AcceptRequest
+		want string
+	}{
+		{withUsers, web.AcceptRequest{BasicAuthUser: "alice", ClaimedBy: "mallory"}, "alice"},
+		{without, web.AcceptRequest{BasicAuthUser: "alice"}, "anonymous"},
+		{"", web.AcceptRequest{BasicAuthUser: "alice"}, "anonymous"},
+		{without, web.AcceptRequest{CertSubject: "CN=bob", BasicAuthUser: "alice"}, "CN=bob"},
+		{withUsers, web.AcceptRequest{ClaimedBy: "mallory"}, "anonymous"},
+	} {
+		d := &Daemon{opts: Options{WebConfigFile: c.file}}
+		if got := d.identity(c.req); got != c.want {
+			t.Errorf("%s %+v: %q, want %q", c.file, c.req, got, c.want)
+		}
 	}
 }

@@ -25,8 +25,10 @@ type fakeSource struct {
 	reloaded int
 	probed   []string
 	rep      *probe.Report
-	// accepted are the baseline accepts, "target by reason".
-	accepted []string
+	// accepted are the baseline accepts, "target by reason", and the
+	// requests as the handler passed them.
+	accepted   []string
+	acceptReqs []AcceptRequest
 	// declared, if set, is the target's manifest; else one tool, search.
 	declared string
 	// config is what ConfigStatus returns; manifestErr the target's
@@ -92,6 +94,7 @@ func (f *fakeSource) AcceptBaseline(name string, req AcceptRequest) (*state.Acce
 			return nil, &DigestError{Current: tofuDigest}
 		}
 		f.accepted = append(f.accepted, name+" "+req.BasicAuthUser+" "+req.ClaimedBy+" "+req.Reason)
+		f.acceptReqs = append(f.acceptReqs, req)
 		return state.NewAccept(req.Digest, req.BasicAuthUser, req.ClaimedBy, req.Reason, time.Now()), nil
 	}
 	return nil, ErrUnknownTarget
