@@ -116,9 +116,14 @@ func serve(t *testing.T, lifecycle bool, src *fakeSource) *httptest.Server {
 	return srv
 }
 
+// do sends a request as driftd's pages and CLI do: a POST carries
+// RequestHeader.
 func do(t *testing.T, method, url string) (int, string, http.Header) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
+	if method == http.MethodPost {
+		req.Header.Set(RequestHeader, "1")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +189,7 @@ func TestLifecycleEnabled(t *testing.T) {
 		t.Fatalf("probe unknown: %d", code)
 	}
 	req, _ := http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"reason":"reviewed in PR 7"}`))
+	req.Header.Set(RequestHeader, "1")
 	req.SetBasicAuth("alice", "pw")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 202 || len(src.accepted) != 1 || src.accepted[0] != "tofu alice reviewed in PR 7" {
 		t.Fatalf("baseline accept: %v %v %q", err, resp, src.accepted)
