@@ -240,4 +240,3 @@ func parentPointer(p string) string {
 	}
 	return ""
 }
-

@@ -33,6 +33,11 @@ type fakeSource struct {
 	// ManifestError.
 	config      ConfigStatus
 	manifestErr string
+	// served, if set, is the served tool; else search with maxLength 10.
+	served string
+	// gate, if set, holds Declared until closed; each call first sends
+	// on entered.
+	gate, entered chan struct{}
 }
 
 func (f *fakeSource) Ready() bool { return f.ready }
@@ -53,10 +58,18 @@ func (f *fakeSource) Served(name string) ([]mcp.Tool, error) {
 	if name != "orders" {
 		return nil, ErrUnknownTarget
 	}
-	t, _ := mcp.ParseTool(json.RawMessage(`{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":10}},"description":"<script>x</script>"}}`))
+	raw := `{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":10}},"description":"<script>x</script>"}}`
+	if f.served != "" {
+		raw = f.served
+	}
+	t, _ := mcp.ParseTool(json.RawMessage(raw))
 	return []mcp.Tool{t}, nil
 }
 func (f *fakeSource) Declared(name string) (*manifest.Manifest, error) {
+	if f.gate != nil {
+		f.entered <- struct{}{}
+		<-f.gate
+	}
 	if f.declared != "" {
 		return manifest.Parse([]byte(f.declared), ".json")
 	}
