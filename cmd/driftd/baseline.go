@@ -14,6 +14,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/driftd/driftd/internal/sanitize"
+	"github.com/driftd/driftd/internal/web"
 )
 
 // registerBaseline adds `driftd baseline accept NAME`: the command-line
@@ -41,6 +42,7 @@ func registerBaseline(app *kingpin.Application, cmds map[string]func(context.Con
 			return usageErr("%v", err)
 		}
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(web.RequestHeader, "1") // every state-changing request needs it (docs/security.md)
 		if pw, ok := u.User.Password(); ok {
 			req.SetBasicAuth(u.User.Username(), pw)
 		}

@@ -10,12 +10,12 @@ import (
 )
 
 func TestBaselineAccept(t *testing.T) {
-	var got struct{ method, path, by, reason string }
+	var got struct{ method, path, by, reason, header string }
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
 		var body struct{ By, Reason string }
 		_ = json.Unmarshal(b, &body)
-		got.method, got.path, got.by, got.reason = r.Method, r.URL.Path, body.By, body.Reason
+		got.method, got.path, got.by, got.reason, got.header = r.Method, r.URL.Path, body.By, body.Reason, r.Header.Get("X-Driftd-Request")
 		switch r.URL.Path {
 		case "/api/v1/targets/tofu/baseline":
 			w.WriteHeader(http.StatusAccepted)
@@ -30,7 +30,7 @@ func TestBaselineAccept(t *testing.T) {
 	}))
 	defer srv.Close()
 	code, stdout, stderr := driftd(t, "baseline", "accept", "tofu", "--web.url", srv.URL, "--by", "alice", "--reason", "PR 7")
-	if code != exitOK || stdout != "tofu: accept requested\n" || got.method != "POST" || got.by != "alice" || got.reason != "PR 7" {
+	if code != exitOK || stdout != "tofu: accept requested\n" || got.method != "POST" || got.by != "alice" || got.reason != "PR 7" || got.header != "1" {
 		t.Errorf("exit %d %q %q; request %+v", code, stdout, stderr, got)
 	}
 	if code, _, stderr := driftd(t, "baseline", "accept", "orders", "--web.url", srv.URL); code != exitUsage || !strings.Contains(stderr, "HTTP 409") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/state"
+	"github.com/driftd/driftd/internal/web"
 )
 
 // TestBaselineMode is issue 18's baseline end-to-end: a target without a
@@ -76,6 +77,7 @@ targets:
 
 	// Accept: the next run re-baselines and resolves both findings.
 	req, _ := http.NewRequest("POST", base+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"by":"alice","reason":"reviewed in PR 7"}`))
+	req.Header.Set(web.RequestHeader, "1")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("accept: %v %v", err, resp)

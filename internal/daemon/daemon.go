@@ -63,6 +63,49 @@ type Options struct {
 	// config sets no global.max_inflight_bytes (run: a quarter of the
 	// cgroup's memory limit); 0 is no pool.
 	InflightBytes int64
+	// WebLimits bound each connection of the web server; a zero field is
+	// DefaultWebLimits'.
+	WebLimits WebLimits
+}
+
+// WebLimits bound the web server's connections (docs/deploy.md): a client
+// that sends its request slower than ReadTimeout (headers and body) is
+// disconnected, so slow clients cannot hold the listener's descriptors.
+type WebLimits struct {
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	MaxHeaderBytes                                            int
+}
+
+// DefaultWebLimits: every request driftd accepts is a few KiB (bodies are
+// bounded at 64 KiB), so 30 s to send one is generous; the longest
+// answer is a /metrics scrape of a large fleet (seconds) or a 30 s
+// /debug/pprof/profile, well inside WriteTimeout.
+var DefaultWebLimits = WebLimits{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       30 * time.Second,
+	WriteTimeout:      2 * time.Minute,
+	IdleTimeout:       2 * time.Minute,
+	MaxHeaderBytes:    64 << 10,
+}
+
+func (l WebLimits) orDefault() WebLimits {
+	d := DefaultWebLimits
+	if l.ReadTimeout <= 0 {
+		l.ReadTimeout = d.ReadTimeout
+	}
+	if l.ReadHeaderTimeout <= 0 {
+		l.ReadHeaderTimeout = min(d.ReadHeaderTimeout, l.ReadTimeout)
+	}
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = d.WriteTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	return l
 }
 
 // Daemon is a `driftd run`. New builds it without side effects, Start
@@ -265,14 +308,17 @@ func (d *Daemon) serve() error {
 		d.listeners = append(d.listeners, ln)
 	}
 	webFlags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: new(bool), WebConfigFile: &d.opts.WebConfigFile}
+	lim := d.opts.WebLimits.orDefault()
 	var servers []*http.Server
 	var serving sync.WaitGroup
 	for _, ln := range d.listeners {
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: lim.ReadHeaderTimeout, ReadTimeout: lim.ReadTimeout,
+			WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: lim.MaxHeaderBytes}
 		servers = append(servers, srv)
 		serving.Add(1)
 		go func() {
 			defer serving.Done()
+			ln := &healthBypass{Listener: ln, srv: srv, health: handler, prefix: d.opts.RoutePrefix}
 			if err := web.Serve(ln, srv, webFlags, d.log.With("component", "web")); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				d.log.Error("web server stopped", "err", err)
 			}
@@ -288,6 +334,36 @@ func (d *Daemon) serve() error {
 		return errors.Join(errs...)
 	})
 	return nil
+}
+
+// healthBypass serves /-/healthy and /-/ready without the basic auth of
+// --web.config.file, as liveness and readiness probes cannot send
+// credentials (docs/security.md). exporter-toolkit (v0.20.0) wraps the
+// server's whole handler in its auth and has no excluded paths, so the
+// exception goes around its handler: web.Serve installs that handler and
+// then accepts on this listener, and on its first Accept — in Serve's
+// goroutine, before any connection is served — the two paths are routed
+// around it. Everything else, TLS included, stays the toolkit's.
+type healthBypass struct {
+	net.Listener
+	srv    *http.Server
+	health http.Handler
+	prefix string
+	once   sync.Once
+}
+
+func (l *healthBypass) Accept() (net.Conn, error) {
+	l.once.Do(func() {
+		authed := l.srv.Handler
+		l.srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if driftweb.IsHealthCheck(r, l.prefix) {
+				l.health.ServeHTTP(w, r)
+				return
+			}
+			authed.ServeHTTP(w, r)
+		})
+	})
+	return l.Listener.Accept()
 }
 
 // onStop registers a step for Stop, which runs them newest first.

@@ -184,6 +184,17 @@ func New(src Source, opts Options) http.Handler {
 	return inner
 }
 
+// IsHealthCheck reports whether r asks for /-/healthy or /-/ready (under
+// routePrefix): the two endpoints served without the web config's
+// credentials, for probes that cannot send them (docs/security.md).
+func IsHealthCheck(r *http.Request, routePrefix string) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := strings.TrimRight(routePrefix, "/")
+	return r.URL.Path == p+"/-/healthy" || r.URL.Path == p+"/-/ready"
+}
+
 type handler struct {
 	src  Source
 	opts Options
