@@ -234,3 +234,27 @@ type discard struct {
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discard) WriteHeader(code int)        { d.code = code }
+
+// TestIsHealthCheck: exactly GET or HEAD of the two health paths, under
+// the route prefix, skip the web config's auth; nothing near them does.
+func TestIsHealthCheck(t *testing.T) {
+	for _, tc := range []struct {
+		method, path, prefix string
+		want                 bool
+	}{
+		{"GET", "/-/healthy", "", true},
+		{"HEAD", "/-/ready", "/", true},
+		{"GET", "/driftd/-/healthy", "/driftd/", true},
+		{"GET", "/-/healthy", "/driftd", false},
+		{"POST", "/-/healthy", "", false},
+		{"GET", "/-/healthy/", "", false},
+		{"GET", "/-/reload", "", false},
+		{"GET", "/metrics", "", false},
+		{"GET", "/x/-/healthy", "", false},
+	} {
+		r, _ := http.NewRequest(tc.method, "http://h"+tc.path, nil)
+		if got := IsHealthCheck(r, tc.prefix); got != tc.want {
+			t.Errorf("%s %s (prefix %q) = %v", tc.method, tc.path, tc.prefix, got)
+		}
+	}
+}
