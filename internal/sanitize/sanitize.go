@@ -67,9 +67,9 @@ func Clip(s string, n int) string {
 		var piece string
 		switch {
 		case r == utf8.RuneError && !validAt(s, i):
-			piece, base = "\uFFFD", true
+			piece, base = "\uFFFD", true // a replacement character is a base
 		case !invisible(r, base):
-			piece, base = s[i:i+utf8.RuneLen(r)], !unicode.Is(unicode.Variation_Selector, r)
+			piece, base = s[i:i+utf8.RuneLen(r)], carriesSelector(r)
 		default:
 			piece, base = escape(r), false
 		}
@@ -131,9 +131,20 @@ func plainUnicode(s string) bool {
 		if (r == utf8.RuneError && !validAt(s, i)) || invisible(r, base) {
 			return false
 		}
-		base = !unicode.Is(unicode.Variation_Selector, r)
+		base = carriesSelector(r)
 	}
 	return true
+}
+
+// carriesSelector reports whether a variation selector may follow r,
+// which appeared as itself: r is not ASCII (the bases of emoji,
+// ideograph, math-symbol and Mongolian variants are not) and not a
+// selector. An ASCII base is refused so that the text an escaper wrote —
+// this one's "\u2069", strconv.Quote's "\U000e007f" — never lends its
+// last letter or digit to a raw selector after it; a keycap "1️⃣" shows
+// its selector escaped.
+func carriesSelector(r rune) bool {
+	return r >= utf8.RuneSelf && !unicode.Is(unicode.Variation_Selector, r)
 }
 
 func validAt(s string, i int) bool {
@@ -142,8 +153,8 @@ func validAt(s string, i int) bool {
 }
 
 // invisible reports whether r must not appear as itself in an artifact;
-// afterBase is whether the rune before it appeared as itself and is not a
-// variation selector. Invisible are
+// afterBase is whether the rune before it appeared as itself and can carry
+// a variation selector (carriesSelector). Invisible are
 //
 //   - controls (Cc): C0, DEL, C1;
 //   - format characters (Cf): zero-width space, joiners and marks
@@ -158,10 +169,11 @@ func validAt(s string, i int) bool {
 //     U+E0000–U+E0FFF;
 //   - noncharacters (U+FDD0–U+FDEF, U+xFFFE, U+xFFFF);
 //   - a variation selector (U+FE00–U+FE0F, U+E0100–U+E01EF, the
-//     Mongolian ones) unless it follows a base character: one selector is
-//     what an emoji or an ideograph variant needs ("⚠️" is U+26A0
-//     U+FE0F); a second in a row, or one at the start, carries nothing a
-//     reader sees and is how bytes are smuggled past one.
+//     Mongolian ones) unless it follows a non-ASCII base character: one
+//     selector is what an emoji or an ideograph variant needs ("⚠️" is
+//     U+26A0 U+FE0F); a second in a row, or one at the start or after
+//     ASCII, carries nothing a reader sees and is how bytes are smuggled
+//     past one.
 //
 // The categories are the standard library's Unicode tables, so they
 // follow the Unicode version Go ships.
