@@ -103,6 +103,9 @@ type targetState struct {
 	// change their labels while a target is down. The same pointer as
 	// run's report while runs succeed.
 	lastOK *probe.Report
+	// restored is set while run is the target's last run saved before
+	// start (Restore), cleared by its first run since.
+	restored bool
 	// out is the target's series as /metrics writes them, rendered
 	// again whenever they change.
 	out *rendered
@@ -323,7 +326,7 @@ func (m *Metrics) Observe(r *state.Run) {
 		return // removed while it ran
 	}
 	now := m.now()
-	st.run = r
+	st.run, st.restored = r, false
 	if rep.Success {
 		st.lastOK = rep
 		st.lastSuccess = rep.StartedAt.Add(secondsDuration(rep.DurationSeconds))
@@ -351,6 +354,32 @@ func (m *Metrics) Observe(r *state.Run) {
 		st.servedChanges.inc(e.Change, now)
 	}
 	m.renderLocked(rep.Target, st)
+}
+
+// Restore publishes the last run saved for a target that has not run
+// since start: r is its state as loaded (no report), whose LastRun is
+// read as that run's report. Its gauges — findings, probe_success, the
+// last run's and success's times, driftd_target_info — are then what
+// they were before the restart, and driftd_target_restored is 1, until
+// its first run. Its counters stay at 0: they count this process's runs.
+// The counts of a listing (driftd_tools, driftd_list_items) and of
+// ignores are not saved and wait for that run. A target that has run,
+// or whose state holds no saved run, is left as it is.
+func (m *Metrics) Restore(r *state.Run) {
+	if r.Report != nil || r.State == nil || r.State.LastRun == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name := r.State.Target
+	st, ok := m.targets[name]
+	if !ok || st.run != nil {
+		return
+	}
+	lr := r.State.LastRun
+	st.run = &state.Run{Report: lr.Report(name), State: r.State, LastCompared: r.LastCompared}
+	st.lastOK, st.lastSuccess, st.restored = lr.Established(name), lr.LastSuccess, true
+	m.renderLocked(name, st)
 }
 
 // Skipped counts a run that was due while the previous one still ran.
