@@ -209,6 +209,7 @@ func (d *Daemon) Start() error {
 		}
 		return nil
 	})
+	d.onStop("last runs", d.saveLastRuns)
 	d.onStop("runs", d.sched.Stop)
 	d.onStop("discovery", d.stopSources)
 	// Sources start now and are not waited for: a slow or black-holed

@@ -205,6 +205,7 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 		d.target(name)
 	}
 	d.metrics.SetTargets(mts)
+	d.restore(rc)
 	d.reportRejected(old, rc)
 	now := nowFunc()
 	for _, tc := range rc.targets {
