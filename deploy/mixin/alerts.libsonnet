@@ -291,23 +291,27 @@ local lib = import 'lib.libsonnet';
         {
           comment:: |||
             No run has ended for %s schedule periods: the scheduler is stuck,
-            runs hang, or every run is skipped. A target that has never finished
-            a run (no last-run series yet) counts from the last configuration
-            load (driftd's start or its last good reload).
+            runs hang, or every run is skipped. A target that has not finished
+            a run since driftd started (no last-run series yet, or the run saved
+            before a restart, driftd_target_restored 1, whose time is older after
+            a kill) counts from the last configuration load (driftd's start or
+            its last good reload).
           ||| % lib.number(cfg.probeStalePeriods),
           alert: 'DriftdProbeStale',
           expr: |||
             (
               time() - %(lastRun)s
               > %(n)d * %(interval)s
+              unless %(restored)s == 1
             )
             or
             (
               time() - %(reload)s
               > ignoring(target) group_right()
-              (%(n)d * %(interval)s unless %(lastRun)s)
+              (%(n)d * %(interval)s unless (%(lastRun)s unless %(restored)s == 1))
             )
           ||| % {
+            restored: m('driftd_target_restored'),
             lastRun: m('driftd_probe_last_run_timestamp_seconds'),
             interval: m('driftd_probe_interval_seconds'),
             reload: m('driftd_config_last_reload_success_timestamp_seconds'),
