@@ -212,6 +212,7 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 		d.metrics.SetInterval(tc.t.Name, scheduler.Period(tc.t.Schedule, now))
 	}
 	d.sched.Reconcile(jobs)
+	d.sweepState(nowFunc())
 	// A manifest that cannot be read fails its target now, loudly, not at
 	// its first scheduled run minutes later: an ERROR line, and a run
 	// started at once that ends with reason config on every surface.

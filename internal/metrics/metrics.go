@@ -80,7 +80,7 @@ type Metrics struct {
 	requestDuration                   *prometheus.HistogramVec
 	lateness                          prometheus.Histogram
 	otlpFailures, stateWrite          prometheus.Counter
-	stateRead                         prometheus.Counter
+	stateRead, stateRemoved           prometheus.Counter
 	// duration is driftd_probe_duration_seconds: one histogram for the
 	// instance, or one child per target with Options.PerTargetHistograms.
 	duration          prometheus.Histogram
@@ -166,6 +166,8 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		otlpFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_otlp_export_failures_total", Help: "Trace exports that failed."}),
 		stateWrite:   prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_write_failures_total", Help: "State files that could not be written."}),
 		stateRead:    prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_read_failures_total", Help: "State files that could not be read and were moved aside."}),
+		stateRemoved: prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_removed_total",
+			Help: "Targets whose state files were removed, gone from the configuration and discovery for global.state_retention."}),
 	}
 	m.info = targetInfoLabels(nil)
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_build_info", Help: "driftd build information.",
@@ -181,7 +183,7 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		duration = m.duration
 	}
 	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
-		m.otlpFailures, m.stateWrite, m.stateRead, duration)
+		m.otlpFailures, m.stateWrite, m.stateRead, m.stateRemoved, duration)
 	m.sd = newSDMetrics(reg)
 	if ring := opts.LogRing; ring != nil {
 		reg.MustRegister(
@@ -425,5 +427,8 @@ func (m *Metrics) StateWriteFailed() { m.stateWrite.Inc() }
 
 // StateReadFailed counts a state file that was corrupt or unreadable.
 func (m *Metrics) StateReadFailed() { m.stateRead.Inc() }
+
+// StateRemoved counts a vanished target whose state files were removed.
+func (m *Metrics) StateRemoved() { m.stateRemoved.Inc() }
 
 func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
