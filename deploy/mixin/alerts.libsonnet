@@ -59,8 +59,9 @@ local lib = import 'lib.libsonnet';
 
       Expressions never assume a series exists: findings series exist only
       while a finding is active, driftd_target_info and the probe gauges only
-      after a target's first run, and the finding counters only after the first
-      finding of their rule opened.
+      after a target's first run (or from start, restored from its state
+      file), and the finding counters only after the first finding of their
+      rule opened.
     |||,
 
     groups+: [{
@@ -78,10 +79,11 @@ local lib = import 'lib.libsonnet';
               firing, for up to %(hold)s. driftd itself keeps a finding active, and on
               /metrics, through failed runs (only a successful run resolves it:
               docs/metrics.md), so an outage neither resolves nor re-pages; this
-              arm covers the series' gap when driftd restarts during an outage
-              (none are exported until the target's first run since start) or
-              a scrape is lost. A finding a successful run resolved is older
-              than that run and is not held.
+              arm covers a scrape that is lost, and the gap after a restart on
+              a state file from a release that saved no run (driftd publishes
+              the saved run at start, marked driftd_target_restored, so a
+              restart leaves no gap otherwise). A finding a successful run
+              resolved is older than that run and is not held.
           ||| % { hold: cfg.findingHoldWindow },
           alert: 'MCPToolMissing',
           expr: perToolFinding('rule="MCP-DRIFT-TOOL-MISSING"'),
