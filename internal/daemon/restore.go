@@ -10,7 +10,10 @@ import (
 // the last run its state file saved (metrics.Restore): its findings,
 // probe_success, timestamps and info stay on /metrics across a restart,
 // marked by driftd_target_restored, until its first run. A target whose
-// file saved no run publishes nothing until then.
+// file saved no run publishes nothing until then. A target a reload
+// dropped and the next brought back while its runtime was kept publishes
+// its latest run again at once. Targets whose series are published
+// already are left alone.
 func (d *Daemon) restore(rc *runtimeConfig) {
 	for _, tc := range rc.targets {
 		if t := d.existing(tc.t.Name); t != nil {

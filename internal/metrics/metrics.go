@@ -365,10 +365,15 @@ func (m *Metrics) Observe(r *state.Run) {
 // they were before the restart, and driftd_target_restored is 1, until
 // its first run. Its counters stay at 0: they count this process's runs.
 // The counts of a listing (driftd_tools, driftd_list_items) and of
-// ignores are not saved and wait for that run. A target that has run,
-// or whose state holds no saved run, is left as it is.
+// ignores are not saved and wait for that run. A target whose state
+// holds no saved run is left as it is, and so is one whose series are
+// published already.
+//
+// A target removed and added back while its runtime was kept (a reload
+// that dropped it, one that restored it) has a run of this process
+// already, with its report: that run is published as it is, uncounted.
 func (m *Metrics) Restore(r *state.Run) {
-	if r.Report != nil || r.State == nil || r.State.LastRun == nil {
+	if r.State == nil || r.State.LastRun == nil {
 		return
 	}
 	m.mu.Lock()
@@ -379,8 +384,12 @@ func (m *Metrics) Restore(r *state.Run) {
 		return
 	}
 	lr := r.State.LastRun
-	st.run = &state.Run{Report: lr.Report(name), State: r.State, LastCompared: r.LastCompared}
-	st.lastOK, st.lastSuccess, st.restored = lr.Established(name), lr.LastSuccess, true
+	if r.Report != nil {
+		st.run, st.lastOK, st.lastSuccess = r, r.Compared, lr.LastSuccess
+	} else {
+		st.run = &state.Run{Report: lr.Report(name), State: r.State, LastCompared: r.LastCompared}
+		st.lastOK, st.lastSuccess, st.restored = lr.Established(name), lr.LastSuccess, true
+	}
 	m.renderLocked(name, st)
 }
 

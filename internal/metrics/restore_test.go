@@ -97,3 +97,30 @@ func TestRestoreWithoutSavedRun(t *testing.T) {
 		t.Errorf("published a run that was never saved:\n%s", b)
 	}
 }
+
+// A target dropped by one reload and added back by the next, its runtime
+// kept meanwhile, publishes its last run of this process again at once,
+// not counted again and not marked restored.
+func TestRestoreReAdded(t *testing.T) {
+	targets := []Target{{Name: "orders", SeriesLimit: 10}}
+	reg := prometheus.NewPedanticRegistry()
+	m := New(reg, BuildInfo{}, Options{})
+	m.SetTargets(targets)
+	rep := fixedReport("orders", true, catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "cancel_order"})
+	run := state.Apply(state.Loaded(state.NewState("orders")), rep, rep.StartedAt, 0, nil)
+	run.State = run.State.Record(state.NewLastRun(run.Report, nil))
+	m.Observe(run)
+	want := targetLines(exposition(t, m, reg), "orders", append(restoredFamilies, "driftd_tools")...)
+	m.SetTargets(nil)
+	m.SetTargets(targets)
+	m.Restore(run)
+	b := exposition(t, m, reg)
+	if got := targetLines(b, "orders", append(restoredFamilies, "driftd_tools")...); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("re-added target's series differ\ngot:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, must := range []string{`driftd_target_restored{target="orders"} 0`, `driftd_probes_total{result="success",target="orders"} 0`} {
+		if !bytes.Contains(b, []byte(must+"\n")) {
+			t.Errorf("missing %s", must)
+		}
+	}
+}
