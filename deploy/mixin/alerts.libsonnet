@@ -13,12 +13,12 @@ local lib = import 'lib.libsonnet';
     // the per-tool series, and its two extra arms (see MCPToolMissing's
     // comment), for the findings of one selector.
     local perToolFinding(matchers) = |||
-      %(finding)s
+      last_over_time(%(finding)s[%(gap)s])
       or
       (
-        %(findings)s > 0
+        last_over_time(%(findings)s[%(gap)s]) > 0
         unless ignoring(kind, tool)
-        %(finding)s
+        last_over_time(%(finding)s[%(gap)s])
       )
       or
       (
@@ -32,6 +32,7 @@ local lib = import 'lib.libsonnet';
       finding: m('driftd_finding', matchers),
       findings: m('driftd_findings', matchers),
       hold: cfg.findingHoldWindow,
+      gap: cfg.findingGapWindow,
       lastSuccess: m('driftd_probe_last_success_timestamp_seconds'),
       success: m('driftd_probe_success'),
     },
@@ -69,7 +70,12 @@ local lib = import 'lib.libsonnet';
       rules: [
         {
           comment:: |||
-            One alert per missing tool, from the per-tool series. Two extra arms:
+            One alert per missing tool, from the per-tool series. A series keeps
+            its page for %(gap)s after its last sample: driftd publishes the run
+            saved before a restart at start (driftd_target_restored), so a restart
+            leaves no gap of its own, but one that spans a scrape (a failed
+            scrape marks every series stale) or a replaced pod does; a resolved
+            finding's page ends %(gap)s later. Two extra arms:
             - a target with findings but no per-tool series (per_tool_series_limit
               0, or the cap was reached before this rule) still alerts, once per
               target, from the count;
@@ -79,12 +85,10 @@ local lib = import 'lib.libsonnet';
               firing, for up to %(hold)s. driftd itself keeps a finding active, and on
               /metrics, through failed runs (only a successful run resolves it:
               docs/metrics.md), so an outage neither resolves nor re-pages; this
-              arm covers a scrape that is lost, and the gap after a restart on
-              a state file from a release that saved no run (driftd publishes
-              the saved run at start, marked driftd_target_restored, so a
-              restart leaves no gap otherwise). A finding a successful run
-              resolved is older than that run and is not held.
-          ||| % { hold: cfg.findingHoldWindow },
+              arm covers longer gaps: scrapes lost for a while, or a restart on
+              a state file from a release that saved no run. A finding a
+              successful run resolved is older than that run and is not held.
+          ||| % { hold: cfg.findingHoldWindow, gap: cfg.findingGapWindow },
           alert: 'MCPToolMissing',
           expr: perToolFinding('rule="MCP-DRIFT-TOOL-MISSING"'),
           'for': cfg.findingFor,
