@@ -1,6 +1,7 @@
 package daemon_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -107,4 +108,52 @@ func TestRestartKeepsSeries(t *testing.T) {
 	trigger(t, base, "orders")
 	waitMetric(t, base, `driftd_probes_total{result="success",target="orders"}`, 1)
 	waitMetric(t, base, `driftd_target_restored{target="orders"}`, 0)
+}
+
+// TestRestartOlderStateFile: the first restart after an upgrade reads
+// state files written before runs were saved (no last_run). The pages'
+// series still hold: the findings and probe_success are restored; the
+// times and driftd_target_info wait for the first run.
+func TestRestartOlderStateFile(t *testing.T) {
+	e := newEnv(t)
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("search_orders")})
+	defer srv.Close()
+	e.manifest("orders.json", "search_orders", "cancel_order")
+	e.config(fmt.Sprintf("global: {schedule: \"@every 8760h\", state_dir: state}\ntargets:\n  - {name: orders, url: %q, manifest: orders.json}\n", srv.URL))
+	d, base := e.start(false)
+	trigger(t, base, "orders")
+	waitMetric(t, base, `driftd_probe_success{target="orders"}`, 1)
+	stop(t, d)
+	path := filepath.Join(e.dir, "state", "orders.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file map[string]json.RawMessage
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := file["last_run"]; !ok {
+		t.Fatal("the state file saved no last_run")
+	}
+	delete(file, "last_run")
+	b, _ = json.Marshal(file)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	_, base = e.start(false)
+	_, body := get(t, base+"/metrics")
+	for _, want := range []string{
+		`driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders",tool="cancel_order"}`,
+		`driftd_probe_success{target="orders"}`,
+		`driftd_target_restored{target="orders"}`,
+	} {
+		if v, ok := metric(body, want); !ok || v != 1 {
+			t.Errorf("%s = %v (present %v), want 1", want, v, ok)
+		}
+	}
+	if _, ok := metric(body, `driftd_probe_last_run_timestamp_seconds{target="orders"}`); ok {
+		t.Error("a last-run time published from a file that saved none")
+	}
 }

@@ -372,8 +372,11 @@ func (m *Metrics) Observe(r *state.Run) {
 // A target removed and added back while its runtime was kept (a reload
 // that dropped it, one that restored it) has a run of this process
 // already, with its report: that run is published as it is, uncounted.
+//
+// A state file written before runs were saved (state.State.SavedRun)
+// still restores the findings and probe_success, without times or info.
 func (m *Metrics) Restore(r *state.Run) {
-	if r.State == nil || r.State.LastRun == nil {
+	if r.State == nil || r.State.SavedRun() == nil {
 		return
 	}
 	m.mu.Lock()
@@ -383,7 +386,7 @@ func (m *Metrics) Restore(r *state.Run) {
 	if !ok || st.run != nil {
 		return
 	}
-	lr := r.State.LastRun
+	lr := r.State.SavedRun()
 	if r.Report != nil {
 		st.run, st.lastOK, st.lastSuccess = r, r.Compared, lr.LastSuccess
 	} else {

@@ -81,6 +81,10 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 		switch f {
 		case famIgnored, famStale, famListItems, famTools:
 			return // not saved: they wait for the target's first run
+		case famLastDuration, famLastRun, famInfo:
+			if rep.StartedAt.IsZero() {
+				return // a state file from before runs were saved has no times, server or revision
+			}
 		}
 	}
 	switch f {

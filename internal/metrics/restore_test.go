@@ -124,3 +124,42 @@ func TestRestoreReAdded(t *testing.T) {
 		}
 	}
 }
+
+// A state file written before runs were saved still restores the
+// findings and probe_success: an upgrade's first restart keeps the
+// pages too. It has no times, server or revision to publish.
+func TestRestoreOlderStateFile(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		failing bool
+		success string
+	}{{"up", false, "1"}, {"failing", true, "0"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := fixedReport("orders", true, catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "cancel_order"})
+			st := *state.Apply(state.Loaded(state.NewState("orders")), rep, rep.StartedAt, 0, nil).State // no LastRun: as an older file
+			if tc.failing {
+				st.FailingSince = rep.StartedAt.Add(time.Hour)
+			}
+			reg := prometheus.NewPedanticRegistry()
+			m := New(reg, BuildInfo{}, Options{})
+			m.SetTargets([]Target{{Name: "orders", SeriesLimit: 10}})
+			m.Restore(state.Loaded(&st))
+			b := exposition(t, m, reg)
+			parse(t, b)
+			for _, must := range []string{
+				`driftd_finding{kind="tool",rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders",tool="cancel_order"} 1`,
+				`driftd_probe_success{target="orders"} ` + tc.success,
+				`driftd_target_restored{target="orders"} 1`,
+			} {
+				if !bytes.Contains(b, []byte(must+"\n")) {
+					t.Errorf("missing %s", must)
+				}
+			}
+			for _, not := range []string{"driftd_probe_last_run_timestamp_seconds{", "driftd_probe_last_success_timestamp_seconds{", "driftd_probe_last_duration_seconds{", "driftd_target_info{"} {
+				if bytes.Contains(b, []byte(not)) {
+					t.Errorf("an older file has no %s, yet it is published", not)
+				}
+			}
+		})
+	}
+}

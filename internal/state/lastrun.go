@@ -19,9 +19,10 @@ import (
 // (Record), and at a graceful stop for every target whose file holds an
 // older one, so a restart (a rollout, a node drain) restores the times
 // exactly; after a kill they are those of the last write, a lower bound.
-// A file written before this field existed has none: its target
-// publishes nothing until its first run, as before. It is a field, not a
-// new file format: FormatVersion is unchanged.
+// A file written before this field existed has none (SavedRun says what
+// such a file still tells). It is a field, not a new file format:
+// FormatVersion is unchanged, and an older driftd reading a newer file
+// ignores it.
 type LastRun struct {
 	// Ended is when the run ended.
 	Ended           time.Time `json:"ended"`
@@ -119,4 +120,19 @@ func (st *State) Record(rec *LastRun) *State {
 	next := *st // maps, the sorted view and pending events are shared, read-only
 	next.LastRun = rec
 	return &next
+}
+
+// SavedRun is the run st's file saved: LastRun, or, for a file written
+// before LastRun existed, what the file still says of the last run —
+// whether it succeeded (FailingSince is written at every change between
+// up and failing) — with no times, server or revision; nil for a target
+// whose file records no run.
+func (st *State) SavedRun() *LastRun {
+	if st.LastRun != nil {
+		return st.LastRun
+	}
+	if st.FailingSince.IsZero() && st.LastCompared.IsZero() && st.ServedLastChange.IsZero() {
+		return nil
+	}
+	return &LastRun{Success: st.FailingSince.IsZero()}
 }
