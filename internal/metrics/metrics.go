@@ -7,7 +7,9 @@
 // rendered into that target's lines whenever they change (render.go):
 // driftd probes on its own clock, so what a run found outlives the run.
 // A target's counters start at 0 when it is scheduled and go, with every
-// other series of it, when it is removed. The handler (handler.go)
+// other series of it, when it is removed. At start, a target's gauges are
+// its last run saved in the state file, marked restored, until it runs
+// (Restore): a restart leaves no gap. The handler (handler.go)
 // writes both in the format the scraper negotiates.
 package metrics
 
@@ -94,7 +96,7 @@ type targetState struct {
 	meta     Target
 	interval time.Duration
 	// run is the target's latest published run; nil until the target's
-	// first run since start.
+	// first run since start, unless its saved run was restored (restored).
 	run         *state.Run
 	lastSuccess time.Time
 	// lastOK is the latest successful run's report: what a failed run
