@@ -144,6 +144,10 @@ type Daemon struct {
 	// pendingSD holds at most one reconcile asked for by a discovery
 	// source (debounced by sdTimer), run by the reload loop.
 	pendingSD chan struct{}
+	// sweeps holds at most one sweep of vanished targets' state
+	// (retention.go), run by the reload loop.
+	sweeps    chan struct{}
+	vanished  vanished
 	sdTimerMu sync.Mutex
 	sdTimer   *time.Timer
 	// sources are the running discovery sources by key, in config order.
@@ -202,6 +206,7 @@ func New(opts Options) (*Daemon, error) {
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),
 		pendingSD: make(chan struct{}, 1),
+		sweeps:    make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
 	d.warnConfig(cfg)
@@ -252,6 +257,7 @@ func (d *Daemon) Start() error {
 		}
 		return nil
 	})
+	d.onStop("last runs", d.saveLastRuns)
 	d.onStop("runs", d.sched.Stop)
 	d.onStop("discovery", d.stopSources)
 	// Sources start now and are not waited for: a slow or black-holed
@@ -272,6 +278,7 @@ func (d *Daemon) Start() error {
 	}
 	d.wg.Add(1)
 	go d.reloadLoop()
+	d.wg.Go(d.sweepLoop)
 	d.onStop("reloads", func(context.Context) error { close(d.done); d.wg.Wait(); return nil })
 	if d.opts.WatchConfig {
 		if err := d.watchConfig(); err != nil {

@@ -86,6 +86,10 @@ type State struct {
 	// target compared against a manifest, or before its first successful
 	// run.
 	Baseline *Baseline `json:"baseline,omitempty"`
+	// LastRun is the latest run as of the last write of this file, what
+	// /metrics publishes for the target after a restart until its first
+	// run (lastrun.go); nil in files written before it existed.
+	LastRun *LastRun `json:"last_run,omitempty"`
 
 	// dirty is set by Apply when the State differs from what Save last
 	// wrote, and cleared by a successful Save: a failed write (full disk)
