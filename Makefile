@@ -105,6 +105,7 @@ fuzz:
 	$(GO) test ./internal/mcp/ -run '^$$' -fuzz '^FuzzParseTool$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/manifest/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/schema/ -run '^$$' -fuzz '^FuzzDiffSchemas$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/sanitize/ -run '^$$' -fuzz '^FuzzClip$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/config/ -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 lint:

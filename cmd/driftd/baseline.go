@@ -15,6 +15,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 
 	"github.com/driftd/driftd/internal/sanitize"
+	"github.com/driftd/driftd/internal/web"
 )
 
 // registerBaseline adds `driftd baseline accept NAME`: the command-line
@@ -89,6 +90,7 @@ func (c *daemonClient) do(ctx context.Context, method, path string, body []byte)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(web.RequestHeader, "1") // every state-changing request needs it (docs/security.md)
 	}
 	if pw, ok := c.base.User.Password(); ok {
 		req.SetBasicAuth(c.base.User.Username(), pw)

@@ -11,7 +11,7 @@ import (
 
 func TestBaselineAccept(t *testing.T) {
 	const served = "sha256:5e7e"
-	var got struct{ method, path, digest, by, reason string }
+	var got struct{ method, path, digest, by, reason, header string }
 	posts := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, _ := io.ReadAll(r.Body)
@@ -19,7 +19,7 @@ func TestBaselineAccept(t *testing.T) {
 		_ = json.Unmarshal(b, &body)
 		if r.Method == http.MethodPost {
 			posts++
-			got.method, got.path, got.digest, got.by, got.reason = r.Method, r.URL.Path, body.Digest, body.By, body.Reason
+			got.method, got.path, got.digest, got.by, got.reason, got.header = r.Method, r.URL.Path, body.Digest, body.By, body.Reason, r.Header.Get("X-Driftd-Request")
 		}
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/targets":
@@ -45,7 +45,7 @@ func TestBaselineAccept(t *testing.T) {
 		t.Errorf("without --digest: exit %d, %d posts, %q %q", code, posts, stdout, stderr)
 	}
 	code, stdout, stderr = driftd(t, "baseline", "accept", "tofu", "--web.url", srv.URL, "--digest", served, "--by", "alice", "--reason", "PR 7")
-	if code != exitOK || stdout != "tofu: accept recorded\n" || got.method != "POST" || got.digest != served || got.by != "alice" || got.reason != "PR 7" {
+	if code != exitOK || stdout != "tofu: accept recorded\n" || got.method != "POST" || got.digest != served || got.by != "alice" || got.reason != "PR 7" || got.header != "1" {
 		t.Errorf("exit %d %q %q; request %+v", code, stdout, stderr, got)
 	}
 	if code, _, stderr := driftd(t, "baseline", "accept", "tofu", "--web.url", srv.URL, "--digest", "sha256:stale"); code != exitUsage || !strings.Contains(stderr, "HTTP 409") || !strings.Contains(stderr, served) {

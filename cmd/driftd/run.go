@@ -28,11 +28,13 @@ const shutdownGrace = 8 * time.Second
 type daemonFlags struct {
 	web       *webFlags
 	lifecycle *bool
-	log       *logFlags
-	ringBytes *units.Base2Bytes
-	perTarget *bool
-	memLimit  *bool
-	memRatio  *float64
+	// readTimeout is --web.read-timeout (daemon.WebLimits).
+	readTimeout *time.Duration
+	log         *logFlags
+	ringBytes   *units.Base2Bytes
+	perTarget   *bool
+	memLimit    *bool
+	memRatio    *float64
 }
 
 type webFlags struct {
@@ -70,12 +72,13 @@ func addDaemonFlags(cmd *kingpin.CmdClause, listen, logFormat string) *daemonFla
 		web: &webFlags{addresses: wf.WebListenAddresses, config: wf.WebConfigFile,
 			externalURL: cmd.Flag("web.external-url", "The URL under which driftd is reached from outside (behind a reverse proxy). Its path is the default of --web.route-prefix.").PlaceHolder("URL").String(),
 			routePrefix: cmd.Flag("web.route-prefix", "The path every endpoint is served under, e.g. /driftd; every link on the pages starts with it. Defaults to the path of --web.external-url.").PlaceHolder("PATH").String()},
-		lifecycle: cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload and POST /api/v1/targets/{name}/probe.").Bool(),
-		log:       addLogFlags(cmd, logFormat),
-		ringBytes: cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
-		perTarget: cmd.Flag("metrics.per-target-histograms", "Give driftd_probe_duration_seconds a target label (15 series per target; off, one histogram for the instance and driftd_probe_last_duration_seconds per target).").Bool(),
-		memLimit:  cmd.Flag("auto-gomemlimit", "Set the Go runtime's soft memory limit (GOMEMLIMIT) to --auto-gomemlimit.ratio of the cgroup's memory limit, so the heap is collected harder near a container's limit instead of being OOM-killed. GOMEMLIMIT in the environment wins.").Default("true").Bool(),
-		memRatio:  cmd.Flag("auto-gomemlimit.ratio", "The share of the cgroup's memory limit --auto-gomemlimit gives the Go runtime, in (0, 1].").Default("0.9").Float64(),
+		lifecycle:   cmd.Flag("web.enable-lifecycle", "Enable POST /-/reload, POST /api/v1/targets/{name}/probe and POST /api/v1/targets/{name}/baseline (each needs the header X-Driftd-Request: 1).").Bool(),
+		readTimeout: cmd.Flag("web.read-timeout", "How long a client may take to send a whole request, headers and body; a slower one is disconnected.").Default("30s").Duration(),
+		log:         addLogFlags(cmd, logFormat),
+		ringBytes:   cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
+		perTarget:   cmd.Flag("metrics.per-target-histograms", "Give driftd_probe_duration_seconds a target label (15 series per target; off, one histogram for the instance and driftd_probe_last_duration_seconds per target).").Bool(),
+		memLimit:    cmd.Flag("auto-gomemlimit", "Set the Go runtime's soft memory limit (GOMEMLIMIT) to --auto-gomemlimit.ratio of the cgroup's memory limit, so the heap is collected harder near a container's limit instead of being OOM-killed. GOMEMLIMIT in the environment wins.").Default("true").Bool(),
+		memRatio:    cmd.Flag("auto-gomemlimit.ratio", "The share of the cgroup's memory limit --auto-gomemlimit gives the Go runtime, in (0, 1].").Default("0.9").Float64(),
 	}
 }
 
@@ -113,6 +116,7 @@ func serveDaemon(ctx context.Context, df *daemonFlags, stderr io.Writer, opts da
 	opts.ListenAddresses = *df.web.addresses
 	opts.WebConfigFile = *df.web.config
 	opts.EnableLifecycle = *df.lifecycle
+	opts.WebLimits.ReadTimeout = *df.readTimeout
 	prefix, err := df.web.prefix()
 	if err != nil {
 		return usageErr("%v", err)

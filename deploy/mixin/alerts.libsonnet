@@ -13,12 +13,12 @@ local lib = import 'lib.libsonnet';
     // the per-tool series, and its two extra arms (see MCPToolMissing's
     // comment), for the findings of one selector.
     local perToolFinding(matchers) = |||
-      %(finding)s
+      last_over_time(%(finding)s[%(gap)s])
       or
       (
-        %(findings)s > 0
+        last_over_time(%(findings)s[%(gap)s]) > 0
         unless ignoring(kind, tool)
-        %(finding)s
+        last_over_time(%(finding)s[%(gap)s])
       )
       or
       (
@@ -32,6 +32,7 @@ local lib = import 'lib.libsonnet';
       finding: m('driftd_finding', matchers),
       findings: m('driftd_findings', matchers),
       hold: cfg.findingHoldWindow,
+      gap: cfg.findingGapWindow,
       lastSuccess: m('driftd_probe_last_success_timestamp_seconds'),
       success: m('driftd_probe_success'),
     },
@@ -59,8 +60,9 @@ local lib = import 'lib.libsonnet';
 
       Expressions never assume a series exists: findings series exist only
       while a finding is active, driftd_target_info and the probe gauges only
-      after a target's first run, and the finding counters only after the first
-      finding of their rule opened.
+      after a target's first run (or from start, restored from its state
+      file), and the finding counters only after the first finding of their
+      rule opened.
     |||,
 
     groups+: [{
@@ -68,7 +70,12 @@ local lib = import 'lib.libsonnet';
       rules: [
         {
           comment:: |||
-            One alert per missing tool, from the per-tool series. Two extra arms:
+            One alert per missing tool, from the per-tool series. A series keeps
+            its page for %(gap)s after its last sample: driftd publishes the run
+            saved before a restart at start (driftd_target_restored), so a restart
+            leaves no gap of its own, but one that spans a scrape (a failed
+            scrape marks every series stale) or a replaced pod does; a resolved
+            finding's page ends %(gap)s later. Two extra arms:
             - a target with findings but no per-tool series (per_tool_series_limit
               0, or the cap was reached before this rule) still alerts, once per
               target, from the count;
@@ -78,11 +85,10 @@ local lib = import 'lib.libsonnet';
               firing, for up to %(hold)s. driftd itself keeps a finding active, and on
               /metrics, through failed runs (only a successful run resolves it:
               docs/metrics.md), so an outage neither resolves nor re-pages; this
-              arm covers the series' gap when driftd restarts during an outage
-              (none are exported until the target's first run since start) or
-              a scrape is lost. A finding a successful run resolved is older
-              than that run and is not held.
-          ||| % { hold: cfg.findingHoldWindow },
+              arm covers longer gaps: scrapes lost for a while, or a restart on
+              a state file from a release that saved no run. A finding a
+              successful run resolved is older than that run and is not held.
+          ||| % { hold: cfg.findingHoldWindow, gap: cfg.findingGapWindow },
           alert: 'MCPToolMissing',
           expr: perToolFinding('rule="MCP-DRIFT-TOOL-MISSING"'),
           'for': cfg.findingFor,
@@ -291,23 +297,27 @@ local lib = import 'lib.libsonnet';
         {
           comment:: |||
             No run has ended for %s schedule periods: the scheduler is stuck,
-            runs hang, or every run is skipped. A target that has never finished
-            a run (no last-run series yet) counts from the last configuration
-            load (driftd's start or its last good reload).
+            runs hang, or every run is skipped. A target that has not finished
+            a run since driftd started (no last-run series yet, or the run saved
+            before a restart, driftd_target_restored 1, whose time is older after
+            a kill) counts from the last configuration load (driftd's start or
+            its last good reload).
           ||| % lib.number(cfg.probeStalePeriods),
           alert: 'DriftdProbeStale',
           expr: |||
             (
               time() - %(lastRun)s
               > %(n)d * %(interval)s
+              unless %(restored)s == 1
             )
             or
             (
               time() - %(reload)s
               > ignoring(target) group_right()
-              (%(n)d * %(interval)s unless %(lastRun)s)
+              (%(n)d * %(interval)s unless (%(lastRun)s unless %(restored)s == 1))
             )
           ||| % {
+            restored: m('driftd_target_restored'),
             lastRun: m('driftd_probe_last_run_timestamp_seconds'),
             interval: m('driftd_probe_interval_seconds'),
             reload: m('driftd_config_last_reload_success_timestamp_seconds'),

@@ -32,6 +32,12 @@
     // target's runs fail (the series' last sample is newer than the last
     // successful run).
     findingHoldWindow: '6h',
+    // How long a per-tool finding's page outlives its series: a restart
+    // of driftd that spans a scrape (a failed scrape marks every series
+    // stale) or a pod replaced on Kubernetes leaves a gap this long at
+    // most without resolving the page; a resolved finding's page ends
+    // this much later.
+    findingGapWindow: '2m',
     // A target is stale when no run ended for this many schedule periods.
     probeStalePeriods: 3,
     // DriftdNewFindings and DriftdStateWriteFailing look back this far.

@@ -31,6 +31,7 @@ func init() {
 	add("driftd_config_last_reload_success_timestamp_seconds")
 	add("driftd_targets")
 	add("driftd_target_info", "target", "classification", "protocol_revision", "server_name", "server_version", anyLabels)
+	add("driftd_target_restored", "target")
 	add("driftd_probe_success", "target")
 	histogram("driftd_probe_duration_seconds", "target") // target only with --metrics.per-target-histograms
 	add("driftd_probe_last_duration_seconds", "target")
@@ -62,6 +63,7 @@ func init() {
 	add("driftd_otlp_export_failures_total")
 	add("driftd_state_write_failures_total")
 	add("driftd_state_read_failures_total")
+	add("driftd_state_removed_total")
 	add("driftd_sd_targets", "source")
 	add("driftd_sd_rejected_targets", "source")
 	add("driftd_sd_skipped_remotes", "source")

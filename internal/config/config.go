@@ -79,6 +79,9 @@ type Global struct {
 	OTLPEndpoint string `yaml:"otlp_endpoint,omitempty"`
 	// Classification rules are checked before the built-in host rules.
 	Classification ClassificationRules `yaml:"classification,omitempty"`
+	// StateRetention is how long the state of a target that vanished is
+	// kept (retention.go).
+	StateRetention Retention `yaml:"state_retention"`
 }
 
 // DefaultGlobal returns the global section of an empty file.
@@ -92,6 +95,7 @@ func DefaultGlobal() Global {
 		Concurrency:        DefaultConcurrency,
 		StateDir:           DefaultStateDir,
 		PerToolSeriesLimit: DefaultPerToolSeriesLimit,
+		StateRetention:     DefaultStateRetention,
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/state"
+	"github.com/driftd/driftd/internal/web"
 )
 
 // TestBaselineMode is issue 18's baseline end-to-end: a target without a
@@ -136,6 +137,7 @@ func accept(t *testing.T, base, digest, by string, auth ...string) (int, string)
 	b, _ := json.Marshal(map[string]string{"digest": digest, "by": by, "reason": "reviewed in PR 7"})
 	req, _ := http.NewRequest("POST", base+"/api/v1/targets/tofu/baseline", strings.NewReader(string(b)))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(web.RequestHeader, "1")
 	if len(auth) == 2 {
 		req.SetBasicAuth(auth[0], auth[1])
 	}

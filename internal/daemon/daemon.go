@@ -63,6 +63,49 @@ type Options struct {
 	// config sets no global.max_inflight_bytes (run: a quarter of the
 	// cgroup's memory limit); 0 is no pool.
 	InflightBytes int64
+	// WebLimits bound each connection of the web server; a zero field is
+	// DefaultWebLimits'.
+	WebLimits WebLimits
+}
+
+// WebLimits bound the web server's connections (docs/deploy.md): a client
+// that sends its request slower than ReadTimeout (headers and body) is
+// disconnected, so slow clients cannot hold the listener's descriptors.
+type WebLimits struct {
+	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	MaxHeaderBytes                                            int
+}
+
+// DefaultWebLimits: every request driftd accepts is a few KiB (bodies are
+// bounded at 64 KiB), so 30 s to send one is generous; the longest
+// answer is a /metrics scrape of a large fleet (seconds) or a 30 s
+// /debug/pprof/profile, well inside WriteTimeout.
+var DefaultWebLimits = WebLimits{
+	ReadHeaderTimeout: 10 * time.Second,
+	ReadTimeout:       30 * time.Second,
+	WriteTimeout:      2 * time.Minute,
+	IdleTimeout:       2 * time.Minute,
+	MaxHeaderBytes:    64 << 10,
+}
+
+func (l WebLimits) orDefault() WebLimits {
+	d := DefaultWebLimits
+	if l.ReadTimeout <= 0 {
+		l.ReadTimeout = d.ReadTimeout
+	}
+	if l.ReadHeaderTimeout <= 0 {
+		l.ReadHeaderTimeout = min(d.ReadHeaderTimeout, l.ReadTimeout)
+	}
+	if l.WriteTimeout <= 0 {
+		l.WriteTimeout = d.WriteTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = d.IdleTimeout
+	}
+	if l.MaxHeaderBytes <= 0 {
+		l.MaxHeaderBytes = d.MaxHeaderBytes
+	}
+	return l
 }
 
 // Daemon is a `driftd run`. New builds it without side effects, Start
@@ -101,6 +144,10 @@ type Daemon struct {
 	// pendingSD holds at most one reconcile asked for by a discovery
 	// source (debounced by sdTimer), run by the reload loop.
 	pendingSD chan struct{}
+	// sweeps holds at most one sweep of vanished targets' state
+	// (retention.go), run by the reload loop.
+	sweeps    chan struct{}
+	vanished  vanished
 	sdTimerMu sync.Mutex
 	sdTimer   *time.Timer
 	// sources are the running discovery sources by key, in config order.
@@ -159,6 +206,7 @@ func New(opts Options) (*Daemon, error) {
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),
 		pendingSD: make(chan struct{}, 1),
+		sweeps:    make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
 	d.warnConfig(cfg)
@@ -209,6 +257,7 @@ func (d *Daemon) Start() error {
 		}
 		return nil
 	})
+	d.onStop("last runs", d.saveLastRuns)
 	d.onStop("runs", d.sched.Stop)
 	d.onStop("discovery", d.stopSources)
 	// Sources start now and are not waited for: a slow or black-holed
@@ -229,6 +278,7 @@ func (d *Daemon) Start() error {
 	}
 	d.wg.Add(1)
 	go d.reloadLoop()
+	d.wg.Go(d.sweepLoop)
 	d.onStop("reloads", func(context.Context) error { close(d.done); d.wg.Wait(); return nil })
 	if d.opts.WatchConfig {
 		if err := d.watchConfig(); err != nil {
@@ -265,14 +315,17 @@ func (d *Daemon) serve() error {
 		d.listeners = append(d.listeners, ln)
 	}
 	webFlags := &web.FlagConfig{WebListenAddresses: &addrs, WebSystemdSocket: new(bool), WebConfigFile: &d.opts.WebConfigFile}
+	lim := d.opts.WebLimits.orDefault()
 	var servers []*http.Server
 	var serving sync.WaitGroup
 	for _, ln := range d.listeners {
-		srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+		srv := &http.Server{Handler: handler, ReadHeaderTimeout: lim.ReadHeaderTimeout, ReadTimeout: lim.ReadTimeout,
+			WriteTimeout: lim.WriteTimeout, IdleTimeout: lim.IdleTimeout, MaxHeaderBytes: lim.MaxHeaderBytes}
 		servers = append(servers, srv)
 		serving.Add(1)
 		go func() {
 			defer serving.Done()
+			ln := &healthBypass{Listener: ln, srv: srv, health: handler, prefix: d.opts.RoutePrefix}
 			if err := web.Serve(ln, srv, webFlags, d.log.With("component", "web")); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				d.log.Error("web server stopped", "err", err)
 			}
@@ -288,6 +341,36 @@ func (d *Daemon) serve() error {
 		return errors.Join(errs...)
 	})
 	return nil
+}
+
+// healthBypass serves /-/healthy and /-/ready without the basic auth of
+// --web.config.file, as liveness and readiness probes cannot send
+// credentials (docs/security.md). exporter-toolkit (v0.20.0) wraps the
+// server's whole handler in its auth and has no excluded paths, so the
+// exception goes around its handler: web.Serve installs that handler and
+// then accepts on this listener, and on its first Accept — in Serve's
+// goroutine, before any connection is served — the two paths are routed
+// around it. Everything else, TLS included, stays the toolkit's.
+type healthBypass struct {
+	net.Listener
+	srv    *http.Server
+	health http.Handler
+	prefix string
+	once   sync.Once
+}
+
+func (l *healthBypass) Accept() (net.Conn, error) {
+	l.once.Do(func() {
+		authed := l.srv.Handler
+		l.srv.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if driftweb.IsHealthCheck(r, l.prefix) {
+				l.health.ServeHTTP(w, r)
+				return
+			}
+			authed.ServeHTTP(w, r)
+		})
+	})
+	return l.Listener.Accept()
 }
 
 // onStop registers a step for Stop, which runs them newest first.

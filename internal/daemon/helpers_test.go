@@ -19,6 +19,7 @@ import (
 
 	"github.com/driftd/driftd/internal/daemon"
 	"github.com/driftd/driftd/internal/metrics"
+	"github.com/driftd/driftd/internal/web"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -118,9 +119,13 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// post sends a state-changing request as the CLI does, with the header
+// every such request needs (docs/security.md).
 func post(t *testing.T, url string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(url, "text/plain", nil)
+	req, _ := http.NewRequest(http.MethodPost, url, nil)
+	req.Header.Set(web.RequestHeader, "1")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

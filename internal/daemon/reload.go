@@ -56,6 +56,8 @@ func (d *Daemon) reloadLoop() {
 			_ = d.reload()
 		case <-d.pendingSD:
 			d.rediscover()
+		case <-d.sweeps:
+			d.sweepState(nowFunc())
 		}
 	}
 }

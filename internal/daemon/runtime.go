@@ -205,12 +205,14 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 		d.target(name)
 	}
 	d.metrics.SetTargets(mts)
+	d.restore(rc)
 	d.reportRejected(old, rc)
 	now := nowFunc()
 	for _, tc := range rc.targets {
 		d.metrics.SetInterval(tc.t.Name, scheduler.Period(tc.t.Schedule, now))
 	}
 	d.sched.Reconcile(jobs)
+	d.sweepState(nowFunc())
 	// A manifest that cannot be read fails its target now, loudly, not at
 	// its first scheduled run minutes later: an ERROR line, and a run
 	// started at once that ends with reason config on every surface.

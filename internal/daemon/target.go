@@ -38,6 +38,10 @@ type target struct {
 	// parsed at its latest run, which compared against the last good
 	// version instead; nil when it could.
 	manifestErr atomic.Pointer[string]
+	// saved is the run record the target's state file holds, as of its
+	// last load or write: a graceful stop writes the files whose record
+	// is older than the published one (saveLastRuns).
+	saved atomic.Pointer[state.LastRun]
 }
 
 // parsedBaseline is a baseline's manifest and the hash of its bytes.
@@ -81,6 +85,7 @@ func (d *Daemon) target(name string) *target {
 	}
 	t := &target{}
 	t.run.Store(state.Loaded(st))
+	t.saved.Store(st.LastRun)
 	d.targets[name] = t
 	return t
 }
@@ -110,10 +115,15 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	if run.SnapshotErr != nil {
 		log.Warn("served changes of changed tools not detailed", "err", run.SnapshotErr)
 	}
+	// The run's record rides along when the state is written anyway; a
+	// graceful stop writes it for the others (saveLastRuns).
+	run.State = run.State.Record(state.NewLastRun(run.Report, run.State.LastRun))
 	if run.Changed {
 		if err := d.store.Save(run.State); err != nil {
 			d.metrics.StateWriteFailed()
 			log.Error("state not written; the next run retries", "err", err)
+		} else {
+			t.saved.Store(run.State.LastRun)
 		}
 	}
 	t.run.Store(run)

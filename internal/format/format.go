@@ -56,11 +56,12 @@ func RuleURI(id string) string { return RulesURI + "#" + catalogue.Anchor(id) }
 // failing reports whether f is at or above the run's threshold.
 func (r *Run) failing(f catalogue.Finding) bool { return f.Severity.Rank() >= r.FailOn.Rank() }
 
-// verdict is the one-line outcome, the same in every format.
-func (r *Run) verdict() string {
+// verdict is the one-line outcome, the same in every format; quote
+// renders the failure message and reason, the strings a server chose.
+func (r *Run) verdict(quote func(string) string) string {
 	rep := r.Report
 	if !rep.Success {
-		return fmt.Sprintf("not probed: %s (reason: %s), nothing was compared", rep.FailureMessage, rep.FailureReason)
+		return fmt.Sprintf("not probed: %s (reason: %s), nothing was compared", quote(rep.FailureMessage), quote(string(rep.FailureReason)))
 	}
 	n := 0
 	for _, f := range rep.Findings {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // MaxMarkdownRows bounds the findings table: a pull-request comment stays
@@ -16,9 +17,18 @@ const MaxMarkdownRows = 50
 // Markdown writes run as a short summary for a pull-request comment or
 // $GITHUB_STEP_SUMMARY: a one-line verdict, the counts per severity, a
 // table of the findings (at most MaxMarkdownRows, then "…and N more"),
-// and the ignored and stale-ignore counts. Server-controlled names sit in
-// code spans and every other cell is escaped, so nothing a server named
-// becomes a link, a mention or HTML.
+// and the ignored and stale-ignore counts.
+//
+// Every string the report holds from a server — target, item names,
+// pointers, messages, the failure message — is a code span whose fence
+// is longer than any backtick run inside it: GitHub renders a code
+// span's content literally and turns nothing in it into an @mention, an
+// issue or cross-repository reference, a link, an autolink, an image,
+// HTML, emphasis or an emoji. Inside a table cell its pipes are escaped
+// (GitHub splits cells before it reads spans, and reads \| back as |).
+// Text outside code spans is driftd's own, and backslash-escaped where
+// it has Markdown's characters. The invisible characters the sanitiser
+// made visible stay visible: no zero-width character is added.
 func Markdown(w io.Writer, run *Run) error {
 	rep := run.Report
 	var b strings.Builder
@@ -29,7 +39,8 @@ func Markdown(w io.Writer, run *Run) error {
 	case rep.MaxSeverity() >= run.FailOn.Rank():
 		mark = "❌"
 	}
-	fmt.Fprintf(&b, "### %s driftd %s %s: %s\n\n", mark, run.Command, escapeCode(rep.Target), escapeText(run.verdict()))
+	verdict := run.verdict(func(s string) string { return codeSpan(s, false) })
+	fmt.Fprintf(&b, "### %s driftd %s %s: %s\n\n", mark, run.Command, codeSpan(rep.Target, false), verdict)
 	fmt.Fprintf(&b, "| ERROR | WARN | INFO | ignored | stale ignores |\n|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(&b, "| %d | %d | %d | %d | %d |\n", rep.Summary.Error, rep.Summary.Warn, rep.Summary.Info,
 		len(rep.Ignored)+rep.IgnoredOmitted, len(rep.StaleIgnores))
@@ -41,16 +52,16 @@ func Markdown(w io.Writer, run *Run) error {
 			}
 			item := ""
 			if f.Tool != "" {
-				item = kindOf(f).Noun() + " " + escapeCode(f.Tool)
+				item = escapeText(kindOf(f).Noun()) + " " + codeSpan(f.Tool, true)
 			}
 			if f.Pointer != "" {
-				item += " " + escapeCode(f.Pointer)
+				item += " " + codeSpan(f.Pointer, true)
 			}
-			msg := f.Message
+			msg := codeSpan(f.Message, true)
 			if f.Grade != "" {
-				msg += fmt.Sprintf(" [%s, %s]", f.Change, f.Grade)
+				msg += " " + escapeText(fmt.Sprintf("[%s, %s]", f.Change, f.Grade))
 			}
-			fmt.Fprintf(&b, "| %s | [%s](%s) | %s | %s |\n", f.Severity, f.Rule, RuleURI(f.Rule), strings.TrimSpace(item), escapeText(msg))
+			fmt.Fprintf(&b, "| %s | [%s](%s) | %s | %s |\n", escapeText(string(f.Severity)), escapeText(f.Rule), RuleURI(f.Rule), strings.TrimSpace(item), msg)
 		}
 	}
 	if more := max(len(rep.Findings)-MaxMarkdownRows, 0) + catalogue.OmittedCount(rep.FindingsOmitted); more > 0 {
@@ -68,12 +79,14 @@ func Markdown(w io.Writer, run *Run) error {
 }
 
 // escapeText backslash-escapes the characters that open Markdown or HTML
-// inside a table cell (emphasis, code, links, tags, entities, pipes), so
-// the text renders as written.
+// (emphasis, code, links, tags, entities, pipes), so driftd's own text
+// renders as written. It is not for server text, which codeSpan holds:
+// GitHub finds mentions and references in the rendered text, after the
+// escapes are gone.
 func escapeText(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|~&", r) {
+		if strings.ContainsRune("\\`*_[]<>|~&!#", r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
@@ -81,19 +94,35 @@ func escapeText(s string) string {
 	return b.String()
 }
 
-// escapeCode puts s in a code span that s cannot close, with a table
-// cell's pipes escaped (GitHub reads \| inside a span in a table as |).
-func escapeCode(s string) string {
+// codeSpan puts s in a code span that s cannot close: the fence is one
+// backtick longer than the longest run of backticks in s, and a space
+// pads s when it starts or ends with a backtick or a space (CommonMark
+// strips one space from each side of a span that has both). In a table
+// cell, s's pipes are escaped. A line ending, which would end the span
+// (and the table row), cannot occur: the sanitiser wrote it as \x0a; one
+// that did would be written as the sanitiser writes it.
+func codeSpan(s string, cell bool) string {
 	if s == "" {
 		return ""
 	}
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
+	if strings.ContainsAny(s, "\r\n") {
+		s = sanitize.Clip(s, len(s)*4)
 	}
-	s = strings.ReplaceAll(s, "|", `\|`)
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if cell {
+		s = strings.ReplaceAll(s, "|", `\|`)
+	}
 	pad := ""
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") {
+	if s[0] == '`' || s[len(s)-1] == '`' || (strings.Trim(s, " ") != "" && (s[0] == ' ' || s[len(s)-1] == ' ')) {
 		pad = " "
 	}
 	return fence + pad + s + pad + fence

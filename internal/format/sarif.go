@@ -174,13 +174,13 @@ func SARIF(w io.Writer, run *Run) error {
 	if !rep.Success {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{
 			Descriptor: sarifReference{noteProbeFailed, 0}, Level: "error",
-			Message: sarifMessage{Text: fmt.Sprintf("probe failed (%s): %s; nothing was compared", rep.FailureReason, rep.FailureMessage)},
+			Message: sarifMessage{Text: sarifText(fmt.Sprintf("probe failed (%s): %s; nothing was compared", rep.FailureReason, rep.FailureMessage))},
 		})
 	}
 	for _, o := range rep.FindingsOmitted {
 		n := sarifNotification{
 			Descriptor: sarifReference{noteOmitted, 1}, Level: sarifLevel(o.Severity),
-			Message: sarifMessage{Text: fmt.Sprintf("%d more %s findings of %s not listed (at most %d per rule)", o.Count, o.Severity, o.Rule, catalogue.MaxPerRule)},
+			Message: sarifMessage{Text: sarifText(fmt.Sprintf("%d more %s findings of %s not listed (at most %d per rule)", o.Count, o.Severity, o.Rule, catalogue.MaxPerRule))},
 		}
 		if i, ok := index[o.Rule]; ok {
 			n.AssociatedRule = &sarifReference{o.Rule, i}
@@ -190,7 +190,7 @@ func SARIF(w io.Writer, run *Run) error {
 	for _, s := range rep.StaleIgnores {
 		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications, sarifNotification{
 			Descriptor: sarifReference{noteStaleIgnore, 2}, Level: "warning",
-			Message: sarifMessage{Text: "stale ignore (" + s.Why + "): " + ignoreText(s.Ignore)},
+			Message: sarifMessage{Text: sarifText("stale ignore (" + s.Why + "): " + ignoreText(s.Ignore))},
 		})
 	}
 	log := sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{{
@@ -215,11 +215,13 @@ func ruleDescriptor(r catalogue.Rule) sarifDescriptor {
 	return sarifDescriptor{
 		ID:               r.ID,
 		Name:             pascal(r.ID),
-		ShortDescription: &sarifMessage{Text: short},
-		FullDescription:  &sarifMessage{Text: r.Doc},
+		ShortDescription: &sarifMessage{Text: sarifText(short)},
+		FullDescription:  &sarifMessage{Text: sarifText(r.Doc)},
 		Help: &sarifMessage{
-			Text:     fmt.Sprintf("%s fires when %s. Default severity %s. %s", r.ID, r.Doc, r.Severity, uri),
-			Markdown: fmt.Sprintf("`%s` fires when %s. Default severity %s. [docs/rules.md](%s)", r.ID, r.Doc, r.Severity, uri),
+			Text: sarifText(fmt.Sprintf("%s fires when %s. Default severity %s. %s", r.ID, r.Doc, r.Severity, uri)),
+			// A formatted message carries no HTML (SARIF §3.11.4.2): the
+			// tags a rule's text names are escaped.
+			Markdown: sarifPlaceholders(fmt.Sprintf("`%s` fires when %s. Default severity %s. [docs/rules.md](%s)", r.ID, escapeText(r.Doc), r.Severity, uri)),
 		},
 		HelpURI:              uri,
 		DefaultConfiguration: &sarifConfig{Level: sarifLevel(r.Severity)},
@@ -251,7 +253,7 @@ func (run *Run) sarifResult(f catalogue.Finding, index map[string]int, locs []*f
 		RuleID:              f.Rule,
 		RuleIndex:           -1,
 		Level:               sarifLevel(f.Severity),
-		Message:             sarifMessage{Text: msg},
+		Message:             sarifMessage{Text: sarifText(msg)},
 		PartialFingerprints: map[string]string{FingerprintKey: f.Fingerprint},
 		Properties:          map[string]string{"severity": string(f.Severity), "target": run.Report.Target},
 	}
@@ -279,6 +281,34 @@ func (run *Run) sarifResult(f catalogue.Finding, index map[string]int, locs []*f
 		res.Locations = []sarifLocation{loc}
 	}
 	return res
+}
+
+// sarifText writes s as a SARIF plain-text message string that is only
+// text (SARIF 2.1.0 §3.11.5, §3.11.6): a backslash and a square bracket
+// are backslash-escaped, so "[text](url)" from a server is no embedded
+// link, and braces are doubled, so "{0}" is no placeholder. Every
+// message.text driftd writes passes here; a viewer shows s as it was.
+func sarifText(s string) string {
+	if !strings.ContainsAny(s, `\[]{}`) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\', '[', ']':
+			b.WriteByte('\\')
+		case '{', '}':
+			b.WriteRune(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// sarifPlaceholders doubles the braces of a formatted (Markdown) message
+// string, whose links are driftd's own.
+func sarifPlaceholders(s string) string {
+	return strings.NewReplacer("{", "{{", "}", "}}").Replace(s)
 }
 
 // ignoreText describes an ignore entry by the criteria it sets.

@@ -10,6 +10,7 @@ import (
 	"github.com/kaptinlin/jsonschema"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/sanitize"
 	"github.com/driftd/driftd/internal/schema"
 )
 
@@ -174,3 +175,108 @@ func TestSARIFContent(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// sarifPlain reads a SARIF plain-text message string by the grammar of
+// §3.11.5 and §3.11.6 and returns the text a viewer shows. It fails on
+// anything that is not only text: an unescaped "[" (an embedded link
+// begins) or "]", a lone "{" or "}" (a placeholder), a backslash that
+// escapes nothing.
+func sarifPlain(t *testing.T, s string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\':
+			if i+1 == len(s) || !strings.ContainsRune(`\[]`, rune(s[i+1])) {
+				t.Errorf("%q: a backslash at %d that escapes nothing", s, i)
+				continue
+			}
+			i++
+			b.WriteByte(s[i])
+		case '[', ']':
+			t.Errorf("%q: an unescaped %q at %d, SARIF link syntax", s, c, i)
+		case '{', '}':
+			if i+1 == len(s) || s[i+1] != c {
+				t.Errorf("%q: a lone %q at %d, SARIF placeholder syntax", s, c, i)
+				continue
+			}
+			i++
+			b.WriteByte(c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// TestSARIFMessagesAreText: with server text that holds embedded links,
+// placeholders and escapes, every message.text of the log is only text
+// under SARIF's grammar and reads back as the report's string; the log
+// still validates.
+func TestSARIFMessagesAreText(t *testing.T) {
+	corpus := append([]string{"[x](https://evil.example)", "[here](0)", `\[esc\](1)`, `a\`, `\\`, "{0}", "{{1}}", "}{", "[[x]](sarif:/runs/0)"}, hostileMarkdown...)
+	for _, failed := range []bool{false, true} {
+		run := hostileRun(failed)
+		rep := *run.Report
+		rep.Findings = nil
+		for _, h := range corpus {
+			f := catalogue.New(catalogue.DriftSchema, sanitize.Name(h), sanitize.Text("enum value "+h+" removed"))
+			f.Pointer = sanitize.Text("/properties/" + h)
+			rep.Findings = append(rep.Findings, f)
+		}
+		if failed {
+			rep.FailureMessage = sanitize.Text(strings.Join(corpus[:9], " "))
+		}
+		run.Report = &rep
+		out := render(t, "sarif", run)
+		if res := validateSARIF(t, out); !res.IsValid() {
+			list, _ := json.MarshalIndent(res.ToList(), "", "  ")
+			t.Fatalf("SARIF does not validate:\n%s", list)
+		}
+		var doc struct {
+			Runs []struct {
+				Invocations []struct {
+					ToolExecutionNotifications []struct {
+						Message struct{ Text string }
+					} `json:"toolExecutionNotifications"`
+				} `json:"invocations"`
+				Results []struct {
+					Message struct{ Text string }
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal(out, &doc); err != nil {
+			t.Fatal(err)
+		}
+		results := doc.Runs[0].Results
+		if len(results) != len(rep.Findings) {
+			t.Fatalf("%d results, want %d", len(results), len(rep.Findings))
+		}
+		for i, f := range rep.Findings {
+			if got, want := sarifPlain(t, results[i].Message.Text), subject(f)+": "+f.Message; got != want {
+				t.Errorf("result %d reads %q, want %q", i, got, want)
+			}
+		}
+		if failed {
+			notes := doc.Runs[0].Invocations[0].ToolExecutionNotifications
+			if len(notes) == 0 || !strings.Contains(sarifPlain(t, notes[0].Message.Text), rep.FailureMessage) {
+				t.Errorf("the failed probe's notification does not read back the failure message %q", rep.FailureMessage)
+			}
+		}
+	}
+	// And driftd's own texts: the rule whose doc names [INST] and
+	// <IMPORTANT> has plain text with escaped brackets and Markdown
+	// without HTML.
+	var log sarifLog
+	if err := json.Unmarshal(render(t, "sarif", scenario(t)), &log); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range log.Runs[0].Tool.Driver.Rules {
+		for _, m := range []*sarifMessage{r.ShortDescription, r.FullDescription, r.Help} {
+			sarifPlain(t, m.Text)
+		}
+		if strings.Contains(r.Help.Markdown, "<") && !strings.Contains(r.Help.Markdown, `\<`) {
+			t.Errorf("%s: help.markdown carries HTML: %s", r.ID, r.Help.Markdown)
+		}
+	}
+}

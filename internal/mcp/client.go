@@ -38,6 +38,9 @@ type Limits struct {
 	// Bodies, if set, lends the buffers JSON response bodies are kept in
 	// (see Bodies); otherwise each body is a fresh allocation.
 	Bodies *Bodies
+	// Decoded, if set, remembers decoded answers by their bytes (see
+	// Decoded); otherwise every answer is decoded.
+	Decoded *Decoded
 }
 
 // Budget is a byte allowance shared by the clients of one run, drawn, when
@@ -510,7 +513,7 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 	default:
 		var b []byte
 		if b, err = readBody(body, c.limits.Bodies, min(resp.ContentLength, c.limits.MaxResponseBytes)); err == nil {
-			msg, err = decodeResponse(b)
+			msg, err = c.limits.Decoded.response(b)
 		}
 	}
 	if err != nil {

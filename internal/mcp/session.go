@@ -251,20 +251,21 @@ func (s *Session) listTools(ctx context.Context, cursor string, parse bool) (*Li
 	if err != nil {
 		return page, err
 	}
-	var raw listResult
-	if err := json.Unmarshal(ex.Result, &raw); err != nil {
+	dp, ok := s.c.limits.Decoded.page(ex.Result)
+	if !ok {
+		var shape listResult
+		if json.Unmarshal(ex.Result, &shape) == nil && shape.Tools == nil {
+			return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`result has no "tools" array`)}
+		}
 		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New("result does not have the ListToolsResult shape")}
 	}
-	if raw.Tools == nil {
-		return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`result has no "tools" array`)}
-	}
-	page.Tools, page.ResultMeta = *raw.Tools, raw.ResultMeta
+	// The decoded page may be shared (Decoded): the caller gets slices
+	// of its own.
+	page.Tools, page.ResultMeta = slices.Clone(dp.tools), dp.meta
 	if parse {
-		page.Parsed = make([]Tool, len(page.Tools))
-		for i, t := range page.Tools {
-			page.Parsed[i], _ = ParseTool(t)
-		}
+		page.Parsed = slices.Clone(dp.parsed)
 	}
+	raw := listResult{NextCursor: dp.next}
 	if raw.NextCursor != nil && string(*raw.NextCursor) != "null" {
 		if err := json.Unmarshal(*raw.NextCursor, &page.NextCursor); err != nil {
 			return page, &Error{Reason: ReasonInvalidResponse, Method: "tools/list", Err: errors.New(`"nextCursor" is not a string`)}

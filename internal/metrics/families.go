@@ -26,6 +26,7 @@ const (
 	famServedChanges
 	famServedChange
 	famInfo
+	famRestored
 	famTools
 	numFamilies
 )
@@ -50,5 +51,6 @@ var families = [numFamilies]family{
 	famServedChanges:  {"driftd_served_changes_total", "counter", "Run-to-run changes of the served tool set, by CHG id."},
 	famServedChange:   {"driftd_served_last_change_timestamp_seconds", "gauge", "When the served tool set last changed between runs."},
 	famInfo:           {"driftd_target_info", "gauge", "Identity of a target: its classification, the protocol revision and server it established, and its configured labels."},
+	famRestored:       {"driftd_target_restored", "gauge", "1 while the target's series are its last run saved before driftd started (no run since start), else 0."},
 	famTools:          {"driftd_tools", "gauge", "Tools declared in the manifest and served on the last successful listing."},
 }

@@ -7,7 +7,9 @@
 // rendered into that target's lines whenever they change (render.go):
 // driftd probes on its own clock, so what a run found outlives the run.
 // A target's counters start at 0 when it is scheduled and go, with every
-// other series of it, when it is removed. The handler (handler.go)
+// other series of it, when it is removed. At start, a target's gauges are
+// its last run saved in the state file, marked restored, until it runs
+// (Restore): a restart leaves no gap. The handler (handler.go)
 // writes both in the format the scraper negotiates.
 package metrics
 
@@ -80,7 +82,7 @@ type Metrics struct {
 	requestDuration                   *prometheus.HistogramVec
 	lateness                          prometheus.Histogram
 	otlpFailures, stateWrite          prometheus.Counter
-	stateRead                         prometheus.Counter
+	stateRead, stateRemoved           prometheus.Counter
 	// duration is driftd_probe_duration_seconds: one histogram for the
 	// instance, or one child per target with Options.PerTargetHistograms.
 	duration          prometheus.Histogram
@@ -94,7 +96,7 @@ type targetState struct {
 	meta     Target
 	interval time.Duration
 	// run is the target's latest published run; nil until the target's
-	// first run since start.
+	// first run since start, unless its saved run was restored (restored).
 	run         *state.Run
 	lastSuccess time.Time
 	// lastOK is the latest successful run's report: what a failed run
@@ -103,6 +105,9 @@ type targetState struct {
 	// change their labels while a target is down. The same pointer as
 	// run's report while runs succeed.
 	lastOK *probe.Report
+	// restored is set while run is the target's last run saved before
+	// start (Restore), cleared by its first run since.
+	restored bool
 	// out is the target's series as /metrics writes them, rendered
 	// again whenever they change.
 	out *rendered
@@ -163,6 +168,8 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		otlpFailures: prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_otlp_export_failures_total", Help: "Trace exports that failed."}),
 		stateWrite:   prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_write_failures_total", Help: "State files that could not be written."}),
 		stateRead:    prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_read_failures_total", Help: "State files that could not be read and were moved aside."}),
+		stateRemoved: prometheus.NewCounter(prometheus.CounterOpts{Name: "driftd_state_removed_total",
+			Help: "Targets whose state files were removed, gone from the configuration and discovery for global.state_retention."}),
 	}
 	m.info = targetInfoLabels(nil)
 	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_build_info", Help: "driftd build information.",
@@ -178,7 +185,7 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		duration = m.duration
 	}
 	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
-		m.otlpFailures, m.stateWrite, m.stateRead, duration)
+		m.otlpFailures, m.stateWrite, m.stateRead, m.stateRemoved, duration)
 	m.sd = newSDMetrics(reg)
 	if ring := opts.LogRing; ring != nil {
 		reg.MustRegister(
@@ -323,7 +330,7 @@ func (m *Metrics) Observe(r *state.Run) {
 		return // removed while it ran
 	}
 	now := m.now()
-	st.run = r
+	st.run, st.restored = r, false
 	if rep.Success {
 		st.lastOK = rep
 		st.lastSuccess = rep.StartedAt.Add(secondsDuration(rep.DurationSeconds))
@@ -351,6 +358,44 @@ func (m *Metrics) Observe(r *state.Run) {
 		st.servedChanges.inc(e.Change, now)
 	}
 	m.renderLocked(rep.Target, st)
+}
+
+// Restore publishes the last run saved for a target that has not run
+// since start: r is its state as loaded (no report), whose LastRun is
+// read as that run's report. Its gauges — findings, probe_success, the
+// last run's and success's times, driftd_target_info — are then what
+// they were before the restart, and driftd_target_restored is 1, until
+// its first run. Its counters stay at 0: they count this process's runs.
+// The counts of a listing (driftd_tools, driftd_list_items) and of
+// ignores are not saved and wait for that run. A target whose state
+// holds no saved run is left as it is, and so is one whose series are
+// published already.
+//
+// A target removed and added back while its runtime was kept (a reload
+// that dropped it, one that restored it) has a run of this process
+// already, with its report: that run is published as it is, uncounted.
+//
+// A state file written before runs were saved (state.State.SavedRun)
+// still restores the findings and probe_success, without times or info.
+func (m *Metrics) Restore(r *state.Run) {
+	if r.State == nil || r.State.SavedRun() == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name := r.State.Target
+	st, ok := m.targets[name]
+	if !ok || st.run != nil {
+		return
+	}
+	lr := r.State.SavedRun()
+	if r.Report != nil {
+		st.run, st.lastOK, st.lastSuccess = r, r.Compared, lr.LastSuccess
+	} else {
+		st.run = &state.Run{Report: lr.Report(name), State: r.State, LastCompared: r.LastCompared}
+		st.lastOK, st.lastSuccess, st.restored = lr.Established(name), lr.LastSuccess, true
+	}
+	m.renderLocked(name, st)
 }
 
 // Skipped counts a run that was due while the previous one still ran.
@@ -396,5 +441,8 @@ func (m *Metrics) StateWriteFailed() { m.stateWrite.Inc() }
 
 // StateReadFailed counts a state file that was corrupt or unreadable.
 func (m *Metrics) StateReadFailed() { m.stateRead.Inc() }
+
+// StateRemoved counts a vanished target whose state files were removed.
+func (m *Metrics) StateRemoved() { m.stateRemoved.Inc() }
 
 func secondsDuration(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

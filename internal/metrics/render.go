@@ -77,6 +77,16 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 		rep = st.run.Report
 		est = st.established(rep)
 	}
+	if st.restored {
+		switch f {
+		case famIgnored, famStale, famListItems, famTools:
+			return // not saved: they wait for the target's first run
+		case famLastDuration, famLastRun, famInfo:
+			if rep.StartedAt.IsZero() {
+				return // a state file from before runs were saved has no times, server or revision
+			}
+		}
+	}
 	switch f {
 	case famIgnored:
 		if rep != nil && (st.meta.Ignores > 0 || len(rep.Ignored)+rep.IgnoredOmitted > 0) {
@@ -140,6 +150,10 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 	case famInfo:
 		if rep != nil {
 			w.gauge(name, 1, st.infoLabels(info)...)
+		}
+	case famRestored:
+		if rep != nil {
+			w.gauge(name, boolValue(st.restored))
 		}
 	case famTools:
 		if rep != nil {

@@ -1,11 +1,18 @@
 // Package sanitize is the one way a server-controlled string reaches an
 // artifact — a report, human output, a log line, a metric label, a status
-// page, a state file. A server chooses these bytes, so they are bounded
-// (a hostile server must not grow an artifact without limit), made visible
-// (control and bidirectional-override characters could forge lines in a CI
-// log or reorder text on a page) and, where the caller holds configured
-// secrets, searched for those secrets (a server that echoes a request
-// header must not get the credential into an artifact).
+// page, a state file, SARIF, JUnit or Markdown. A server chooses these
+// bytes, so they are bounded (a hostile server must not grow an artifact
+// without limit), made visible (control and bidirectional-override
+// characters could forge lines in a CI log or reorder text on a page;
+// zero-width, tag and surplus variation-selector characters could hide
+// text from the person reading it while a model still reads it) and,
+// where the caller holds configured secrets, searched for those secrets
+// (a server that echoes a request header must not get the credential
+// into an artifact).
+//
+// An invisible character is never dropped: it is written as its Go
+// escape (\x1b, \u200b, \U000e0041), so whoever reads the artifact sees
+// that it was there — the evidence of an attack, not a silent repair.
 package sanitize
 
 import (
@@ -14,6 +21,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,9 +48,10 @@ func Name(s string) string { return Clip(s, NameBytes) }
 // Text is Clip(s, TextBytes).
 func Text(s string) string { return Clip(s, TextBytes) }
 
-// Clip returns s as valid UTF-8 with every control and bidirectional
-// formatting character written as a visible escape (\x1b, \u202e), cut to
-// at most n bytes on a rune boundary. A cut string ends in
+// Clip returns s as valid UTF-8 with every invisible character (see
+// invisible) written as a visible escape — \x1b below U+0080, \u200b in
+// the Basic Multilingual Plane, \U000e0041 beyond it — cut to at most n
+// bytes on a rune boundary. A cut string ends in
 // "…[+K bytes sha256:XXXXXXXX]", the size and digest of the whole input,
 // so two long names that share a prefix stay distinct. A string that
 // needs nothing — Clip's own output included, so that a string passed
@@ -53,30 +62,41 @@ func Clip(s string, n int) string {
 	}
 	var b strings.Builder
 	b.Grow(min(len(s), n) + 48)
-	cut := false
+	cut, base := -1, false
 	for i, r := range s {
 		var piece string
 		switch {
 		case r == utf8.RuneError && !validAt(s, i):
-			piece = "\uFFFD"
-		case visible(r):
-			piece = s[i : i+utf8.RuneLen(r)]
-		case r < 0x80:
-			piece = fmt.Sprintf(`\x%02x`, r)
+			piece, base = "\uFFFD", true // a replacement character is a base
+		case !invisible(r, base):
+			piece, base = s[i:i+utf8.RuneLen(r)], carriesSelector(r)
 		default:
-			piece = fmt.Sprintf(`\u%04x`, r)
+			piece, base = escape(r), false
 		}
 		if b.Len()+len(piece) > n {
-			cut = true
+			cut = i
 			break
 		}
 		b.WriteString(piece)
 	}
-	if cut {
+	if cut >= 0 {
+		// K counts the input's bytes left out, not the output's: an
+		// escape or a U+FFFD for an invalid byte is longer than its input.
 		sum := sha256.Sum256([]byte(s))
-		fmt.Fprintf(&b, cutMark+"%d bytes sha256:%s]", len(s)-b.Len(), hex.EncodeToString(sum[:4]))
+		fmt.Fprintf(&b, cutMark+"%d bytes sha256:%s]", len(s)-cut, hex.EncodeToString(sum[:4]))
 	}
 	return b.String()
+}
+
+// escape is the visible form of an invisible rune: Go's escape syntax.
+func escape(r rune) string {
+	switch {
+	case r < 0x80:
+		return fmt.Sprintf(`\x%02x`, r)
+	case r <= 0xffff:
+		return fmt.Sprintf(`\u%04x`, r)
+	}
+	return fmt.Sprintf(`\U%08x`, r)
 }
 
 // clipped reports whether s is what Clip(…, n) returns for a longer
@@ -106,12 +126,25 @@ func plain(s string) bool {
 }
 
 func plainUnicode(s string) bool {
+	base := false
 	for i, r := range s {
-		if (r == utf8.RuneError && !validAt(s, i)) || !visible(r) {
+		if (r == utf8.RuneError && !validAt(s, i)) || invisible(r, base) {
 			return false
 		}
+		base = carriesSelector(r)
 	}
 	return true
+}
+
+// carriesSelector reports whether a variation selector may follow r,
+// which appeared as itself: r is not ASCII (the bases of emoji,
+// ideograph, math-symbol and Mongolian variants are not) and not a
+// selector. An ASCII base is refused so that the text an escaper wrote —
+// this one's "\u2069", strconv.Quote's "\U000e007f" — never lends its
+// last letter or digit to a raw selector after it; a keycap "1️⃣" shows
+// its selector escaped.
+func carriesSelector(r rune) bool {
+	return r >= utf8.RuneSelf && !unicode.Is(unicode.Variation_Selector, r)
 }
 
 func validAt(s string, i int) bool {
@@ -119,19 +152,41 @@ func validAt(s string, i int) bool {
 	return r != utf8.RuneError || size == 3 // an encoded U+FFFD is valid
 }
 
-// visible reports whether r may appear as itself: not a C0 or C1 control,
-// DEL, a line or paragraph separator, or a bidirectional formatting
-// character (which can reorder the text around it).
-func visible(r rune) bool {
+// invisible reports whether r must not appear as itself in an artifact;
+// afterBase is whether the rune before it appeared as itself and can carry
+// a variation selector (carriesSelector). Invisible are
+//
+//   - controls (Cc): C0, DEL, C1;
+//   - format characters (Cf): zero-width space, joiners and marks
+//     (U+200B–U+200F), bidirectional embeddings, overrides and isolates
+//     (U+202A–U+202E, U+2066–U+2069), word joiner and invisible operators
+//     (U+2060–U+2064), the byte order mark (U+FEFF), the soft hyphen,
+//     U+180E, the tag characters (U+E0001, U+E0020–U+E007F) and the rest
+//     of the category;
+//   - line and paragraph separators (U+2028, U+2029);
+//   - the other default-ignorable code points: the combining grapheme
+//     joiner, Hangul fillers, the unassigned rest of the tag block and of
+//     U+E0000–U+E0FFF;
+//   - noncharacters (U+FDD0–U+FDEF, U+xFFFE, U+xFFFF);
+//   - a variation selector (U+FE00–U+FE0F, U+E0100–U+E01EF, the
+//     Mongolian ones) unless it follows a non-ASCII base character: one
+//     selector is what an emoji or an ideograph variant needs ("⚠️" is
+//     U+26A0 U+FE0F); a second in a row, or one at the start or after
+//     ASCII, carries nothing a reader sees and is how bytes are smuggled
+//     past one.
+//
+// The categories are the standard library's Unicode tables, so they
+// follow the Unicode version Go ships.
+func invisible(r rune, afterBase bool) bool {
 	switch {
-	case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		return false
-	case r == 0x061c || r == 0x200e || r == 0x200f || r == 0x2028 || r == 0x2029:
-		return false
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return false
+	case r < 0x20 || r == 0x7f:
+		return true
+	case r < 0xa0:
+		return r >= 0x80
+	case unicode.Is(unicode.Variation_Selector, r):
+		return !afterBase
 	}
-	return true
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Noncharacter_Code_Point)
 }
 
 // Redacted stands where a configured secret was found.

@@ -100,6 +100,10 @@ type State struct {
 	// trusted (its state file was corrupt, or written by a newer driftd):
 	// no baseline is recorded until an operator accepts one.
 	NeedsReview string `json:"needs_review,omitempty"`
+	// LastRun is the latest run as of the last write of this file, what
+	// /metrics publishes for the target after a restart until its first
+	// run (lastrun.go); nil in files written before it existed.
+	LastRun *LastRun `json:"last_run,omitempty"`
 
 	// readOnly is set by Load for a file written by a newer driftd: Save
 	// never overwrites it.

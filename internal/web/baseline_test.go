@@ -48,8 +48,10 @@ func TestAcceptPassesTheVerifiedCertificateSubject(t *testing.T) {
 	client := srv.Client()
 	client.Transport.(*http.Transport).TLSClientConfig.Certificates = []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: key}}
 
-	resp, err := client.Post(srv.URL+"/api/v1/targets/tofu/baseline", "application/json",
-		strings.NewReader(`{"digest":"`+tofuDigest+`","by":"mallory"}`))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"digest":"`+tofuDigest+`","by":"mallory"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(RequestHeader, "1")
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

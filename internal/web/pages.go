@@ -38,7 +38,7 @@ var funcs = template.FuncMap{
 
 var layout = `{{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} · driftd</title><link rel="icon" href="{{.Prefix}}/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="{{.Prefix}}/style.css"></head><body>
+<title>{{.Title}} · driftd</title><link rel="icon" href="{{.Prefix}}/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="{{.Prefix}}/style.css"><script src="{{.Prefix}}/app.js" defer></script></head><body>
 <header><a class="brand" href="{{.Prefix}}/">driftd</a> <nav><a href="{{.Prefix}}/">Targets</a> <a href="{{.Prefix}}/metrics">Metrics</a> <a href="{{.Prefix}}/config">Config</a> <a href="{{.Prefix}}/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>
 {{if .Config.Failed}}<div class="banner" role="alert"><strong>configuration reload failed</strong> at {{ts .Config.ReloadFailedAt}} ({{ago .Config.ReloadFailedAt}}): the previous configuration keeps running, each target on its last good manifest, until a reload succeeds.
 <ul class="problems">{{range .Config.ReloadProblems}}<li><code>{{.}}</code></li>{{end}}</ul></div>{{end}}{{end}}
@@ -51,6 +51,7 @@ var layout = `{{define "head"}}<!doctype html>
 var indexTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("index").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>Targets <small>{{len .Targets}}</small></h1>
+{{if .Lifecycle}}<p class="actions"><button type="button" data-post="{{.Prefix}}/-/reload">Reload configuration</button><span class="act-result" role="status"></span></p>{{end}}
 {{if not .Targets}}<p class="empty">No targets configured.</p>{{else}}
 <table><thead><tr><th>Target</th><th>Class</th><th>Probe</th><th>Drift</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
 {{range .Targets}}<tr>
@@ -73,6 +74,7 @@ var indexTmpl = sync.OnceValue(func() *template.Template {
 var targetTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("target").Funcs(funcs).Parse(layout + `{{template "head" .}}
 <h1>{{.Status.Name}}</h1>
+{{if .Lifecycle}}<p class="actions"><button type="button" data-post="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/probe">Run now</button><span class="act-result" role="status"></span></p>{{end}}
 <p class="url">{{.Status.URL}}{{with .Status.Origin}} · from {{.}}{{end}} · <code>{{.Status.Schedule}}</code> · next {{in .Status.NextRun}}{{if .Status.Running}} · <span class="badge run">running</span>{{end}}</p>
 <p class="status">Probe {{template "health" .Status.Status}} · Drift {{template "drift" .Status.Status}}{{with .Status.LastCompared}} · <span class="dim">last compared {{ts .}}</span>{{end}}</p>
 {{with .Status.ManifestError}}<div class="banner" role="alert"><strong>The manifest cannot be read</strong>: {{.}}.
@@ -142,10 +144,12 @@ type page struct {
 	Logs       []string
 	// Config is the banner every page shows while a reload is refused.
 	Config ConfigStatus
+	// Lifecycle shows the buttons that POST (--web.enable-lifecycle).
+	Lifecycle bool
 }
 
 func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
-	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets(), Rejected: h.src.Rejected(), Config: h.src.ConfigStatus()})
+	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets(), Rejected: h.src.Rejected(), Config: h.src.ConfigStatus(), Lifecycle: h.opts.EnableLifecycle})
 }
 
 func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +159,7 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	p := page{Title: name, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Logs: h.src.Logs(name), Config: h.src.ConfigStatus()}
+	p := page{Title: name, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Logs: h.src.Logs(name), Config: h.src.ConfigStatus(), Lifecycle: h.opts.EnableLifecycle}
 	if run, ok := h.src.Run(name); ok {
 		p.Findings, p.HasServed = run.Findings(), !run.State.ServedLastChange.IsZero()
 		p.Report = run.Report
@@ -191,4 +195,5 @@ ul.problems{margin:.4em 0 0;padding-left:1.2em}.timeline{list-style:none;padding
 table.sbs td{width:50%;padding:0 .4em}table.sbs pre{margin:0;font:12px ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}
 tr.l-changed td{background:#fff8e1}tr.l-declared td:first-child{background:#ffebee}tr.l-served td:last-child{background:#e8f5e9}
 .kind{font-weight:600}.ev-opened .kind{color:var(--err)}.ev-resolved .kind{color:var(--ok)}.ev-served_change .kind{color:var(--info)}
+.actions{margin:.2em 0 .8em}.act-result{color:var(--dim);margin-left:.6em}
 pre.log{background:#f7f8fa;border:1px solid var(--line);padding:.8em;overflow:auto;font-size:12px;max-height:30em}.empty{color:var(--dim)}`

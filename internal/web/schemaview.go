@@ -15,9 +15,16 @@ import (
 	"github.com/driftd/driftd/internal/schema"
 )
 
-// maxViewLines bounds each side of the side-by-side view: a schema is
-// server-controlled and may be of any size.
-const maxViewLines = 2000
+// The side-by-side view's bounds: a schema is server-controlled and may
+// be of any size (in baseline mode both sides are the server's). A view
+// stops after maxViewRows rows or maxViewBytes of text, and at most
+// MaxSchemaViews are rendered at once (Options).
+const (
+	maxViewRows  = 2000
+	maxViewBytes = 512 << 10
+	// DefaultMaxSchemaViews is Options.MaxSchemaViews' default.
+	DefaultMaxSchemaViews = 4
+)
 
 // manifestDownload is GET /api/v1/targets/{name}/manifest: the served
 // tools as last recorded, as a canonical manifest, so that accepting a
@@ -76,6 +83,9 @@ type schemaPage struct {
 	At    string
 	Lines []viewLine
 	Note  string
+	// Cut is set when the view stopped at its bound.
+	Cut     bool
+	MaxRows int
 }
 
 var schemaTmpl = sync.OnceValue(func() *template.Template {
@@ -87,6 +97,7 @@ var schemaTmpl = sync.OnceValue(func() *template.Template {
 <table class="sbs"><thead><tr><th>declared</th><th>served</th></tr></thead><tbody>
 {{range .Lines}}<tr class="l-{{.Kind}}"><td><pre>{{.Declared}}</pre></td><td><pre>{{.Served}}</pre></td></tr>{{end}}
 </tbody></table>
+{{if .Cut}}<p class="note" role="status">The schemas are larger than a page shows: the view stops after {{.MaxRows}} rows. The whole served set: <a href="{{.Prefix}}/api/v1/targets/{{.Status.Name}}/manifest">served tools as a manifest (JSON)</a>.</p>{{end}}
 {{template "foot" .}}`))
 })
 
@@ -95,6 +106,14 @@ var schemaTmpl = sync.OnceValue(func() *template.Template {
 // highlighted, server-rendered. Every string is sanitised (bounded,
 // escaped by the template), as everywhere else.
 func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
+	select {
+	case h.views <- struct{}{}:
+		defer func() { <-h.views }()
+	default:
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "Too many schema views are being rendered; retry in a second.", http.StatusServiceUnavailable)
+		return
+	}
 	name := r.PathValue("name")
 	st, ok := h.src.Target(name)
 	if !ok {
@@ -153,7 +172,8 @@ func (h *handler) schemaView(w http.ResponseWriter, r *http.Request) {
 	if p.At == "" {
 		p.At = "/"
 	}
-	p.Lines = sideBySide(pretty(d), pretty(s))
+	p.Lines, p.Cut = sideBySide(d, s, okD, okS)
+	p.MaxRows = maxViewRows
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := schemaTmpl().Execute(w, p); err != nil {
 		http.Error(w, "template: "+err.Error(), http.StatusInternalServerError)
@@ -219,79 +239,4 @@ func parentPointer(p string) string {
 		return p[:i]
 	}
 	return ""
-}
-
-// pretty renders v with sorted keys and every string sanitised, as lines.
-func pretty(v any) []string {
-	if v == nil {
-		return []string{"(absent)"}
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(clean(v))
-	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
-	if len(lines) > maxViewLines {
-		lines = append(lines[:maxViewLines], "… (cut: more than 2000 lines)")
-	}
-	return lines
-}
-
-// clean sanitises every string (keys included) of a decoded schema.
-func clean(v any) any {
-	switch n := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(n))
-		for k, c := range n {
-			out[sanitize.Name(k)] = clean(c)
-		}
-		return out
-	case []any:
-		out := make([]any, len(n))
-		for i, c := range n {
-			out[i] = clean(c)
-		}
-		return out
-	case string:
-		return sanitize.Text(n)
-	}
-	return v
-}
-
-// sideBySide aligns two line lists by their longest common subsequence.
-func sideBySide(a, b []string) []viewLine {
-	n, m := len(a), len(b)
-	lcs := make([][]int32, n+1)
-	for i := range lcs {
-		lcs[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if a[i] == b[j] {
-				lcs[i][j] = lcs[i+1][j+1] + 1
-			} else {
-				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
-			}
-		}
-	}
-	var out []viewLine
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && a[i] == b[j]:
-			out = append(out, viewLine{Declared: a[i], Served: b[j], Kind: "same"})
-			i, j = i+1, j+1
-		case i < n && j < m && lcs[i+1][j] == lcs[i][j+1]:
-			out = append(out, viewLine{Declared: a[i], Served: b[j], Kind: "changed"})
-			i, j = i+1, j+1
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			out = append(out, viewLine{Served: b[j], Kind: "served"})
-			j++
-		default:
-			out = append(out, viewLine{Declared: a[i], Kind: "declared"})
-			i++
-		}
-	}
-	return out
 }

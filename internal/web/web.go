@@ -121,11 +121,17 @@ type Options struct {
 	// from requests (Handler), the pages put it in every link.
 	RoutePrefix string
 	Version     string
+	// MaxSchemaViews bounds the side-by-side schema views rendered at
+	// once; past it a view answers 503. 0 is DefaultMaxSchemaViews.
+	MaxSchemaViews int
 }
 
 // New returns the handler for every endpoint of DESIGN §11.
 func New(src Source, opts Options) http.Handler {
-	h := &handler{src: src, opts: opts}
+	if opts.MaxSchemaViews <= 0 {
+		opts.MaxSchemaViews = DefaultMaxSchemaViews
+	}
+	h := &handler{src: src, opts: opts, views: make(chan struct{}, opts.MaxSchemaViews)}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", opts.Metrics)
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "OK\n") })
@@ -162,20 +168,39 @@ func New(src Source, opts Options) http.Handler {
 		w.Header().Set("Content-Type", "text/css; charset=utf-8")
 		_, _ = w.Write([]byte(styleCSS))
 	})
+	mux.HandleFunc("GET /app.js", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		_, _ = w.Write(appJS)
+	})
+	// Every route, present and future, behind the same two gates.
+	inner := securityHeaders(guardWrites(mux))
 	if p := h.prefix(); p != "" {
 		// Behind --web.route-prefix: everything under the prefix, and the
 		// root sends a browser there, as Prometheus does.
 		outer := http.NewServeMux()
-		outer.Handle(p+"/", http.StripPrefix(p, securityHeaders(mux)))
+		outer.Handle(p+"/", http.StripPrefix(p, inner))
 		outer.Handle("GET /{$}", http.RedirectHandler(p+"/", http.StatusFound))
 		return outer
 	}
-	return securityHeaders(mux)
+	return inner
+}
+
+// IsHealthCheck reports whether r asks for /-/healthy or /-/ready (under
+// routePrefix): the two endpoints served without the web config's
+// credentials, for probes that cannot send them (docs/security.md).
+func IsHealthCheck(r *http.Request, routePrefix string) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := strings.TrimRight(routePrefix, "/")
+	return r.URL.Path == p+"/-/healthy" || r.URL.Path == p+"/-/ready"
 }
 
 type handler struct {
 	src  Source
 	opts Options
+	// views holds a token per schema view being rendered.
+	views chan struct{}
 }
 
 // prefix is the route prefix as links start with it: "" or "/path".
@@ -284,17 +309,6 @@ func text(w http.ResponseWriter, status int, s string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(status)
 	_, _ = w.Write([]byte(s))
-}
-
-// securityHeaders keeps pages from being framed or sniffed: they show
-// server-controlled strings.
-func securityHeaders(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("X-Frame-Options", "DENY")
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'")
-		next.ServeHTTP(w, r)
-	})
 }
 
 // faviconSVG is a drift: two offset arcs.

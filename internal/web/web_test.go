@@ -35,6 +35,11 @@ type fakeSource struct {
 	// ManifestError.
 	config      ConfigStatus
 	manifestErr string
+	// served, if set, is the served tool; else search with maxLength 10.
+	served string
+	// gate, if set, holds Declared until closed; each call first sends
+	// on entered.
+	gate, entered chan struct{}
 }
 
 func (f *fakeSource) Ready() bool { return f.ready }
@@ -55,10 +60,18 @@ func (f *fakeSource) Served(name string) ([]mcp.Tool, error) {
 	if name != "orders" {
 		return nil, ErrUnknownTarget
 	}
-	t, _ := mcp.ParseTool(json.RawMessage(`{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":10}},"description":"<script>x</script>"}}`))
+	raw := `{"name":"search","inputSchema":{"type":"object","properties":{"q":{"type":"string","maxLength":10}},"description":"<script>x</script>"}}`
+	if f.served != "" {
+		raw = f.served
+	}
+	t, _ := mcp.ParseTool(json.RawMessage(raw))
 	return []mcp.Tool{t}, nil
 }
 func (f *fakeSource) Declared(name string) (*manifest.Manifest, error) {
+	if f.gate != nil {
+		f.entered <- struct{}{}
+		<-f.gate
+	}
 	if f.declared != "" {
 		return manifest.Parse([]byte(f.declared), ".json")
 	}
@@ -126,9 +139,14 @@ func serve(t *testing.T, lifecycle bool, src *fakeSource) *httptest.Server {
 	return srv
 }
 
+// do sends a request as driftd's pages and CLI do: a POST carries
+// RequestHeader.
 func do(t *testing.T, method, url string) (int, string, http.Header) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
+	if method == http.MethodPost {
+		req.Header.Set(RequestHeader, "1")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +214,7 @@ func TestLifecycleEnabled(t *testing.T) {
 	// An accept names the digest reviewed: another one is 409 with the
 	// current digest, and nothing is accepted.
 	req, _ := http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"digest":"sha256:stale","reason":"reviewed in PR 7"}`))
+	req.Header.Set(RequestHeader, "1")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -207,6 +226,7 @@ func TestLifecycleEnabled(t *testing.T) {
 		t.Fatalf("stale accept: %d %+v %q", resp.StatusCode, answer, src.accepted)
 	}
 	req, _ = http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"digest":"`+tofuDigest+`","by":"mallory","reason":"reviewed in PR 7"}`))
+	req.Header.Set(RequestHeader, "1")
 	req.SetBasicAuth("alice", "pw")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 202 || len(src.accepted) != 1 || src.accepted[0] != "tofu alice mallory reviewed in PR 7" {
 		t.Fatalf("baseline accept: %v %v %q", err, resp, src.accepted)

@@ -132,7 +132,12 @@ func (d *daemon) reload(srv *benchServer, f fleet) error {
 	if err := os.WriteFile(d.configPath, f.config(srv, filepath.Join(d.dir, "state")), 0o644); err != nil {
 		return err
 	}
-	resp, err := control.Post(d.url+"/-/reload", "", nil)
+	req, err := http.NewRequest(http.MethodPost, d.url+"/-/reload", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-Driftd-Request", "1") // docs/security.md
+	resp, err := control.Do(req)
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,7 @@ func trigger(ctx context.Context, d *daemon, name string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	req.Header.Set("X-Driftd-Request", "1") // docs/security.md
 	resp, err := control.Do(req)
 	if err != nil {
 		return false, err

@@ -270,7 +270,7 @@ func TestPagesInABrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	web2 := freePort(t)
-	start(t, dir, bin, "run", "--config.file=driftd.yml", "--web.listen-address="+web2, "--web.route-prefix=/driftd")
+	start(t, dir, bin, "run", "--config.file=driftd.yml", "--web.listen-address="+web2, "--web.route-prefix=/driftd", "--web.enable-lifecycle")
 	waitFor(t, "the prefixed daemon's first run", func() bool {
 		_, body := getBody("http://" + web2 + "/driftd/api/v1/targets")
 		return strings.Contains(body, `"drift": "drifted"`)
@@ -313,6 +313,7 @@ func TestPagesInABrowser(t *testing.T) {
 		t.Error("no schema view of search_orders' inputSchema among the crawled pages")
 	}
 	b.crawl(t, "http://"+web2+"/driftd/", "/driftd/")
+	b.buttons(t, "http://"+web2+"/driftd/")
 
 	// The outage: the mock goes away under the prefixed daemon.
 	_ = demo.Process.Kill()
@@ -333,4 +334,50 @@ func TestPagesInABrowser(t *testing.T) {
 	if !strings.Contains(text, "failing") || !strings.Contains(text, "stale") {
 		t.Errorf("outage index: %.500s", text)
 	}
+}
+
+// buttons: the index's Reload button POSTs from app.js, with the header
+// the daemon requires, under the CSP, and shows the answer; a form on
+// another origin posting to the same endpoint is refused (docs/security.md).
+func (b *browser) buttons(t *testing.T, index string) {
+	t.Helper()
+	b.visit(t, index)
+	if err := chromedp.Do(b.ctx, chromedp.Click(chromedp.CSS("button[data-post]"))); err != nil {
+		t.Fatal(err)
+	}
+	var answer string
+	waitFor(t, "the Reload button's answer", func() bool {
+		answer, _ = chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS(".act-result")))
+		return answer != ""
+	})
+	if answer != "Reloaded." {
+		t.Errorf("Reload button answered %q", answer)
+	}
+	for _, e := range b.takeErrors() {
+		t.Errorf("after the Reload button: %s", e)
+	}
+
+	// The forgery of issue 35 from another origin: a text/plain form.
+	target := strings.TrimSuffix(index, "/") + "/-/reload"
+	evil := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><form method="post" enctype="text/plain" action="%s"><input name='{"by":"mallory","x":"' value='"}'></form><script>document.forms[0].submit()</script>`, target)
+	})}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = evil.Serve(ln) }()
+	defer evil.Close()
+	if err := chromedp.Do(b.ctx, chromedp.Navigate("http://"+ln.Addr().String()+"/")); err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	waitFor(t, "the forged form's answer", func() bool {
+		text, _ = chromedp.Run(b.ctx, chromedp.Text(chromedp.CSS("body")))
+		return strings.Contains(text, "refused")
+	})
+	if !strings.Contains(text, "Cross-site request refused") {
+		t.Errorf("the forged form got %q", text)
+	}
+	b.takeErrors() // the 403 itself is a console error of that page
 }

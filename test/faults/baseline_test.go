@@ -105,8 +105,11 @@ func TestDaemonBaselineStaleDigest(t *testing.T) {
 	d := startBaselineDaemon(t, t.TempDir(), mock(mcptest.Options{Tools: tools("a", "b")})(t))
 	d.waitFor("a first-seen baseline", 20*time.Second, func() bool { _, _, o, _ := d.status(); return o == "first_seen" })
 	served, digest, _, _ := d.status()
-	resp, err := http.Post(d.base+"/api/v1/targets/tofu/baseline", "application/json",
+	req, _ := http.NewRequest(http.MethodPost, d.base+"/api/v1/targets/tofu/baseline",
 		strings.NewReader(`{"digest":"sha256:0000000000000000000000000000000000000000000000000000000000000000","by":"mallory"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Driftd-Request", "1")
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
