@@ -93,7 +93,7 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	bodies := &mcp.Bodies{}
 	defer bodies.Release()
 	rep, rebase := d.probe(ctx, tc, t, log, bodies)
-	run := state.Apply(t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
+	run := state.ApplyWith(d.caches, t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
 	if rebase != nil {
 		run = d.rebaseline(t, run, rep, rebase, log)
 	}
@@ -139,6 +139,7 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 		Policy:  tc.policy,
 		Bodies:  bodies,
 		Pool:    d.pool,
+		Caches:  d.caches,
 		OnExchange: func(ex *mcp.Exchange) {
 			d.metrics.Exchange(ex)
 			attrs := []any{"method", ex.Method, "status", ex.Status, "duration", ex.Duration.Round(time.Microsecond)}

@@ -65,7 +65,7 @@ func plansCalls(t config.Target) bool { return t.Invoke.Named() || t.Invoke.Exec
 // is loaded before anything is sent. wait returns load's result, once it
 // is known, to every caller, or ctx's error if ctx ends first (a result
 // known already is returned even when ctx has ended).
-func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p *Prepared, wait func(context.Context) (*manifest.Manifest, error)) {
+func PrepareBeside(t config.Target, c *Caches, load func() (*manifest.Manifest, error)) (p *Prepared, wait func(context.Context) (*manifest.Manifest, error)) {
 	if plansCalls(t) {
 		m, err := load()
 		wait = func(context.Context) (*manifest.Manifest, error) { return m, err }
@@ -80,7 +80,7 @@ func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p 
 	go func() {
 		defer close(done)
 		if m, err = load(); err == nil && m != nil {
-			precheck(m)
+			precheck(c, m)
 		}
 	}()
 	wait = func(ctx context.Context) (*manifest.Manifest, error) {
@@ -106,10 +106,10 @@ func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p 
 // schema.CheckSummed). A server that serves what was declared then finds
 // both answered, and a one-shot check spends that CPU while it waits on
 // the discovery's round trips instead of after its listing.
-func precheck(m *manifest.Manifest) {
+func precheck(c *Caches, m *manifest.Manifest) {
 	m.PostureClean(0, poison.Clean) // for every declared tool at once
 	for _, t := range m.Tools {
-		checkSchemasCompile(t, 0)
+		checkSchemasCompile(c, t, 0)
 	}
 }
 
