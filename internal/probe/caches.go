@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 
 	"github.com/driftd/driftd/internal/jsonscan"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/memo"
 	"github.com/driftd/driftd/internal/schema"
 )
@@ -31,15 +32,20 @@ type Caches struct {
 	// objectRoots is whether an input schema's root "type" is "object",
 	// under its Sum (rootIsObject).
 	objectRoots *memo.Memo[jsonscan.Sum, bool]
+	// decoded is what response bodies and tools/list results decoded to,
+	// under the Sum of their bytes (mcp.Decoded, through mcp.Limits).
+	decoded *mcp.Decoded
 }
 
 // Each cache's share of the total, in 64ths: the schema engine's answers
-// are most of the bytes a daemon reuses; the digests and root types are
-// small fixed-size answers, some 80 bytes each.
+// and the decoded answers are most of the bytes a daemon reuses (a
+// decoded 50-tool listing keeps about twice its 150 KB); the digests and
+// root types are small fixed-size answers, some 80 bytes each.
 const (
-	digestShare = 2 // 1/32: 26,000 definitions in the default 64 MiB
-	rootsShare  = 1 // 1/64
-	schemaShare = 64 - digestShare - rootsShare
+	digestShare  = 2 // 1/32: 26,000 definitions in the default 64 MiB
+	rootsShare   = 1 // 1/64
+	decodedShare = 16
+	schemaShare  = 64 - digestShare - rootsShare - decodedShare
 
 	// digestWeight and rootWeight are an entry's bytes: its key, its
 	// value and its map slot.
@@ -59,7 +65,16 @@ func NewCaches(totalBytes int) *Caches {
 		schema:      schema.NewCache(part * schemaShare),
 		digests:     memo.New[jsonscan.Sum](part*digestShare, func([sha256.Size]byte) int { return digestWeight }),
 		objectRoots: memo.New[jsonscan.Sum](part*rootsShare, func(bool) int { return rootWeight }),
+		decoded:     mcp.NewDecoded(part * decodedShare),
 	}
+}
+
+// Decoded is the memo of decoded answers (nil when c is).
+func (c *Caches) Decoded() *mcp.Decoded {
+	if c == nil {
+		return nil
+	}
+	return c.decoded
 }
 
 // Schema is the schema engine's cache (nil when c is).
@@ -87,14 +102,14 @@ func (c *Caches) Used() int {
 	if c == nil {
 		return 0
 	}
-	return c.schema.Used() + c.digests.Used() + c.objectRoots.Used()
+	return c.schema.Used() + c.digests.Used() + c.objectRoots.Used() + c.decoded.Used()
 }
 
 func (c *Caches) Budget() int {
 	if c == nil {
 		return 0
 	}
-	return c.schema.Budget() + c.digests.Budget() + c.objectRoots.Budget()
+	return c.schema.Budget() + c.digests.Budget() + c.objectRoots.Budget() + c.decoded.Budget()
 }
 
 // Reset forgets everything, so a benchmark can measure the cold path.
@@ -105,6 +120,7 @@ func (c *Caches) Reset() {
 	c.schema.Reset()
 	c.digests.Reset()
 	c.objectRoots.Reset()
+	c.decoded.Reset()
 }
 
 // roots is the root-type memo (nil when c is).

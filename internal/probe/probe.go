@@ -320,7 +320,7 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 			return nil, err
 		}
 	}
-	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes.Bytes(), Budget: r.budget, Bodies: r.opts.Bodies}
+	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes.Bytes(), Budget: r.budget, Bodies: r.opts.Bodies, Decoded: r.opts.Caches.Decoded()}
 	observe := func(ex *mcp.Exchange) {
 		if last != nil {
 			*last = ex
