@@ -47,7 +47,8 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 		// manifest that cannot be read is a usage error either way, even
 		// when the discovery's requests went out meanwhile.
 		var file format.File
-		prep, wait := probe.PrepareBeside(t, func() (*manifest.Manifest, error) {
+		caches := probe.NewCaches(0) // the process's one set of caches
+		prep, wait := probe.PrepareBeside(t, caches, func() (*manifest.Manifest, error) {
 			var m *manifest.Manifest
 			var err error
 			file, m, err = loadManifest(*manifestPath)
@@ -62,7 +63,7 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 				return usageErr("%v", prep.Refused)
 			}
 		}
-		opts := probe.Options{Version: version, Policy: policy}
+		opts := probe.Options{Version: version, Policy: policy, Caches: caches}
 		if *otlp != "" {
 			var once sync.Once
 			tc := config.DefaultTracingConfig()
@@ -120,7 +121,7 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if err != nil {
 			return err
 		}
-		rep := probe.Run(ctx, probe.Prepare(t, nil), probe.Options{Version: version})
+		rep := probe.Run(ctx, probe.Prepare(t, nil), probe.Options{Version: version, Caches: probe.NewCaches(0)})
 		if !rep.Success {
 			return &exitError{exitNoProbe, fmt.Errorf("probe failed (%s): %s", rep.FailureReason, rep.FailureMessage)}
 		}

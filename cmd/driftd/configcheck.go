@@ -42,11 +42,15 @@ func registerConfigCheck(app *kingpin.Application, cmds map[string]func(context.
 			return err
 		}
 		found, err := daemon.DiscoverOnce(file, daemon.Options{Build: buildInfo()})
+		if found != nil {
+			if _, werr := fmt.Fprintf(stdout, "---\n%s", found); werr != nil {
+				return werr
+			}
+		}
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return &exitError{exitUsage, errors.New("")}
 		}
-		_, err = fmt.Fprintf(stdout, "---\n%s", found)
-		return err
+		return nil
 	}
 }

@@ -38,7 +38,7 @@ func registerDiff(app *kingpin.Application, cmds map[string]func(context.Context
 		if err := errors.Join(errs...); err != nil {
 			return usageErr("%v", err)
 		}
-		rep := probe.Diff(*target, old, updated, probe.Options{Version: version, Policy: policy})
+		rep := probe.Diff(*target, old, updated, probe.Options{Version: version, Policy: policy, Caches: probe.NewCaches(0)})
 		// Findings are located in NEW, the file a pull request changes,
 		// and in OLD for what NEW no longer declares.
 		run := rf.run("diff", rep, old, newFile, oldFile)

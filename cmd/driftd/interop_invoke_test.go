@@ -30,12 +30,13 @@ func TestGeneratedArgumentsForSDKTools(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := []string{"check", path, "--base-url", url, "--json", "--execute", "--seed", "3"}
+			schemas := schema.NewCache(1 << 20)
 			for _, tool := range m.Tools {
-				a, err := schema.Generate(tool.InputSchema, 3)
+				a, err := schemas.Generate(tool.InputSchema, 3)
 				if err != nil {
 					t.Fatalf("%s: %v", tool.Name, err)
 				}
-				if vs, err := schema.Validate(tool.InputSchema, a); err != nil || len(vs) > 0 {
+				if vs, err := schemas.Validate(tool.InputSchema, a); err != nil || len(vs) > 0 {
 					t.Fatalf("%s: generated %s does not validate: %v %v", tool.Name, a, vs, err)
 				}
 				args = append(args, "--invoke-tool", tool.Name)

@@ -115,7 +115,7 @@ var diffRows = []struct {
 func TestDiffRows(t *testing.T) {
 	for _, row := range diffRows {
 		t.Run(row.name, func(t *testing.T) {
-			changes := schema.Diff([]byte(row.declared), []byte(row.served))
+			changes := testSchemas.Diff([]byte(row.declared), []byte(row.served))
 			if len(changes) != 1 {
 				t.Fatalf("changes = %+v, want exactly one %s", changes, row.change)
 			}
@@ -222,3 +222,6 @@ func TestSchemaDiffDocIsCurrent(t *testing.T) {
 		t.Fatalf("%s examples are out of date; run go test ./internal/catalogue -update", path)
 	}
 }
+
+// testSchemas is the tests' schema cache, as a program's would be.
+var testSchemas = schema.NewCache(16 << 20)

@@ -15,14 +15,19 @@ import (
 // CompareTool returns the drift findings for one tool that is both
 // declared (d) and served (s): schema changes graded by direction,
 // effective annotation hints, description and title. The same comparison
-// serves the probe, driftd diff and the run-to-run diff.
-func CompareTool(d, s mcp.Tool) []Finding { return compareTool(d, s, againstManifest) }
+// serves the probe, driftd diff and the run-to-run diff. Schema diffs go
+// through c, the program's schema cache (nil: computed, not kept).
+func CompareTool(c *schema.Cache, d, s mcp.Tool) []Finding {
+	return compareTool(c, d, s, againstManifest)
+}
 
 // CompareServed is CompareTool between two served definitions of a tool,
 // the previous run's (before) and this run's (now): the same findings,
 // whose messages name the sides "before" and "now" instead of "declared"
 // and "served".
-func CompareServed(before, now mcp.Tool) []Finding { return compareTool(before, now, runToRun) }
+func CompareServed(c *schema.Cache, before, now mcp.Tool) []Finding {
+	return compareTool(c, before, now, runToRun)
+}
 
 // sides name the two definitions a message compares.
 type sides struct{ old, new string }
@@ -32,9 +37,9 @@ var (
 	runToRun        = sides{"before", "now"}
 )
 
-func compareTool(d, s mcp.Tool, sd sides) []Finding {
-	in := schemaChanges(Input, d.InputSchema, s.InputSchema, d.InputSum, s.InputSum)
-	outc := schemaChanges(Output, d.OutputSchema, s.OutputSchema, d.OutputSum, s.OutputSum)
+func compareTool(c *schema.Cache, d, s mcp.Tool, sd sides) []Finding {
+	in := schemaChanges(c, Input, d.InputSchema, s.InputSchema, d.InputSum, s.InputSum)
+	outc := schemaChanges(c, Output, d.OutputSchema, s.OutputSchema, d.OutputSum, s.OutputSum)
 	tx := toolTexts(d, s, sd)
 	var out []Finding
 	if n := len(in) + len(outc); n > 0 {
@@ -67,7 +72,7 @@ func same(declared, served json.RawMessage, dsum, ssum jsonscan.Sum) bool {
 // in direction dir. Identical schemas are the common case and cost a
 // comparison of their Sums (dsum, ssum; zero when unknown, and then of
 // their bytes), without reading either schema.
-func schemaChanges(dir Direction, declared, served json.RawMessage, dsum, ssum jsonscan.Sum) []schema.Change {
+func schemaChanges(c *schema.Cache, dir Direction, declared, served json.RawMessage, dsum, ssum jsonscan.Sum) []schema.Change {
 	switch dp, sp := present(declared), present(served); {
 	case !dp && !sp:
 		return nil
@@ -78,7 +83,7 @@ func schemaChanges(dir Direction, declared, served json.RawMessage, dsum, ssum j
 	case same(declared, served, dsum, ssum):
 		return nil
 	default:
-		return schema.DiffFrom(dsum, ssum, declared, served)
+		return c.DiffFrom(dsum, ssum, declared, served)
 	}
 }
 

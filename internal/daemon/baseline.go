@@ -85,7 +85,7 @@ func (d *Daemon) afterBaselineRun(run *state.Run, rep *probe.Report, record bool
 		log.Warn("served surface incomplete: no digest, no baseline recorded", "err", err)
 		return run, false
 	}
-	digest := state.SurfaceDigest(m)
+	digest := state.SurfaceDigest(d.caches, m)
 	run = state.WithSurface(run, digest)
 	pending := run.State.PendingAccept
 	switch {

@@ -27,6 +27,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/metrics"
+	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
 	"github.com/driftd/driftd/internal/tracing"
@@ -53,6 +54,12 @@ type Options struct {
 	// LogRingBytes bounds the recent log lines kept for the status pages,
 	// all targets together; 0 is DefaultLogRingBytes.
 	LogRingBytes int
+	// CacheBytes bounds the caches of answers worked out from content
+	// (probe.Caches: schema parses, checks and diffs, served definitions'
+	// digests), all targets together (--cache.max-bytes); 0 is
+	// probe.DefaultCacheBytes. The daemon builds them once, in New, and
+	// passes them to every run and every state step.
+	CacheBytes int
 	// WatchConfig reloads when the config file changes (default on in run).
 	WatchConfig bool
 	// Registry, when nil, is a fresh one with Go and process collectors.
@@ -132,7 +139,10 @@ type Daemon struct {
 	logs *ring
 
 	manifests *manifestCache
-	lastWarn  atomic.Int64 // unix nanos of the last export-failure warning
+	// caches are the daemon's caches of answers worked out from content,
+	// shared by every target's runs and state steps (Options.CacheBytes).
+	caches   *probe.Caches
+	lastWarn atomic.Int64 // unix nanos of the last export-failure warning
 	// reloads carries synchronous reloads (POST /-/reload); pending holds
 	// at most one asynchronous one (SIGHUP, the file watch), so a burst
 	// of signals coalesces into one reload.
@@ -203,6 +213,7 @@ func New(opts Options) (*Daemon, error) {
 		targets:   map[string]*target{},
 		logs:      logs,
 		manifests: newManifestCache(),
+		caches:    probe.NewCaches(opts.CacheBytes),
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),
 		pendingSD: make(chan struct{}, 1),

@@ -295,7 +295,8 @@ func (d *Daemon) reportRejected(old, rc *runtimeConfig) {
 // discovery source of the config at path once (each within its own
 // bounds, a Kubernetes one within sdSyncTimeout) and lists, as YAML, the
 // targets found with their origin and the ones rejected with the reason.
-// A source that fails is an error.
+// A source that fails, whole or in part, is an error returned beside the
+// listing of what every source did find.
 func DiscoverOnce(path string, opts Options) ([]byte, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
@@ -311,27 +312,28 @@ func DiscoverOnce(path string, opts Options) ([]byte, error) {
 	var errs []error
 	for _, sp := range d.sdSpecs(cfg) {
 		src, err := sp.build()
-		if err == nil {
-			err = src.Refresh(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", sp.key, err))
+			continue
 		}
+		err = src.Refresh(ctx)
 		if k, ok := src.(*discovery.Kubernetes); ok {
 			k.Close()
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", sp.key, err))
-			continue
 		}
+		// What a source found is listed even when part of it failed (one
+		// badly annotated Service, one broken target file): the operator
+		// sees the good targets beside the errors.
 		for _, t := range src.Targets() {
 			t.Source = sp.key
 			found = append(found, t)
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	rc, err := buildRuntime(cfg, found, Options{})
 	if err != nil {
-		return nil, err
+		return nil, errors.Join(append(errs, err)...)
 	}
 	type row struct {
 		Origin   string `yaml:"origin"`
@@ -354,5 +356,9 @@ func DiscoverOnce(path string, opts Options) ([]byte, error) {
 	for _, r := range rc.rejected {
 		out.Rejected = append(out.Rejected, r.err.Error())
 	}
-	return yaml.Marshal(out)
+	b, err := yaml.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return b, errors.Join(errs...)
 }

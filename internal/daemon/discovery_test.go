@@ -214,9 +214,15 @@ func TestDiscoverOnce(t *testing.T) {
 	if strings.Contains(string(out), "marker-s3cret") {
 		t.Error("a credential is printed")
 	}
+	// A broken file beside a good one: the error names it, and the good
+	// file's targets are still listed.
 	e.targetFile("b.yml", "- {name: f-two, url: [\n")
-	if _, err := daemon.DiscoverOnce(path, daemon.Options{}); err == nil || !strings.Contains(err.Error(), filepath.Join(e.dir, "targets", "b.yml")+":1") {
+	out, err = daemon.DiscoverOnce(path, daemon.Options{})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(e.dir, "targets", "b.yml")+":1") {
 		t.Errorf("a bad target file: %v", err)
+	}
+	if !strings.Contains(string(out), "name: f-one") {
+		t.Errorf("the good targets are not listed beside the error:\n%s", out)
 	}
 }
 

@@ -107,7 +107,7 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	defer bodies.Release()
 	rep, record := d.probe(ctx, tc, t, log, bodies)
 	t.publish.Lock()
-	run := state.Apply(t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
+	run := state.ApplyWith(d.caches, t.run.Load(), rep, nowFunc(), historyLimit, func() ([]state.Tool, error) { return d.store.LoadSnapshot(name) })
 	accepted := false
 	if tc.t.Baseline != "" {
 		run, accepted = d.afterBaselineRun(run, rep, record, log)
@@ -160,6 +160,7 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 		Policy:  tc.policy,
 		Bodies:  bodies,
 		Pool:    d.pool,
+		Caches:  d.caches,
 		OnExchange: func(ex *mcp.Exchange) {
 			d.metrics.Exchange(ex)
 			attrs := []any{"method", ex.Method, "status", ex.Status, "duration", ex.Duration.Round(time.Microsecond)}

@@ -84,6 +84,11 @@ type comparison struct {
 // hand) is never remembered. Targets served different definitions of one
 // tool take turns in its slot: each answer is still right, only computed
 // again. An answer is shared by every caller: none may modify it.
+//
+// The memo lives on m, not in the program's probe.Caches: it is m's
+// answers, bounded by m's size and freed with m, whose owner (the
+// daemon's manifest cache, a one-shot command) bounds how many manifests
+// are held; a slot per tool needs no eviction policy.
 func Compared[V any](m *Manifest, i int, served jsonscan.Sum, compare func() V, weigh func(V) int) V {
 	if served == (jsonscan.Sum{}) || i < 0 || i >= len(m.Tools) {
 		return compare()

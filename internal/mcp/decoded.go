@@ -90,3 +90,28 @@ func (d *Decoded) page(result json.RawMessage) (*decodedPage, bool) {
 	}
 	return p, true
 }
+
+// Used is the bytes d accounts for; Budget bounds it.
+func (d *Decoded) Used() int {
+	if d == nil {
+		return 0
+	}
+	return d.responses.Used() + d.pages.Used()
+}
+
+// Budget is the bytes d may keep.
+func (d *Decoded) Budget() int {
+	if d == nil {
+		return 0
+	}
+	return d.responses.Budget() + d.pages.Budget()
+}
+
+// Reset forgets everything, so a benchmark can measure the cold path.
+func (d *Decoded) Reset() {
+	if d == nil {
+		return
+	}
+	d.responses.Reset()
+	d.pages.Reset()
+}

@@ -12,6 +12,12 @@
 // every period would miss on every target. One entry heavier than a
 // sixteenth of the budget is answered but not kept, so one huge answer
 // cannot flush the others.
+//
+// A Memo is never a package-level variable: each is built by the value
+// that owns the program's caches (probe.Caches, made once where the
+// program starts) and passed down, so two daemons in one process share
+// nothing and the whole program's cache memory is one figure. A nil
+// *Memo keeps nothing: Get misses, Put drops, Do computes.
 package memo
 
 import "sync"
@@ -38,6 +44,10 @@ func New[K comparable, V any](budget int, weigh func(V) int) *Memo[K, V] {
 
 // Get returns the value remembered under k.
 func (c *Memo[K, V]) Get(k K) (V, bool) {
+	if c == nil {
+		var zero V
+		return zero, false
+	}
 	c.mu.Lock()
 	e, ok := c.m[k]
 	c.mu.Unlock()
@@ -46,12 +56,15 @@ func (c *Memo[K, V]) Get(k K) (V, bool) {
 
 // Keeps reports whether Put would keep v: whether it weighs at most a
 // sixteenth of the budget.
-func (c *Memo[K, V]) Keeps(v V) bool { return c.weigh(v) <= c.budget/16 }
+func (c *Memo[K, V]) Keeps(v V) bool { return c != nil && c.weigh(v) <= c.budget/16 }
 
 // Put remembers v under k, dropping entries at random until it fits; a
 // value over a sixteenth of the budget is not kept. A value already
 // remembered under k stays.
 func (c *Memo[K, V]) Put(k K, v V) {
+	if c == nil {
+		return
+	}
 	w := c.weigh(v)
 	if w > c.budget/16 {
 		return
@@ -83,14 +96,28 @@ func (c *Memo[K, V]) Do(k K, compute func() V) V {
 	return v
 }
 
+// Budget is the weight c may keep (0 for a nil Memo).
+func (c *Memo[K, V]) Budget() int {
+	if c == nil {
+		return 0
+	}
+	return c.budget
+}
+
 // Len and Used are the entries and the weight remembered.
 func (c *Memo[K, V]) Len() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return len(c.m)
 }
 
 func (c *Memo[K, V]) Used() int {
+	if c == nil {
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.used
@@ -98,6 +125,9 @@ func (c *Memo[K, V]) Used() int {
 
 // Reset forgets everything, for tests and benchmarks.
 func (c *Memo[K, V]) Reset() {
+	if c == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	clear(c.m)

@@ -62,3 +62,39 @@ func TestMemoConcurrent(t *testing.T) {
 		t.Errorf("%d weight kept, budget 160", c.Used())
 	}
 }
+
+// TestNilMemo: a nil Memo computes every time and keeps nothing.
+func TestNilMemo(t *testing.T) {
+	var c *Memo[int, int]
+	calls := 0
+	for range 2 {
+		if v := c.Do(1, func() int { calls++; return 7 }); v != 7 {
+			t.Fatalf("Do = %d", v)
+		}
+	}
+	c.Put(2, 2)
+	if _, ok := c.Get(2); ok || calls != 2 || c.Len() != 0 || c.Used() != 0 || c.Keeps(1) || c.Budget() != 0 {
+		t.Errorf("a nil Memo kept something: %d calls, %d entries", calls, c.Len())
+	}
+	c.Reset()
+}
+
+// TestHotEntryStays: an entry read every round survives a stream of
+// others far larger than the budget often enough to be a hit most of the
+// time (random eviction drops it only when it is picked).
+func TestHotEntryStays(t *testing.T) {
+	c := New[int, int](16*100, func(int) int { return 10 })
+	computed := 0
+	for i := range 10000 {
+		c.Put(1000000+i, i)
+		if i%10 == 0 {
+			c.Do(-1, func() int { computed++; return 1 })
+		}
+		if c.Used() > 1600 {
+			t.Fatalf("%d weight kept, budget 1600", c.Used())
+		}
+	}
+	if computed > 500 { // 1,000 reads; each miss is a one-in-160 pick over 10 puts
+		t.Errorf("the hot entry was computed %d times in 1,000 reads", computed)
+	}
+}

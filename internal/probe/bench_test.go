@@ -15,7 +15,6 @@ import (
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
-	"github.com/driftd/driftd/internal/schema"
 )
 
 // benchSets returns benchgen's tools 0..n-1 as declared, loaded from a
@@ -48,10 +47,14 @@ func parseTools(tb testing.TB, raws ...json.RawMessage) []mcp.Tool {
 	return out
 }
 
+// benchCaches are the benchmarks' caches, as a daemon's would be: one
+// for the process.
+var benchCaches = NewCaches(0)
+
 // diffAll runs compareSets to the end and counts its findings.
 func diffAll(declared *manifest.Manifest, served []mcp.Tool) int {
 	n := 0
-	for range compareSets(declared, served, false, "manifest") {
+	for range compareSets(benchCaches, declared, served, false, "manifest") {
 		n++
 	}
 	return n
@@ -102,7 +105,7 @@ func warmUp(declared *manifest.Manifest, served []mcp.Tool, cold bool) {
 		diffAll(nextDiff(declared, true), served)
 		return
 	}
-	schema.ResetCaches()
+	benchCaches.Reset()
 	diffAll(declared, served)
 	diffAll(declared, served)
 }
@@ -112,7 +115,7 @@ func warmUp(declared *manifest.Manifest, served []mcp.Tool, cold bool) {
 // the CPU's caches emptied either way.
 func nextDiff(declared *manifest.Manifest, cold bool) *manifest.Manifest {
 	if cold {
-		schema.ResetCaches()
+		benchCaches.Reset()
 		declared = &manifest.Manifest{Path: declared.Path, Tools: declared.Tools}
 	}
 	evictCPUCaches()
@@ -189,7 +192,7 @@ func TestDiffScaling(t *testing.T) {
 	for _, n := range []int{1000, 10000} {
 		declared, served := benchSets(t, n)
 		changed := map[string]bool{}
-		for f := range compareSets(declared, served, false, "manifest") {
+		for f := range compareSets(benchCaches, declared, served, false, "manifest") {
 			changed[f.Tool] = true
 		}
 		if len(changed) != n {
@@ -245,9 +248,9 @@ func checkShare(t *testing.T) {
 		p := testing.Benchmark(func(b *testing.B) {
 			for b.Loop() {
 				b.StopTimer()
-				schema.ResetCaches()
+				benchCaches.Reset()
 				b.StartTimer()
-				if rep := Run(context.Background(), prepared, Options{Version: "bench"}); !rep.Success {
+				if rep := Run(context.Background(), prepared, Options{Version: "bench", Caches: benchCaches}); !rep.Success {
 					b.Fatal(rep.FailureMessage)
 				}
 			}
@@ -300,10 +303,10 @@ func BenchmarkSchemaCheckCold(b *testing.B) { checkLoop(b, benchTools(b, 50)) }
 func checkLoop(b *testing.B, tools []mcp.Tool) {
 	for b.Loop() {
 		b.StopTimer()
-		schema.ResetCaches()
+		benchCaches.Reset()
 		b.StartTimer()
 		for _, t := range tools {
-			if fs := checkSchemasCompile(t, 1); len(fs) > 0 {
+			if fs := checkSchemasCompile(benchCaches, t, 1); len(fs) > 0 {
 				b.Fatal(fs[0].Message)
 			}
 		}

@@ -17,7 +17,6 @@ import (
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/internal/probe"
-	"github.com/driftd/driftd/internal/schema"
 )
 
 // TestPrepareBeside: a manifest read beside the run is compared as if read
@@ -32,7 +31,7 @@ func TestPrepareBeside(t *testing.T) {
 	target.Timeout = 2 * time.Second
 
 	declared := declare(t, "a", "c")
-	p, wait := probe.PrepareBeside(target, func() (*manifest.Manifest, error) {
+	p, wait := probe.PrepareBeside(target, nil, func() (*manifest.Manifest, error) {
 		time.Sleep(50 * time.Millisecond) // still reading when the run connects
 		return declared, nil
 	})
@@ -54,7 +53,7 @@ func TestPrepareBeside(t *testing.T) {
 	// connections' tools/list go out while it is still being read.
 	srv.Reset()
 	listed := false
-	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) {
+	p, _ = probe.PrepareBeside(target, nil, func() (*manifest.Manifest, error) {
 		for deadline := time.Now().Add(target.Timeout / 2); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			if listed = srv.Count("tools/list") >= 2; listed {
 				break
@@ -69,32 +68,32 @@ func TestPrepareBeside(t *testing.T) {
 	// What the declared tools were checked for beside the run (precheck)
 	// is found again for the served ones: a schema that does not compile,
 	// served as declared, is reported.
-	schema.ResetCaches()
+	caches := probe.NewCaches(0)
 	broken := json.RawMessage(`{"name":"broken","inputSchema":{"type":"object","properties":{"q":{"type":5}}}}`)
 	srv.SetTools([]json.RawMessage{broken})
-	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return declareRaw(t, []json.RawMessage{broken}), nil })
-	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); !rep.Success || !has(rep, catalogue.ConfSchemaInvalid) {
+	p, _ = probe.PrepareBeside(target, caches, func() (*manifest.Manifest, error) { return declareRaw(t, []json.RawMessage{broken}), nil })
+	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test", Caches: caches}); !rep.Success || !has(rep, catalogue.ConfSchemaInvalid) {
 		t.Errorf("a declared schema that does not compile, served as declared, is not reported:\n%s", reportJSON(rep))
 	}
 	srv.SetTools(tools("a", "b"))
 
 	// A listing that fails still reports what it was compared against.
 	srv.SetOptions(func(o *mcptest.Options) { o.Fault, o.FaultMethods = mcptest.FaultStatus500, []string{"tools/list"} })
-	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return declared, nil })
+	p, _ = probe.PrepareBeside(target, nil, func() (*manifest.Manifest, error) { return declared, nil })
 	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); rep.Success || rep.ComparedAgainst != "manifest" || rep.Tools.Declared != 2 {
 		t.Errorf("a failed listing: success %v, compared against %q, %d declared; want the manifest's 2", rep.Success, rep.ComparedAgainst, rep.Tools.Declared)
 	}
 	srv.SetOptions(func(o *mcptest.Options) { o.Fault, o.FaultMethods = mcptest.FaultNone, nil })
 
 	bad := errors.New("tools[0]: no name")
-	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { return nil, bad })
+	p, _ = probe.PrepareBeside(target, nil, func() (*manifest.Manifest, error) { return nil, bad })
 	if rep := probe.Run(context.Background(), p, probe.Options{Version: "test"}); rep.Success || rep.FailureReason != "config" {
 		t.Errorf("an unreadable manifest: success %v, reason %q, want config", rep.Success, rep.FailureReason)
 	}
 
 	release := make(chan struct{})
 	defer close(release)
-	p, _ = probe.PrepareBeside(target, func() (*manifest.Manifest, error) { <-release; return declared, nil })
+	p, _ = probe.PrepareBeside(target, nil, func() (*manifest.Manifest, error) { <-release; return declared, nil })
 	start := time.Now()
 	rep = probe.Run(context.Background(), p, probe.Options{Version: "test"})
 	if took := time.Since(start); rep.FailureReason != "timeout" || took > target.Timeout+time.Second {
@@ -104,7 +103,7 @@ func TestPrepareBeside(t *testing.T) {
 	invoking := target
 	invoking.Invoke.Tools = []string{"a"}
 	read := false
-	p, wait = probe.PrepareBeside(invoking, func() (*manifest.Manifest, error) { read = true; return declared, nil })
+	p, wait = probe.PrepareBeside(invoking, nil, func() (*manifest.Manifest, error) { read = true; return declared, nil })
 	if p.Pending != nil || !read || p.Declared != declared {
 		t.Errorf("a plan with calls: pending %v, read %v; the gates need the manifest first", p.Pending != nil, read)
 	}

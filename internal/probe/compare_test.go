@@ -31,7 +31,7 @@ func TestCompareSetsRemembersOnlyWhatWasServed(t *testing.T) {
 	}
 	collect := func(m *manifest.Manifest, s []mcp.Tool) []catalogue.Finding {
 		var fs []catalogue.Finding
-		for f := range compareSets(m, s, false, "manifest") {
+		for f := range compareSets(nil, m, s, false, "manifest") {
 			fs = append(fs, f)
 		}
 		return fs

@@ -12,10 +12,8 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/mcp"
-	"github.com/driftd/driftd/internal/memo"
 	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/sanitize"
-	"github.com/driftd/driftd/internal/schema"
 )
 
 // Every MCP-CONF check lives in this file: a small function that returns
@@ -34,8 +32,8 @@ var (
 )
 
 // A toolCheck checks one served tool; nth counts the served tools so far
-// with its name, 1 for the first.
-type toolCheck func(t mcp.Tool, nth int) []catalogue.Finding
+// with its name, 1 for the first; c are the program's caches.
+type toolCheck func(c *Caches, t mcp.Tool, nth int) []catalogue.Finding
 
 var toolChecks = []toolCheck{checkDuplicateTool, checkToolNameFormat, checkInputSchema, checkSchemasCompile}
 
@@ -66,7 +64,7 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 		}
 		count[t.Name]++
 		for _, check := range toolChecks {
-			r.emitFrom(l.toolExchange(i), check(t, count[t.Name])...)
+			r.emitFrom(l.toolExchange(i), check(r.opts.Caches, t, count[t.Name])...)
 		}
 		if count[t.Name] == 1 && !r.declaredClean(i, t) {
 			r.emitFrom(l.toolExchange(i), r.scan.Tool(t)...)
@@ -185,14 +183,14 @@ func checkToolName(i int) []catalogue.Finding {
 	return one(f)
 }
 
-func checkDuplicateTool(t mcp.Tool, nth int) []catalogue.Finding {
+func checkDuplicateTool(_ *Caches, t mcp.Tool, nth int) []catalogue.Finding {
 	if nth == 2 {
 		return one(catalogue.New(catalogue.ConfDuplicateTool, t.Name, "more than one served tool has this name"))
 	}
 	return nil
 }
 
-func checkToolNameFormat(t mcp.Tool, _ int) []catalogue.Finding {
+func checkToolNameFormat(_ *Caches, t mcp.Tool, _ int) []catalogue.Finding {
 	if !validToolName(t.Name) {
 		return one(catalogue.New(catalogue.ConfToolNameFormat, t.Name,
 			fmt.Sprintf("name of %d bytes is outside 1-128 characters of A-Za-z0-9_-.", len(t.Name))))
@@ -214,7 +212,7 @@ func validToolName(name string) bool {
 	return true
 }
 
-func checkInputSchema(t mcp.Tool, _ int) []catalogue.Finding {
+func checkInputSchema(c *Caches, t mcp.Tool, _ int) []catalogue.Finding {
 	in := t.InputSchema
 	switch {
 	case len(in) == 0 || string(in) == "null":
@@ -224,21 +222,18 @@ func checkInputSchema(t mcp.Tool, _ int) []catalogue.Finding {
 	}
 	// JSON Schema keywords are case-sensitive: "type" exactly, the last
 	// one when repeated, as a JSON parser reads duplicates.
-	if !rootIsObject(in, t.InputSum) {
+	if !c.rootIsObject(in, t.InputSum) {
 		return one(catalogue.New(catalogue.ConfInputSchema, t.Name, `"inputSchema" root "type" is not "object"`))
 	}
 	return nil
 }
 
-// objectRoots remembers, under an input schema's Sum, whether its root
-// "type" is "object": finding the last "type" member reads the whole
-// schema, 4 % of the 10,000-target benchmark's CPU, for an answer that
-// holds as long as the bytes do.
-var objectRoots = memo.New[jsonscan.Sum](1<<20, func(bool) int { return 64 })
-
 // rootIsObject reports whether the schema in, of Sum sum (zero for a
-// definition built by hand), has the root "type" "object".
-func rootIsObject(in json.RawMessage, sum jsonscan.Sum) bool {
+// definition built by hand), has the root "type" "object". The answer is
+// remembered in c under the Sum: finding the last "type" member reads the
+// whole schema, 4 % of the 10,000-target benchmark's CPU, for an answer
+// that holds as long as the bytes do.
+func (c *Caches) rootIsObject(in json.RawMessage, sum jsonscan.Sum) bool {
 	is := func() bool {
 		m, _ := jsonscan.Members(in)
 		return string(m["type"]) == `"object"`
@@ -246,12 +241,12 @@ func rootIsObject(in json.RawMessage, sum jsonscan.Sum) bool {
 	if sum == (jsonscan.Sum{}) {
 		return is()
 	}
-	return objectRoots.Do(sum, is)
+	return c.roots().Do(sum, is)
 }
 
 // checkSchemasCompile compiles an input schema that is an object (the rest
 // is checkInputSchema's) and any output schema.
-func checkSchemasCompile(t mcp.Tool, _ int) []catalogue.Finding {
+func checkSchemasCompile(c *Caches, t mcp.Tool, _ int) []catalogue.Finding {
 	var out []catalogue.Finding
 	for _, s := range []struct {
 		direction string
@@ -265,7 +260,7 @@ func checkSchemasCompile(t mcp.Tool, _ int) []catalogue.Finding {
 		if !s.compiled {
 			continue
 		}
-		if err := schema.CheckSummed(s.sum, s.raw); err != nil {
+		if err := c.Schema().CheckSummed(s.sum, s.raw); err != nil {
 			f := catalogue.New(catalogue.ConfSchemaInvalid, t.Name, fmt.Sprintf("%sSchema %v", s.direction, err))
 			f.Direction = s.direction
 			out = append(out, f)

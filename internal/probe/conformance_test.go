@@ -12,6 +12,7 @@ import (
 // bytes whether it was worked out or remembered under the schema's Sum,
 // and for a definition built by hand (no Sum).
 func TestInputSchemaRootMemo(t *testing.T) {
+	caches := NewCaches(0)
 	for _, c := range []struct {
 		schema string
 		ok     bool
@@ -31,7 +32,7 @@ func TestInputSchemaRootMemo(t *testing.T) {
 			t.Fatal("a parsed definition has no input Sum")
 		}
 		for _, tool := range []mcp.Tool{parsed, parsed, byHand} { // worked out, remembered, by hand
-			if got := checkInputSchema(tool, 0) == nil; got != c.ok {
+			if got := checkInputSchema(caches, tool, 0) == nil; got != c.ok {
 				t.Errorf("%s: root is object %v, want %v", c.schema, got, c.ok)
 			}
 		}

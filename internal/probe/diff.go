@@ -19,7 +19,7 @@ func Diff(target string, old, new *manifest.Manifest, opts Options) *Report {
 	r.rep.ProtocolRevision = Revision{Reason: "manifest comparison"}
 	if old.Declares(mcp.KindTool) && new.Declares(mcp.KindTool) {
 		r.rep.Tools.Served = len(new.Tools)
-		for f := range compareSets(old, new.Tools, false, "manifest") {
+		for f := range compareSets(opts.Caches, old, new.Tools, false, "manifest") {
 			r.emitFrom(nil, f) // no request: no span
 		}
 	}

@@ -22,7 +22,7 @@ func (r *run) drift(served *listing) {
 	if !r.declared.Declares(mcp.KindTool) {
 		return
 	}
-	for f := range compareSets(r.declared, served.tools, served.capped, r.ref) {
+	for f := range compareSets(r.opts.Caches, r.declared, served.tools, served.capped, r.ref) {
 		r.emitFrom(served.exchangeOf(f.Tool), f)
 	}
 }
@@ -61,7 +61,7 @@ func checkLegacyServer(s *mcp.Session) []catalogue.Finding {
 // served name is compared once, first wins. The findings are yielded, not
 // gathered, so 10,000 tools' findings are not copied into one more slice
 // of megabytes before the report takes them.
-func compareSets(declared *manifest.Manifest, served []mcp.Tool, capped bool, ref string) iter.Seq[catalogue.Finding] {
+func compareSets(c *Caches, declared *manifest.Manifest, served []mcp.Tool, capped bool, ref string) iter.Seq[catalogue.Finding] {
 	return func(yield func(catalogue.Finding) bool) {
 		pairs, undeclared := matchNames(declared.Tools, served)
 		for k, d := range declared.Tools {
@@ -73,7 +73,7 @@ func compareSets(declared *manifest.Manifest, served []mcp.Tool, capped bool, re
 			case i >= 0:
 				s := served[i]
 				fs := manifest.Compared(declared, k, s.Sum, func() []catalogue.Finding {
-					return append(catalogue.CompareTool(d, s), poison.Growth("", d.Name, d.Description, s.Description)...)
+					return append(catalogue.CompareTool(c.Schema(), d, s), poison.Growth("", d.Name, d.Description, s.Description)...)
 				}, findingsWeight)
 				for _, f := range fs {
 					if !yield(f) {

@@ -162,7 +162,7 @@ func (r *run) call(ctx context.Context, s *mcp.Session, declared, served mcp.Too
 		res, ex, err = s.CallTool(ctx, declared.Name, args, headers)
 		retried = " (after -32020: tools/list fetched again, call retried once)"
 	}
-	outcome, fs := checkCall(declared, res, err)
+	outcome, fs := checkCall(r.opts.Caches.Schema(), declared, res, err)
 	r.emitFrom(ex, fs...)
 	return outcome + retried
 }
@@ -198,7 +198,7 @@ var rejections = map[int]string{
 
 // checkCall applies the MCP-DRIFT-CALL-* rules to one call and names its
 // outcome. Findings describe JSON types and declared constraints only.
-func checkCall(tool mcp.Tool, res *mcp.CallResult, err error) (string, []catalogue.Finding) {
+func checkCall(c *schema.Cache, tool mcp.Tool, res *mcp.CallResult, err error) (string, []catalogue.Finding) {
 	var me *mcp.Error
 	switch {
 	case errors.As(err, &me) && me.RPC != nil && rejections[me.RPC.Code] != "":
@@ -223,7 +223,7 @@ func checkCall(tool mcp.Tool, res *mcp.CallResult, err error) (string, []catalog
 		f.Direction = "output"
 		return "result", one(f)
 	}
-	vs, verr := schema.Validate(tool.OutputSchema, res.StructuredContent)
+	vs, verr := c.Validate(tool.OutputSchema, res.StructuredContent)
 	if verr != nil {
 		return "result", nil
 	}
@@ -316,9 +316,13 @@ func describeCounts(counts map[string]int) string {
 // arguments are the configured arguments of the i-th planned tool, checked
 // against its declared inputSchema, or else arguments generated from it.
 func arguments(tool mcp.Tool, inv config.Invoke, i int) (json.RawMessage, error) {
+	// No schema cache: a plan is made once per configuration load, not per
+	// run, of the few schemas a target names to call; keeping their parses
+	// would hold them for nothing.
+	var planCache *schema.Cache
 	given, ok := inv.Arguments[tool.Name]
 	if !ok {
-		return schema.Generate(tool.InputSchema, inv.Seed+uint64(i))
+		return planCache.Generate(tool.InputSchema, inv.Seed+uint64(i))
 	}
 	// A null member means "not provided" (MCP: a null parameter has no
 	// Mcp-Param header): it is left out, and a required one is then
@@ -330,7 +334,7 @@ func arguments(tool mcp.Tool, inv config.Invoke, i int) (json.RawMessage, error)
 		return nil, fmt.Errorf("configured arguments: %w", err)
 	}
 	if len(tool.InputSchema) > 0 {
-		vs, err := schema.Validate(tool.InputSchema, b)
+		vs, err := planCache.Validate(tool.InputSchema, b)
 		if err != nil {
 			return nil, err
 		}

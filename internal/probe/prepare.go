@@ -2,7 +2,10 @@ package probe
 
 import (
 	"context"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
@@ -69,7 +72,7 @@ func plansCalls(t config.Target) bool { return t.Invoke.Named() || t.Invoke.Exec
 // is loaded before anything is sent. wait returns load's result, once it
 // is known, to every caller, or ctx's error if ctx ends first (a result
 // known already is returned even when ctx has ended).
-func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p *Prepared, wait func(context.Context) (*manifest.Manifest, error)) {
+func PrepareBeside(t config.Target, c *Caches, load func() (*manifest.Manifest, error)) (p *Prepared, wait func(context.Context) (*manifest.Manifest, error)) {
 	if plansCalls(t) {
 		m, err := load()
 		wait = func(context.Context) (*manifest.Manifest, error) { return m, err }
@@ -84,7 +87,7 @@ func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p 
 	go func() {
 		defer close(done)
 		if m, err = load(); err == nil && m != nil {
-			precheck(m)
+			precheck(c, m)
 		}
 	}()
 	wait = func(ctx context.Context) (*manifest.Manifest, error) {
@@ -109,12 +112,21 @@ func PrepareBeside(t config.Target, load func() (*manifest.Manifest, error)) (p 
 // findings dropped; its answers are cached by content,
 // schema.CheckSummed). A server that serves what was declared then finds
 // both answered, and a one-shot check spends that CPU while it waits on
-// the discovery's round trips instead of after its listing.
-func precheck(m *manifest.Manifest) {
-	m.PostureClean(0, poison.Clean) // for every declared tool at once
-	for _, t := range m.Tools {
-		checkSchemasCompile(t, 0)
+// the discovery's round trips instead of after its listing. The schemas
+// are compiled on every processor the program has, which is the whole
+// machine for a one-shot check (the daemon's runs go through Prepare).
+func precheck(c *Caches, m *manifest.Manifest) {
+	var wg sync.WaitGroup
+	wg.Go(func() { m.PostureClean(0, poison.Clean) }) // for every declared tool at once
+	var next atomic.Int64
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := next.Add(1) - 1; i < int64(len(m.Tools)); i = next.Add(1) - 1 {
+				checkSchemasCompile(c, m.Tools[i], 0)
+			}
+		})
 	}
+	wg.Wait()
 }
 
 // clone copies what a run writes into, so a Prepared can be run again.

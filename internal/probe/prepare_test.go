@@ -14,7 +14,7 @@ func TestPrecheckKeepsPosture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	precheck(m)
+	precheck(NewCaches(0), m)
 	for i, want := range []bool{true, false} {
 		if got := m.PostureClean(i, func([]byte) bool { t.Errorf("tool %d scanned again after precheck", i); return false }); got != want {
 			t.Errorf("tool %d: posture clean %v, want %v", i, got, want)

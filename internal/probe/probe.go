@@ -56,6 +56,9 @@ type Options struct {
 	// (global.max_inflight_bytes): every byte the run reads is drawn from
 	// it as well as from max_run_bytes, and returned when Run returns.
 	Pool *mcp.Pool
+	// Caches are the program's caches (NewCaches), built once where it
+	// starts and shared by its runs; nil remembers nothing.
+	Caches *Caches
 }
 
 // run is the state of one probe.
@@ -325,7 +328,7 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 			return nil, err
 		}
 	}
-	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes.Bytes(), Budget: r.budget, Bodies: r.opts.Bodies}
+	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes.Bytes(), Budget: r.budget, Bodies: r.opts.Bodies, Decoded: r.opts.Caches.Decoded()}
 	observe := func(ex *mcp.Exchange) {
 		if last != nil {
 			*last = ex

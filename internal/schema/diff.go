@@ -19,27 +19,29 @@ import (
 // walked together from the top; subtrees whose hashes differ are told
 // apart with one comparison, equal ones without a $ref are skipped, so
 // the cost is the decoding and the changed paths. Results
-// are cached under a digest of both schemas (pairKey): a pair seen before,
+// are cached in c under a digest of both schemas (pairKey): a pair seen before,
 // as on every run of a target that has not changed since, costs a hash.
 // The result is the cached value itself, shared by every caller: read it,
 // never write to it.
-func Diff(declared, served []byte) []Change {
-	return DiffFrom(jsonscan.Sum{}, jsonscan.Sum{}, declared, served)
+func (c *Cache) Diff(declared, served []byte) []Change {
+	return c.DiffFrom(jsonscan.Sum{}, jsonscan.Sum{}, declared, served)
 }
 
 // DiffFrom is Diff with the schemas' jsonscan.SumOf already known (a
 // manifest's, summed when it was loaded, and a listing's, summed as it was
 // decoded: mcp.Tool's InputSum and OutputSum); a zero Sum is computed
 // here.
-func DiffFrom(declaredSum, servedSum jsonscan.Sum, declared, served []byte) []Change {
+func (c *Cache) DiffFrom(declaredSum, servedSum jsonscan.Sum, declared, served []byte) []Change {
+	if c == nil {
+		return packed(diff(declared, served))
+	}
 	if declaredSum == (jsonscan.Sum{}) {
 		declaredSum = jsonscan.SumOf(declared)
 	}
 	if servedSum == (jsonscan.Sum{}) {
 		servedSum = jsonscan.SumOf(served)
 	}
-	key := pairKey(declaredSum, servedSum)
-	return memo(cache, kindDiff, key[:], func() []Change { return packed(diff(declared, served)) }, changesWeight)
+	return remember(c, kindDiff, pairKey(declaredSum, servedSum), func() []Change { return packed(diff(declared, served)) }, changesWeight)
 }
 
 // packed copies changes into one allocation for their texts and one for

@@ -41,7 +41,7 @@ var equivalent = []struct{ name, a, b string }{
 func TestDiffEquivalentSchemas(t *testing.T) {
 	for _, tc := range equivalent {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Diff([]byte(tc.a), []byte(tc.b)); len(got) != 0 {
+			if got := testCache.Diff([]byte(tc.a), []byte(tc.b)); len(got) != 0 {
 				t.Fatalf("equal schemas produced %+v", got)
 			}
 		})
@@ -91,7 +91,7 @@ func TestDiffHostileSchemas(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
-			changes := Diff([]byte(tc.a), []byte(tc.b))
+			changes := testCache.Diff([]byte(tc.a), []byte(tc.b))
 			t.Logf("%d changes in %v", len(changes), time.Since(start))
 			if tc.want == "" {
 				return
@@ -147,13 +147,13 @@ func FuzzDiffSchemas(f *testing.F) {
 		known[id] = true
 	}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		_ = Diff(a, b) // must not panic or hang
-		for _, c := range Diff(a, a) {
+		_ = testCache.Diff(a, b) // must not panic or hang
+		for _, c := range testCache.Diff(a, a) {
 			if c.ID != ChgUncomparable {
 				t.Fatalf("a schema differs from itself: %+v", c)
 			}
 		}
-		for _, c := range Diff(a, b) {
+		for _, c := range testCache.Diff(a, b) {
 			if !known[c.ID] {
 				t.Fatalf("change outside the engine's vocabulary (and so without a catalogue grade): %+v", c)
 			}

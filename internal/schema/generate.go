@@ -27,8 +27,10 @@ var ErrUnsatisfiable = errors.New("cannot generate arguments for this schema")
 // format, nested objects and arrays, local $refs, allOf/anyOf/oneOf by
 // trying branches. Every value is validated against the schema before it is
 // returned; one that does not validate is ErrUnsatisfiable.
-func Generate(schema []byte, seed uint64) (json.RawMessage, error) {
-	root, err := parseCached(schema)
+//
+// The schema's parse is kept in c.
+func (c *Cache) Generate(schema []byte, seed uint64) (json.RawMessage, error) {
+	root, err := c.parse(schema)
 	if err != nil {
 		return nil, fmt.Errorf("%w: the schema is not valid JSON", ErrUnsatisfiable)
 	}

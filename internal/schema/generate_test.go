@@ -29,16 +29,16 @@ var generateCorpus = []string{
 
 func TestGenerateCorpus(t *testing.T) {
 	for _, s := range generateCorpus {
-		args, err := Generate([]byte(s), 7)
+		args, err := testCache.Generate([]byte(s), 7)
 		if err != nil {
 			t.Errorf("Generate(%s): %v", s, err)
 			continue
 		}
-		vs, err := Validate([]byte(s), args)
+		vs, err := testCache.Validate([]byte(s), args)
 		if err != nil || len(vs) > 0 {
 			t.Errorf("generated %s for %s: invalid %v %v", args, s, vs, err)
 		}
-		again, _ := Generate([]byte(s), 7)
+		again, _ := testCache.Generate([]byte(s), 7)
 		if !bytes.Equal(args, again) {
 			t.Errorf("same seed, different arguments: %s vs %s", args, again)
 		}
@@ -53,7 +53,7 @@ func TestGenerateUnsatisfiable(t *testing.T) {
 		`{"type":"object","properties":{"s":{"type":"string","pattern":"^a$","minLength":3}},"required":["s"]}`,
 		`{"type":"object","properties":{"x":{"not":{}}},"required":["x"]}`,
 	} {
-		if args, err := Generate([]byte(s), 1); !errors.Is(err, ErrUnsatisfiable) {
+		if args, err := testCache.Generate([]byte(s), 1); !errors.Is(err, ErrUnsatisfiable) {
 			t.Errorf("Generate(%s) = %s, %v; want ErrUnsatisfiable", s, args, err)
 		}
 	}
@@ -61,7 +61,7 @@ func TestGenerateUnsatisfiable(t *testing.T) {
 
 func TestValidateNeverQuotesValues(t *testing.T) {
 	schema := `{"type":"object","properties":{"hits":{"type":"array"},"n":{"type":"integer","maximum":3}},"required":["hits","total"]}`
-	vs, err := Validate([]byte(schema), []byte(`{"hits":"MARKER-value","n":99}`))
+	vs, err := testCache.Validate([]byte(schema), []byte(`{"hits":"MARKER-value","n":99}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestValidateNeverQuotesValues(t *testing.T) {
 // call sends its Mcp-Param-* header; other optional properties are not.
 func TestGenerateFillsMirroredProperties(t *testing.T) {
 	s := `{"type":"object","properties":{"q":{"type":"string"},"region":{"type":"string","x-mcp-header":"Region","enum":["eu","us"]},"plain":{"type":"string"},"opts":{"type":"object","properties":{"tenant":{"type":"integer","x-mcp-header":"Tenant","minimum":1}}}},"required":["q"]}`
-	b, err := Generate([]byte(s), 1)
+	b, err := testCache.Generate([]byte(s), 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,7 @@ func TestDiffGolden(t *testing.T) {
 	var b bytes.Buffer
 	for _, p := range diffCorpus() {
 		out := []any{p.name}
-		for _, c := range Diff(p.declared, p.served) {
+		for _, c := range testCache.Diff(p.declared, p.served) {
 			row := []any{c.ID, c.Pointer, c.Declared, c.Served}
 			if c.Open {
 				row = append(row, "open")

@@ -4,8 +4,10 @@
 // validates instances without quoting them, and generates arguments for
 // tools/call. Schemas are server-controlled, so every walk is bounded in
 // depth, $ref expansions and output size. Diffs, compile checks and parses
-// are cached by content in one byte-bounded cache shared by every target
-// (cache.go); docs/schema-diff.md says how the diff and the check stay fast.
+// are cached by content in a byte-bounded Cache that the program builds
+// once and passes to these entry points, its methods (cache.go); a nil
+// Cache computes without keeping. docs/schema-diff.md says how the diff
+// and the check stay fast.
 package schema
 
 import (
@@ -37,19 +39,22 @@ func NewCompiler() *jsonschema.Compiler {
 
 // Check reports why raw is not a usable JSON Schema, or nil. Every schema
 // is compiled, each with its own compiler, so one tool's $id cannot
-// shadow another's. The answer is cached by content: a daemon checks the
-// same served schemas every run.
-func Check(raw []byte) error { return CheckSummed(jsonscan.Sum{}, raw) }
+// shadow another's. The answer is cached by content in c: a daemon checks
+// the same served schemas every run.
+func (c *Cache) Check(raw []byte) error { return c.CheckSummed(jsonscan.Sum{}, raw) }
 
 // CheckSummed is Check with raw's jsonscan.SumOf already known (mcp.Tool's
 // InputSum and OutputSum; zero computes it). The answer is cached under
 // the Sum: no copy of the schema is kept, and a schema seen before costs
 // a lookup, without a pass over its bytes.
-func CheckSummed(sum jsonscan.Sum, raw []byte) error {
+func (c *Cache) CheckSummed(sum jsonscan.Sum, raw []byte) error {
+	if c == nil {
+		return check(raw)
+	}
 	if sum == (jsonscan.Sum{}) {
 		sum = jsonscan.SumOf(raw)
 	}
-	return checkCached(cache, sum, func() error { return check(raw) })
+	return c.check(sum, func() error { return check(raw) })
 }
 
 func check(raw []byte) error {

@@ -26,7 +26,7 @@ func TestCheck(t *testing.T) {
 		{`{"$ref":"https://example.invalid/schema.json"}`, false},
 		{strings.Repeat(`{"items":`, 65) + `{}` + strings.Repeat(`}`, 65), false},
 	} {
-		err := Check([]byte(tc.schema))
+		err := testCache.Check([]byte(tc.schema))
 		if (err == nil) != tc.valid {
 			t.Errorf("Check(%.60s) = %v, want valid=%v", tc.schema, err, tc.valid)
 		}
@@ -57,7 +57,7 @@ func TestCompilerNeverFetches(t *testing.T) {
 		`{"$schema":"` + base + `/meta","type":"object"}`,
 		`{"$id":"` + base + `/root","$ref":"other.json"}`,
 	} {
-		_ = Check([]byte(s))
+		_ = testCache.Check([]byte(s))
 	}
 	time.Sleep(50 * time.Millisecond) // let any stray connection land
 	ln.Close()

@@ -37,8 +37,9 @@ func (v Violation) String() string {
 // Validate checks instance (JSON) against schema (JSON). It never
 // fetches a remote $ref and never quotes the instance: messages come from
 // the schema's own keywords and the instance's JSON types.
-func Validate(schema, instance []byte) ([]Violation, error) {
-	root, err := parseCached(schema)
+// The schema's parse is kept in c.
+func (c *Cache) Validate(schema, instance []byte) ([]Violation, error) {
+	root, err := c.parse(schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema: %w", err)
 	}

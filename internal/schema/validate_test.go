@@ -20,7 +20,7 @@ func TestValidateInsideArrays(t *testing.T) {
 			`{"hits":[{"total":"x"}]}`, `/hits/*/total: expected type "number", got string`},
 		{`{"type":"object","properties":{"total":{"type":"number"}}}`, `{"total":"x"}`, `/total: expected type "number", got string`},
 	} {
-		vs, err := Validate([]byte(c.schema), []byte(c.instance))
+		vs, err := testCache.Validate([]byte(c.schema), []byte(c.instance))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestValidateInsideArrays(t *testing.T) {
 func TestValidateNeverNamesInstanceKeys(t *testing.T) {
 	schema := `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"object","properties":{"n":{"type":"integer"}}},"patternProperties":{"^p":{"type":"integer"}}}}}`
 	instance := `{"m":{"x/properties/EVIL~1properties~0ALSO":{"n":"s"},"p/properties/EVIL2":"s"}}`
-	vs, err := Validate([]byte(schema), []byte(instance))
+	vs, err := testCache.Validate([]byte(schema), []byte(instance))
 	if err != nil {
 		t.Fatal(err)
 	}

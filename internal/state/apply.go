@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // Transition is what one run changed: the events it appended to the
@@ -49,13 +50,15 @@ type Transition struct {
 // (the caller passes func() ([]Tool, error) { return store.LoadSnapshot(t) }).
 // It may be nil, which makes such tools a SnapshotErr.
 //
-// historyLimit bounds the history (DefaultHistoryLimit when <= 0).
-func apply(prev *State, now time.Time, findings []catalogue.Finding, served []Tool, servedOK bool,
+// historyLimit bounds the history (DefaultHistoryLimit when <= 0). c are
+// the program's caches: the served definitions' digests and the schema
+// diffs of changed tools go through them (nil: computed, not kept).
+func apply(c *probe.Caches, prev *State, now time.Time, findings []catalogue.Finding, served []Tool, servedOK bool,
 	historyLimit int, loadPrev func() ([]Tool, error)) (*State, Transition) {
 	if prev == nil {
 		prev = NewState("")
 	}
-	if unchanged(prev, findings, served, servedOK) {
+	if unchanged(c, prev, findings, served, servedOK) {
 		return prev, Transition{}
 	}
 	now = now.UTC() // strips the monotonic reading; files stay readable
@@ -79,7 +82,7 @@ func apply(prev *State, now time.Time, findings []catalogue.Finding, served []To
 	findingsChanged := diffFindings(prev, next, now, findings, servedOK, &tr)
 	servedChanged := false
 	if servedOK {
-		servedChanged = diffServed(prev, next, now, served, loadPrev, &tr)
+		servedChanged = diffServed(c, prev, next, now, served, loadPrev, &tr)
 	}
 	events := len(tr.Opened) + len(tr.Resolved) + len(tr.ServedChanges)
 	tr.Changed = findingsChanged || servedChanged || events > 0 || prev.dirty || prev.snapPending
@@ -180,7 +183,7 @@ var scratch = sync.Pool{New: func() any { m := make(map[string]struct{}); return
 
 // unchanged reports, without allocating, whether the run leaves prev
 // exactly as it is. It is conservative: any doubt goes to the full diff.
-func unchanged(prev *State, findings []catalogue.Finding, served []Tool, servedOK bool) bool {
+func unchanged(c *probe.Caches, prev *State, findings []catalogue.Finding, served []Tool, servedOK bool) bool {
 	if prev.dirty || prev.snapPending {
 		return false
 	}
@@ -216,7 +219,7 @@ func unchanged(prev *State, findings []catalogue.Finding, served []Tool, servedO
 		if !ok {
 			return false
 		}
-		hashHex(t.Raw, &h)
+		hashHex(c, t.Raw, &h)
 		if old != string(h[:]) {
 			return false
 		}

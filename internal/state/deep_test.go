@@ -43,7 +43,7 @@ func TestDeepBaselineStaysLinear(t *testing.T) {
 	}
 	dir := t.TempDir()
 	s := openStore(t, dir)
-	b := &Baseline{Manifest: canon, Digest: SurfaceDigest(m), RecordedAt: t0, Origin: OriginFirstSeen}
+	b := &Baseline{Manifest: canon, Digest: SurfaceDigest(nil, m), RecordedAt: t0, Origin: OriginFirstSeen}
 	run := WithBaseline(Loaded(NewState("deep")), b, "1 tools", 0)
 	mustSave(t, s, run.State)
 	fi, err := os.Stat(filepath.Join(dir, "deep.json"))
@@ -66,7 +66,7 @@ func TestDeepBaselineStaysLinear(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := manifest.Parse(canon, ".json")
-	if SurfaceDigest(again) != SurfaceDigest(before) {
+	if SurfaceDigest(nil, again) != SurfaceDigest(nil, before) {
 		t.Fatal("the reloaded baseline holds another surface")
 	}
 	if c2, _ := again.Canonical(); !bytes.Equal(c2, canon) {

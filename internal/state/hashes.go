@@ -107,7 +107,13 @@ func (b hashesBuilder) done() Hashes {
 }
 
 // sets is the interning table: a set's content Sum to the set, weakly, so
-// that holding a set here never keeps it alive.
+// that holding a set here never keeps it alive. It is not a cache, and so
+// not in the program's probe.Caches: it keeps no answer alive and has no
+// budget to evict from, only says whether an equal set is already held by
+// some target, as unique.Make does for strings; it is as large as the
+// sets targets hold. It is package-level for the reason unique's table
+// is: a set read from a state file (UnmarshalJSON) must find the set a
+// run built, whoever built it.
 var sets = struct {
 	sync.Mutex
 	m map[jsonscan.Sum]weak.Pointer[hashSet]

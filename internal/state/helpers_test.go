@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 var t0 = time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
@@ -68,3 +69,6 @@ func changes(evs []Event) []string {
 
 // saved marks st as written, as a successful Save does.
 func saved(st *State) { st.dirty, st.snapPending, st.snap = false, false, nil }
+
+// testCaches are the tests' caches, as a daemon's would be: one for all.
+var testCaches = probe.NewCaches(0)

@@ -41,8 +41,18 @@ func Loaded(st *State) *Run { return &Run{State: st, LastCompared: st.LastCompar
 // see apply); the served set is compared only when the run listed it.
 // loadPrev reads the previous served snapshot, at most once, only when a
 // tool's definition changed.
+//
+// Apply keeps nothing between calls: a program applying runs passes its
+// caches to ApplyWith.
 func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPrev func() ([]Tool, error)) *Run {
-	st, tr := apply(prev.State, now, rep.Findings, boundedNames(rep.Served()), rep.Success, historyLimit, loadPrev)
+	return ApplyWith(nil, prev, rep, now, historyLimit, loadPrev)
+}
+
+// ApplyWith is Apply through c, the program's caches (probe.NewCaches),
+// which remember the served definitions' digests and the schema diffs of
+// changed tools; nil remembers nothing.
+func ApplyWith(c *probe.Caches, prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPrev func() ([]Tool, error)) *Run {
+	st, tr := apply(c, prev.State, now, rep.Findings, boundedNames(rep.Served()), rep.Success, historyLimit, loadPrev)
 	if rep.Success && !slices.Equal(st.Omitted, rep.FindingsOmitted) && (len(st.Omitted) > 0 || len(rep.FindingsOmitted) > 0) {
 		// A failed run keeps the counts, as it keeps the findings.
 		next := *st

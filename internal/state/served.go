@@ -11,6 +11,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
@@ -27,7 +28,7 @@ var (
 // diffServed compares served against prev.ToolHashes, appends the served
 // changes to tr and, when the set changed, records the new hashes and the
 // snapshot to write in next. It reports whether the set changed.
-func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func() ([]Tool, error), tr *Transition) bool {
+func diffServed(c *probe.Caches, prev, next *State, now time.Time, served []Tool, loadPrev func() ([]Tool, error), tr *Transition) bool {
 	first := prev.ServedLastChange.IsZero() && prev.ToolHashes.Len() == 0
 	hashes := newHashesBuilder(len(served))
 	cur := make([]Tool, 0, len(served))
@@ -38,7 +39,7 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 		if hashes.has(t.Name) {
 			continue
 		}
-		hashHex(t.Raw, &h)
+		hashHex(c, t.Raw, &h)
 		sum := string(h[:])
 		hashes.set(t.Name, sum)
 		cur = append(cur, t)
@@ -72,7 +73,7 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 			Tool: name, Change: catalogue.ChgToolRemoved, Message: "tool removed from the served set"})
 	}
 	if len(changed) > 0 {
-		tr.SnapshotErr = diffChanged(prev, now, changed, loadPrev, tr)
+		tr.SnapshotErr = diffChanged(c, prev, now, changed, loadPrev, tr)
 	}
 	slices.SortFunc(cur, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	for i, t := range cur {
@@ -89,8 +90,8 @@ func diffServed(prev, next *State, now time.Time, served []Tool, loadPrev func()
 // diffChanged emits one event per CompareTool finding between the previous
 // and the current definition of each changed tool. Only here is the
 // previous snapshot needed, so only here is it loaded.
-func diffChanged(prev *State, now time.Time, changed []Tool, loadPrev func() ([]Tool, error), tr *Transition) error {
-	before, err := previousDefs(prev, changed, loadPrev)
+func diffChanged(c *probe.Caches, prev *State, now time.Time, changed []Tool, loadPrev func() ([]Tool, error), tr *Transition) error {
+	before, err := previousDefs(c, prev, changed, loadPrev)
 	missing := 0
 	for _, t := range changed {
 		old, ok := before[t.Name]
@@ -100,7 +101,7 @@ func diffChanged(prev *State, now time.Time, changed []Tool, loadPrev func() ([]
 			missing++
 			continue
 		}
-		for _, f := range catalogue.CompareServed(d, s) {
+		for _, f := range catalogue.CompareServed(c.Schema(), d, s) {
 			tr.ServedChanges = append(tr.ServedChanges, Event{
 				Time: now, Kind: KindServedChange, Rule: f.Rule, Severity: f.Severity, Tool: t.Name,
 				Pointer: sanitize.Text(f.Pointer), Direction: f.Direction, Change: catalogue.ServedChangeID(f), Message: sanitize.Text(f.Message),
@@ -119,7 +120,7 @@ func diffChanged(prev *State, now time.Time, changed []Tool, loadPrev func() ([]
 // previousDefs returns the previous raw definitions of the named tools
 // whose bytes still hash to prev.ToolHashes. A snapshot that Save has not
 // yet written (a failed write) is newer than the file, so it wins.
-func previousDefs(prev *State, changed []Tool, loadPrev func() ([]Tool, error)) (map[string]json.RawMessage, error) {
+func previousDefs(c *probe.Caches, prev *State, changed []Tool, loadPrev func() ([]Tool, error)) (map[string]json.RawMessage, error) {
 	tools := prev.snap
 	if !prev.snapPending {
 		if loadPrev == nil {
@@ -141,7 +142,7 @@ func previousDefs(prev *State, changed []Tool, loadPrev func() ([]Tool, error)) 
 			continue
 		}
 		old, ok := prev.ToolHashes.Get(t.Name)
-		if hashHex(t.Raw, &h); ok && string(h[:]) == old {
+		if hashHex(c, t.Raw, &h); ok && string(h[:]) == old {
 			out[t.Name] = t.Raw
 		}
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // FormatVersion is the version of the state and snapshot files. A file of
@@ -215,8 +216,10 @@ func active(f catalogue.Finding, first time.Time) ActiveFinding {
 // hashHex is the hex SHA-256 of raw, written into a caller's array so the
 // steady-state comparison allocates nothing. Surrounding whitespace is not
 // part of a JSON value and does not survive a snapshot round trip, so it
-// is not hashed.
-func hashHex(raw []byte, out *[64]byte) {
-	sum := digest(bytes.TrimSpace(raw))
+// is not hashed. The digest is remembered in c (probe.Caches.Digest): the
+// hash must be the same in every process, being written to disk, and a
+// target's definitions are almost always the ones it served last time.
+func hashHex(c *probe.Caches, raw []byte, out *[64]byte) {
+	sum := c.Digest(bytes.TrimSpace(raw))
 	hex.Encode(out[:], sum[:])
 }

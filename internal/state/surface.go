@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // SurfaceDigest is the digest of a served surface that an accept names
@@ -23,13 +24,14 @@ import (
 // a resource's uri) as a JSON string and ITEMHASH the hex SHA-256 of the
 // item's definition as served, surrounding white space trimmed: the hash
 // the state keeps per tool (ToolHashes). A list the server does not serve
-// has no line; an empty one has its LIST line.
-func SurfaceDigest(m *manifest.Manifest) string {
+// has no line; an empty one has its LIST line. The item hashes are
+// remembered in c, the program's caches (nil: none), as the state's are.
+func SurfaceDigest(c *probe.Caches, m *manifest.Manifest) string {
 	h := sha256.New()
 	var sum [64]byte
 	line := func(list, key string, raw []byte) {
 		k, _ := json.Marshal(key)
-		hashHex(raw, &sum)
+		hashHex(c, raw, &sum)
 		h.Write([]byte(list + "\t"))
 		h.Write(k)
 		h.Write([]byte("\t"))
