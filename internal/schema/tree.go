@@ -241,8 +241,6 @@ func (v val) get(k string) (val, bool) {
 	return val{t, absent}, false
 }
 
-func (v val) has(k string) bool { _, ok := v.get(k); return ok }
-
 // schemaObj is a schema object with the keywords the diff compares
 // structurally located in one pass over its members (the last of
 // duplicates), so each is found without another scan.

@@ -158,11 +158,3 @@ func procRSS(pid int) (int64, error) {
 	}
 	return 0, errors.New("/proc status: no VmRSS")
 }
-
-// selfCPU is this process's user plus system CPU time (RUSAGE_SELF, µs
-// resolution): the client side of the probe benchmark.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
