@@ -284,15 +284,20 @@ const MaxTargetNameLen = 63
 // ParseTargetFile decodes b, the target file at path (a list of targets in
 // the schema of targets:), strictly, and checks each target as Parse does
 // (with the default global values; Discovered applies the running ones).
-// Paths resolve against the file's directory. A target file carries no
-// credentials: those come from sd_credentials. Errors are FILE:LINE: [i].FIELD.
-func ParseTargetFile(b []byte, path string) ([]Target, error) {
+// Paths resolve against the file's directory, and a manifest must be
+// under root (the main config's directory; the file's own when empty). A
+// target file carries no credentials: those come from sd_credentials.
+// Errors are FILE:LINE: [i].FIELD.
+func ParseTargetFile(b []byte, path, root string) ([]Target, error) {
 	var ts List[Target]
 	col, err := decode(b, path, "a target file", &ts, reflect.TypeFor[List[Target]]())
 	if err != nil {
 		return nil, err
 	}
 	dir := dirOf(path)
+	if root == "" {
+		root = dir
+	}
 	g := DefaultGlobal()
 	seen := map[string]int{}
 	for i := range ts {
@@ -300,6 +305,9 @@ func ParseTargetFile(b []byte, path string) ([]Target, error) {
 		is := g.settle(&check, dir)
 		if CredentialsOf(&ts[i].HTTPClient.HTTPClientConfig).Any() {
 			is = append(is, issue{"http_client", "carries credentials: a discovered target's credentials come from sd_credentials in the main config"})
+		}
+		if check.Manifest != "" && !within(root, check.Manifest) {
+			is = append(is, issue{"manifest", fmt.Sprintf("must be under %s, the main config's directory: a target file names manifests, not any file driftd can read", root)})
 		}
 		if first, dup := seen[check.Name]; dup && check.Name != "" {
 			is = append(is, issue{"name", fmt.Sprintf("%q is already used at line %d", check.Name, col.pos.line(fmt.Sprintf("[%d].name", first)))})
@@ -313,6 +321,19 @@ func ParseTargetFile(b []byte, path string) ([]Target, error) {
 		return nil, err
 	}
 	return ts, nil
+}
+
+// within reports whether path, once cleaned, is dir or below it. A
+// symlink inside dir may still point out of it: whoever can write in the
+// directory can also write the manifest itself.
+func within(dir, path string) bool {
+	dir, derr := filepath.Abs(dir)
+	path, perr := filepath.Abs(path)
+	if derr != nil || perr != nil {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // Found is a target as a discovery source found it.

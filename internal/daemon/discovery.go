@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"path/filepath"
 	"context"
 	"errors"
 	"fmt"
@@ -54,8 +55,9 @@ func (d *Daemon) sdSpecs(cfg *config.Config) []sdSpec {
 		b, _ := yaml.Marshal(v)
 		return string(b)
 	}
+	root := filepath.Dir(cfg.Path)
 	for _, g := range cfg.TargetFiles {
-		out = append(out, sdSpec{"file:" + g, g, func() (discovery.Source, error) { return discovery.NewFiles(g), nil }})
+		out = append(out, sdSpec{"file:" + g, g, func() (discovery.Source, error) { return discovery.NewFiles(g, root), nil }})
 	}
 	for _, k := range cfg.KubernetesSD {
 		out = append(out, sdSpec{k.Source(), spec(k), func() (discovery.Source, error) { return d.newKubernetesSource(cfg, k) }})

@@ -22,6 +22,8 @@ const maxTargetFileBytes = 16 << 20
 // targets; a file that does not parse keeps the targets it had.
 type Files struct {
 	glob string
+	// root is the directory every manifest a file names must be under.
+	root string
 	// Rescan is how often the glob is read without a change seen, for
 	// file systems that do not notify.
 	rescan time.Duration
@@ -31,9 +33,10 @@ type Files struct {
 }
 
 // NewFiles returns the source for glob (absolute, only the file name may
-// hold wildcards).
-func NewFiles(glob string) *Files {
-	return &Files{glob: glob, rescan: config.DefaultSDRescanInterval, files: map[string][]Target{}}
+// hold wildcards) whose files name manifests under root (the main
+// config's directory; each file's own directory when empty).
+func NewFiles(glob, root string) *Files {
+	return &Files{glob: glob, root: root, rescan: config.DefaultSDRescanInterval, files: map[string][]Target{}}
 }
 
 // Key implements Source.
@@ -55,7 +58,7 @@ func (f *Files) Refresh(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		ts, err := readTargetFile(p)
+		ts, err := readTargetFile(p, f.root)
 		if err != nil {
 			errs, failed = append(errs, err), append(failed, p)
 			continue
@@ -73,12 +76,12 @@ func (f *Files) Refresh(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func readTargetFile(path string) ([]Target, error) {
+func readTargetFile(path, root string) ([]Target, error) {
 	b, err := atomicfile.ReadFile(path, maxTargetFileBytes)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := config.ParseTargetFile(b, path)
+	ts, err := config.ParseTargetFile(b, path, root)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ func TestFilesRefresh(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	f := NewFiles(filepath.Join(dir, "*.yml"))
+	f := NewFiles(filepath.Join(dir, "*.yml"), "")
 	write("a.yml", "- {name: a, url: 'http://127.0.0.1:1/mcp', baseline: first_seen}\n")
 	write("b.yml", "- {name: b, url: 'http://127.0.0.1:2/mcp', baseline: first_seen}\n")
 	if err := f.Refresh(context.Background()); err != nil || names(f) != "a,b" {
@@ -57,7 +57,7 @@ func TestFilesRefresh(t *testing.T) {
 // refreshes than writes (an editor's save is several events).
 func TestFilesWatchSettles(t *testing.T) {
 	dir := t.TempDir()
-	f := NewFiles(filepath.Join(dir, "*.yml"))
+	f := NewFiles(filepath.Join(dir, "*.yml"), "")
 	f.rescan = time.Hour
 	var calls atomic.Int32
 	ctx, cancel := context.WithCancel(context.Background())
@@ -85,7 +85,7 @@ func TestFilesWatchSettles(t *testing.T) {
 // without pause, is still refreshed, at least every fileMaxWait.
 func TestFilesWatchConverges(t *testing.T) {
 	dir := t.TempDir()
-	f := NewFiles(filepath.Join(dir, "*.yml"))
+	f := NewFiles(filepath.Join(dir, "*.yml"), "")
 	f.rescan = time.Hour
 	var calls atomic.Int32
 	ctx, cancel := context.WithCancel(context.Background())
@@ -117,7 +117,7 @@ func TestFilesFIFO(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.yml"), []byte("- {name: a, url: 'http://127.0.0.1:1/mcp', baseline: first_seen}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	f := NewFiles(filepath.Join(dir, "*.yml"))
+	f := NewFiles(filepath.Join(dir, "*.yml"), "")
 	done := make(chan error, 1)
 	go func() { done <- f.Refresh(context.Background()) }()
 	select {
@@ -130,5 +130,33 @@ func TestFilesFIFO(t *testing.T) {
 	}
 	if ts := f.Targets(); len(ts) != 1 || ts[0].Target.Name != "a" {
 		t.Fatalf("targets beside the FIFO: %v", ts)
+	}
+}
+
+// TestFilesManifestConfined: a target file names manifests under the
+// main config's directory, never any file driftd can read (the error
+// names the field and quotes none of the file).
+func TestFilesManifestConfined(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "targets")
+	if err := os.MkdirAll(filepath.Join(sub, "manifests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(body string) error {
+		if err := os.WriteFile(filepath.Join(sub, "t.yml"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return NewFiles(filepath.Join(sub, "*.yml"), dir).Refresh(context.Background())
+	}
+	for _, m := range []string{"manifests/a.json", "../crm.json"} {
+		if err := write("- {name: a, url: 'http://127.0.0.1:1/mcp', manifest: " + m + "}\n"); err != nil {
+			t.Fatalf("manifest %s, under the root: %v", m, err)
+		}
+	}
+	for _, m := range []string{"../../secret.json", "/etc/passwd", "manifests/../../../x.json"} {
+		err := write("- {name: a, url: 'http://127.0.0.1:1/mcp', manifest: " + m + "}\n")
+		if err == nil || !strings.Contains(err.Error(), "[0].manifest: must be under "+dir) {
+			t.Errorf("manifest %s: %v", m, err)
+		}
 	}
 }
