@@ -258,6 +258,9 @@ func (g *Global) check() []issue {
 	if n := g.MaxInflightBytes.Bytes(); !g.MaxInflightBytes.IsZero() && n < 1<<20 {
 		is.add("max_inflight_bytes", "%d must be at least 1048576 (1MiB), or left out for a quarter of the container's memory limit", n)
 	}
+	if g.MaxDiscoveredTargets < 1 {
+		is.add("max_discovered_targets", "%d must be at least 1", g.MaxDiscoveredTargets)
+	}
 	if g.PerToolSeriesLimit < 0 {
 		is.add("per_tool_series_limit", "%d must not be negative (0 exports no tool-labelled series)", g.PerToolSeriesLimit)
 	}

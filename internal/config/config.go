@@ -82,22 +82,30 @@ type Global struct {
 	// StateRetention is how long the state of a target that vanished is
 	// kept (retention.go).
 	StateRetention Retention `yaml:"state_retention"`
+	// MaxDiscoveredTargets bounds the targets every discovery source
+	// together may add; those past it are rejected, counted and logged.
+	MaxDiscoveredTargets int `yaml:"max_discovered_targets"`
 }
 
 // DefaultGlobal returns the global section of an empty file.
 func DefaultGlobal() Global {
 	return Global{
-		Schedule:           defaultSchedule(),
-		Timeout:            DefaultTimeout,
-		MaxListPages:       DefaultMaxListPages,
-		MaxResponseBytes:   ByteSize{n: DefaultMaxResponseBytes, src: "16MiB"},
-		MaxRunBytes:        ByteSize{n: DefaultMaxRunBytes, src: "64MiB"},
-		Concurrency:        DefaultConcurrency,
-		StateDir:           DefaultStateDir,
-		PerToolSeriesLimit: DefaultPerToolSeriesLimit,
-		StateRetention:     DefaultStateRetention,
+		Schedule:             defaultSchedule(),
+		Timeout:              DefaultTimeout,
+		MaxListPages:         DefaultMaxListPages,
+		MaxResponseBytes:     ByteSize{n: DefaultMaxResponseBytes, src: "16MiB"},
+		MaxRunBytes:          ByteSize{n: DefaultMaxRunBytes, src: "64MiB"},
+		Concurrency:          DefaultConcurrency,
+		StateDir:             DefaultStateDir,
+		PerToolSeriesLimit:   DefaultPerToolSeriesLimit,
+		StateRetention:       DefaultStateRetention,
+		MaxDiscoveredTargets: DefaultMaxDiscoveredTargets,
 	}
 }
+
+// DefaultMaxDiscoveredTargets bounds the discovered targets of one
+// daemon (docs/discovery.md, "Bounds").
+const DefaultMaxDiscoveredTargets = 50000
 
 // Load reads and parses the config file at path.
 func Load(path string) (*Config, error) {

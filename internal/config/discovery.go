@@ -16,10 +16,12 @@ import (
 
 // Defaults of the discovery blocks (docs/discovery.md).
 const (
-	DefaultSDRefreshInterval   = 5 * time.Minute
-	DefaultSDTimeout           = 30 * time.Second
-	DefaultSDMaxResponseBytes  = 4 << 20
-	DefaultSDMaxPages          = 100
+	DefaultSDRefreshInterval  = 5 * time.Minute
+	DefaultSDTimeout          = 30 * time.Second
+	DefaultSDMaxResponseBytes = 4 << 20
+	DefaultSDMaxPages         = 100
+	// DefaultSDMaxTargets bounds the targets one registry_sd block holds.
+	DefaultSDMaxTargets        = 10000
 	DefaultSDRescanInterval    = 5 * time.Minute
 	kubernetesAllNamespacesKey = "*"
 )
@@ -64,9 +66,12 @@ type RegistrySD struct {
 	// Timeout bounds one refresh, every page together.
 	Timeout time.Duration `yaml:"timeout,omitempty"`
 	// MaxResponseBytes bounds one page of the listing.
-	MaxResponseBytes ByteSize          `yaml:"max_response_bytes,omitempty"`
-	MaxPages         int               `yaml:"max_pages,omitempty"`
-	Labels           map[string]string `yaml:"labels,omitempty"`
+	MaxResponseBytes ByteSize `yaml:"max_response_bytes,omitempty"`
+	MaxPages         int      `yaml:"max_pages,omitempty"`
+	// MaxTargets bounds the targets (streamable-http remotes) the block
+	// holds: a listing past it is cut there, logged and counted.
+	MaxTargets int               `yaml:"max_targets,omitempty"`
+	Labels     map[string]string `yaml:"labels,omitempty"`
 	// HTTPClient is how driftd reaches the registry itself (TLS, its
 	// credentials); redirects are never followed.
 	HTTPClient HTTPClient `yaml:"http_client,omitempty"`
@@ -229,6 +234,9 @@ func (r *RegistrySD) settle(dir string) []issue {
 	if r.MaxPages == 0 {
 		r.MaxPages = DefaultSDMaxPages
 	}
+	if r.MaxTargets == 0 {
+		r.MaxTargets = DefaultSDMaxTargets
+	}
 	switch {
 	case r.RefreshInterval < time.Second:
 		is.add("refresh_interval", "%v must be at least 1s", r.RefreshInterval)
@@ -240,6 +248,9 @@ func (r *RegistrySD) settle(dir string) []issue {
 	}
 	if r.MaxPages < 1 {
 		is.add("max_pages", "%d must be at least 1", r.MaxPages)
+	}
+	if r.MaxTargets < 1 {
+		is.add("max_targets", "%d must be at least 1", r.MaxTargets)
 	}
 	if r.HTTPClient.FollowRedirects {
 		is.add("http_client.follow_redirects", "must be false: driftd never follows redirects")

@@ -1,11 +1,11 @@
 package daemon
 
 import (
-	"path/filepath"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"reflect"
 	"sync"
 	"time"
@@ -185,6 +185,9 @@ func (d *Daemon) refreshSource(ctx context.Context, s *sdSource) {
 	}
 	if r, ok := s.src.(*discovery.Registry); ok {
 		d.metrics.SDSkipped(key, r.Skipped())
+		if r.Capped() {
+			d.log.Warn("registry listing cut at max_targets; the rest of its servers are not probed", "discovery", key, "targets", len(ts))
+		}
 	}
 	s.mu.Lock()
 	changed := !reflect.DeepEqual(s.last, ts)

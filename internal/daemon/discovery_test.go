@@ -315,3 +315,22 @@ func TestSlowRegistryDoesNotHoldTheListener(t *testing.T) {
 		t.Errorf("Stop took %v", took)
 	}
 }
+
+// TestDiscoveredTargetsBounded: past global.max_discovered_targets a
+// discovered target is rejected, counted and listed, not run.
+func TestDiscoveredTargetsBounded(t *testing.T) {
+	e := newSDEnv(t)
+	var b strings.Builder
+	for i := range 4 {
+		fmt.Fprintf(&b, "- {name: f%d, url: %q, baseline: first_seen}\n", i, e.one.URL)
+	}
+	e.targetFile("many.yml", b.String())
+	path := e.config("global: {max_discovered_targets: 2}\ntarget_files: [\"targets/*.yml\"]\n")
+	out, err := daemon.DiscoverOnce(path, daemon.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(out), "origin: file:"); got != 2 || strings.Count(string(out), "more than global.max_discovered_targets (2)") != 2 {
+		t.Errorf("want 2 targets and 2 rejected past the bound:\n%s", out)
+	}
+}

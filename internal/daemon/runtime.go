@@ -131,7 +131,14 @@ func buildRuntime(cfg *config.Config, found []discovery.Target, opts Options) (*
 	origins := make([]string, 0, len(found))
 	previous := make([][]string, 0, len(found))
 	policies := make([]*catalogue.Policy, 0, len(found))
+	limit := cfg.Global.MaxDiscoveredTargets
 	for _, f := range found {
+		if len(rc.discovered) >= limit {
+			// Past the bound, a target costs a line of rejection, not a
+			// runtime: what a hostile or runaway source can make driftd hold.
+			rc.rejected = append(rc.rejected, rejection{f.Source, fmt.Errorf("%s: target %q: more than global.max_discovered_targets (%d) discovered targets", f.Origin, f.Target.Name, limit)})
+			continue
+		}
 		t, err := cfg.Discovered(config.Found{Target: f.Target, Origin: f.Origin, Identity: f.Identity, RequiredHeaders: f.RequiredHeaders})
 		if err == nil {
 			if by, dup := taken[t.Name]; dup {

@@ -39,6 +39,12 @@ const (
 	sinceSkew = time.Minute
 	// streamableHTTP is the one remote type driftd probes.
 	streamableHTTP = "streamable-http"
+	// maxCursor, maxName and maxURL bound what one entry of a listing may
+	// make driftd keep: a cursor is sent back, names and URLs are held per
+	// target. The registry's own schema caps a name at 200 characters.
+	maxCursor = 1024
+	maxName   = 256
+	maxURL    = 2048
 )
 
 type registryList struct {
@@ -78,6 +84,7 @@ type Registry struct {
 	mu        sync.Mutex
 	servers   map[string][]remote // server name → its streamable-http remotes
 	skipped   int                 // remotes of other types, or with a bad URL
+	capped    bool                // the last listing was cut at max_targets
 	since     time.Time           // start of the last successful refresh
 	refreshes int
 	targets   []Target
@@ -109,6 +116,13 @@ func (r *Registry) Skipped() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.skipped
+}
+
+// Capped reports whether the last listing was cut at max_targets.
+func (r *Registry) Capped() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.capped
 }
 
 // Targets implements Source.
@@ -153,6 +167,11 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	// otherwise have driftd carry it to that server.
 	secrets := sanitize.NewSecrets(config.SecretValues(&r.cfg.HTTPClient.HTTPClientConfig)...)
 	skipped, cursor, seen := 0, "", map[string]bool{}
+	held := 0
+	for _, rs := range servers {
+		held += len(rs)
+	}
+	capped := false
 	for page := 0; ; page++ {
 		if page == r.cfg.MaxPages {
 			return &Error{Reason: mcp.ReasonResponseTooLarge, Err: fmt.Errorf("more than max_pages (%d) pages", r.cfg.MaxPages)}
@@ -168,10 +187,15 @@ func (r *Registry) Refresh(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		skipped += r.merge(servers, list, secrets)
+		var n int
+		n, held, capped = r.merge(servers, list, secrets, held)
+		skipped += n
 		cursor = list.Metadata.NextCursor
-		if cursor == "" {
+		if cursor == "" || capped {
 			break
+		}
+		if len(cursor) > maxCursor {
+			return &Error{Reason: mcp.ReasonInvalidResponse, Err: fmt.Errorf("the listing's nextCursor is %d bytes, more than %d", len(cursor), maxCursor)}
 		}
 		if seen[cursor] {
 			return &Error{Reason: mcp.ReasonInvalidResponse, Err: errors.New("the listing's nextCursor repeats")}
@@ -185,7 +209,7 @@ func (r *Registry) Refresh(ctx context.Context) error {
 	if !full {
 		skipped = r.skipped + skipped // an incremental listing adds to what the full one counted
 	}
-	r.servers, r.skipped, r.since, r.targets = servers, skipped, start, targets
+	r.servers, r.skipped, r.since, r.targets, r.capped = servers, skipped, start, targets, capped
 	r.refreshes++
 	return nil
 }
@@ -231,14 +255,20 @@ func (r *Registry) page(ctx context.Context, q url.Values) (*registryList, error
 	return &list, nil
 }
 
-// merge applies one page to servers and returns how many remotes it
-// skipped: of another type, with a URL driftd does not probe, or carrying
-// one of the registry's own credentials (secrets).
-func (r *Registry) merge(servers map[string][]remote, list *registryList, secrets *sanitize.Secrets) int {
-	skipped := 0
+// merge applies one page to servers, which hold held remotes, and
+// returns how many remotes it skipped (of another type, with a URL driftd
+// does not probe, a name or URL past its bound, or carrying one of the
+// registry's own credentials), the remotes held after it, and whether
+// max_targets stopped it: a server whose remotes would pass it is left
+// out, and so is the rest of the listing.
+func (r *Registry) merge(servers map[string][]remote, list *registryList, secrets *sanitize.Secrets, held int) (skipped, _ int, capped bool) {
 	for _, e := range list.Servers {
 		s := e.Server
 		if s.Name == "" || !r.wanted(s.Name) {
+			continue
+		}
+		if len(s.Name) > maxName {
+			skipped += len(s.Remotes)
 			continue
 		}
 		var st officialStatus
@@ -249,11 +279,13 @@ func (r *Registry) merge(servers map[string][]remote, list *registryList, secret
 			continue
 		}
 		if st.Status == "deleted" {
+			held -= len(servers[s.Name])
 			delete(servers, s.Name)
 			continue
 		}
 		if secrets.Contains(s.Name) {
 			skipped += len(s.Remotes)
+			held -= len(servers[s.Name])
 			delete(servers, s.Name)
 			continue
 		}
@@ -262,7 +294,7 @@ func (r *Registry) merge(servers map[string][]remote, list *registryList, secret
 			// A URL with {variables} is a template the registry expects
 			// its client to fill in: probed as written it would reach
 			// another resource, or none.
-			if rm.Type != streamableHTTP || strings.ContainsAny(rm.URL, "{}") ||
+			if rm.Type != streamableHTTP || len(rm.URL) > maxURL || strings.ContainsAny(rm.URL, "{}") ||
 				config.CheckTargetURL(rm.URL) != nil || secrets.Contains(rm.URL) {
 				skipped++
 				continue
@@ -275,13 +307,19 @@ func (r *Registry) merge(servers map[string][]remote, list *registryList, secret
 			}
 			remotes = append(remotes, rt)
 		}
+		old := len(servers[s.Name])
 		if len(remotes) == 0 {
+			held -= old
 			delete(servers, s.Name)
 			continue
 		}
+		if held-old+len(remotes) > r.cfg.MaxTargets {
+			return skipped, held, true
+		}
+		held += len(remotes) - old
 		servers[s.Name] = remotes
 	}
-	return skipped
+	return skipped, held, false
 }
 
 func (r *Registry) wanted(name string) bool {

@@ -2,9 +2,11 @@ package discovery
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -197,5 +199,64 @@ sd_credentials:
 	}
 	if !slices.Equal(names, []string{realName}) {
 		t.Errorf("after going to one remote: %v, want [%s]", names, realName)
+	}
+}
+
+// TestRegistryHugeListing: a registry listing 300,000 servers (pages made
+// on the fly, 1,000 servers a page whatever limit says) leaves the block
+// at max_targets, flagged as cut, its heap within the documented figure,
+// and a cursor past its bound fails the refresh.
+func TestRegistryHugeListing(t *testing.T) {
+	const servers, perPage = 300000, 1000
+	var longCursor atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := 0
+		fmt.Sscan(r.URL.Query().Get("cursor"), &start)
+		var b strings.Builder
+		b.WriteString(`{"servers":[`)
+		for i := start; i < min(start+perPage, servers); i++ {
+			if i > start {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"server":{"name":"io.example/s%06d","version":"1","remotes":[{"type":"streamable-http","url":"https://s%06d.example/mcp"}]}}`, i, i)
+		}
+		next := ""
+		if start+perPage < servers {
+			next = fmt.Sprint(start + perPage)
+			if longCursor.Load() {
+				next += strings.Repeat("0", 2*maxCursor)
+			}
+		}
+		fmt.Fprintf(&b, `],"metadata":{"nextCursor":%q}}`, next)
+		w.Write([]byte(b.String()))
+	}))
+	defer srv.Close()
+	cfg, err := config.Parse([]byte("registry_sd:\n  - {url: \""+srv.URL+"\", timeout: 1m}\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRegistry(cfg.RegistrySD[0], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := r.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if n := len(r.Targets()); n != config.DefaultSDMaxTargets || !r.Capped() {
+		t.Fatalf("%d targets, capped %v; want the block's max_targets, %d, and capped", n, r.Capped(), config.DefaultSDMaxTargets)
+	}
+	// docs/discovery.md, "Bounds": a block at its default max_targets
+	// holds some 40 MiB at most; these targets' names and URLs are short.
+	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 40<<20 {
+		t.Errorf("the heap grew by %d MiB holding %d targets", grew>>20, len(r.Targets()))
+	}
+	longCursor.Store(true)
+	if err := r.Refresh(context.Background()); err == nil || !strings.Contains(err.Error(), "nextCursor is") {
+		t.Errorf("a cursor past its bound: %v", err)
 	}
 }
