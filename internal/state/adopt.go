@@ -54,6 +54,14 @@ func (s *Store) Adopt(to, from string) (bool, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return false, err
 	}
+	hist, _, err := s.fileHistory(from)
+	if err != nil {
+		return false, err
+	}
+	if err := s.writeHistory(to, hist); err != nil {
+		return false, err
+	}
+	st.History = nil
 	out, err := encodeFile(&st)
 	if err != nil {
 		return false, fmt.Errorf("state: adopt %s: %w", from, err)

@@ -72,12 +72,13 @@ type State struct {
 	// ServedLastChange is when the served set was first recorded or last
 	// changed; zero means no successful listing was ever recorded.
 	ServedLastChange time.Time `json:"served_last_change"`
-	// History is the file's record of events, newest last, bounded by
-	// Apply's limit. It is read and written by the Store only: a State in
-	// memory carries just the events not yet written (pending), and
-	// Store.History reads the rest from disk, so the daemon does not hold
-	// a hundred events per target between runs.
-	History []Event `json:"history"`
+	// History is the record of events, newest last, bounded by Apply's
+	// limit, kept in a file of its own (history.go): a State in memory
+	// carries just the events not yet written (pending), and Store.History
+	// reads the rest from disk, so the daemon does not hold a hundred
+	// events per target between runs. Set only when read from a state file
+	// of an older release, which kept it there.
+	History []Event `json:"history,omitempty"`
 	// FailingSince is when the current streak of failed runs began; zero
 	// while the last run succeeded. It changes only when the target goes
 	// from up to failing or back, so the steady state writes nothing.

@@ -25,7 +25,7 @@ import (
 // Apply and Save must not run concurrently (the scheduler never overlaps
 // runs of a target).
 type Store struct {
-	dir, snapDir string
+	dir, snapDir, histDir string
 	// write writes b to f; tests replace it to simulate a full disk.
 	write func(f *os.File, b []byte) (int, error)
 }
@@ -69,13 +69,14 @@ func (e *NewerError) Error() string {
 // ErrReadOnly is Save's error for a State loaded from a newer file.
 var ErrReadOnly = errors.New("state: the state file was written by a newer driftd; not overwritten")
 
-// Open returns the store in dir, creating it (and snapshots/) with mode
+// Open returns the store in dir, creating it (and snapshots/ and
+// history/) with mode
 // 0750. It removes temp files that an interrupted Save left behind more
 // than a minute ago: younger ones may belong to a live process sharing the
 // directory.
 func Open(dir string) (*Store, error) {
-	s := &Store{dir: dir, snapDir: filepath.Join(dir, "snapshots")}
-	for _, d := range []string{s.dir, s.snapDir} {
+	s := &Store{dir: dir, snapDir: filepath.Join(dir, "snapshots"), histDir: filepath.Join(dir, "history")}
+	for _, d := range []string{s.dir, s.snapDir, s.histDir} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("state: %w", err)
 		}
@@ -139,16 +140,26 @@ func (s *Store) Save(st *State) error {
 	}
 	c := *st
 	c.Version = FormatVersion
-	hist, err := s.fileHistory(st.Target)
+	hist, moved, err := s.fileHistory(st.Target)
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) || errors.As(err, new(*json.UnmarshalTypeError)) {
-		// Edited since Load read it: kept aside for the operator, as Load
+		// Edited since it was read: kept aside for the operator, as Load
 		// keeps a corrupt file, and written anew from this State.
-		_ = moveAside(s.statePath(st.Target), err)
+		_ = moveAside(s.historyPath(st.Target), err)
+		hist = nil
 	} else if err != nil {
 		return err
 	}
-	c.History = appendHistory(hist, st.historyLimit, st.pending)
+	if len(st.pending) > 0 || moved {
+		// The history first: a crash between the two writes leaves a
+		// history that has this run's events and a state that does not,
+		// which the next run's Save writes again; never a state whose
+		// events are lost.
+		if err := s.writeHistory(st.Target, appendHistory(hist, st.historyLimit, st.pending)); err != nil {
+			return err
+		}
+	}
+	c.History = nil
 	// Empty collections are written as such, not as null, for readers
 	// other than this package (jq, an operator).
 	if c.Findings == nil {
@@ -165,38 +176,19 @@ func (s *Store) Save(st *State) error {
 	return nil
 }
 
-// History returns st's history, newest last: what its state file holds and
-// the events st has not yet written (after a failed Save), bounded as
+// History returns st's history, newest last: what its history file holds
+// and the events st has not yet written (after a failed Save), bounded as
 // Apply bounds it. An unreadable file is an error; a missing one is an
 // empty history.
 func (s *Store) History(st *State) ([]Event, error) {
 	var hist []Event
 	if checkName(st.Target) == nil {
 		var err error
-		if hist, err = s.fileHistory(st.Target); err != nil {
+		if hist, _, err = s.fileHistory(st.Target); err != nil {
 			return nil, err
 		}
 	}
 	return appendHistory(hist, st.historyLimit, st.pending), nil
-}
-
-// fileHistory reads the history from target's state file; a missing file
-// has none.
-func (s *Store) fileHistory(target string) ([]Event, error) {
-	b, err := atomicfile.ReadFile(s.statePath(target), maxFileBytes)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
-	}
-	var f struct {
-		History []Event `json:"history"`
-	}
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("state: %s: %w", s.statePath(target), err)
-	}
-	return f.History, nil
 }
 
 // Remove deletes target's state and snapshot (a target removed from the
@@ -215,6 +207,7 @@ func (s *Store) Remove(target string) error {
 		atomicfile.CleanTemps(d, target+".json", time.Now())
 		errs = append(errs, atomicfile.SyncDir(d))
 	}
+	errs = append(errs, s.removeHistory(target))
 	return errors.Join(errs...)
 }
 

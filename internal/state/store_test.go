@@ -266,8 +266,64 @@ func TestStateFileHoldsOnlyStateFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := sortedKeys(top)
-	if want := []string{"findings", "history", "served_last_change", "target", "tool_hashes", "version"}; !slices.Equal(keys, want) {
+	if want := []string{"findings", "served_last_change", "target", "tool_hashes", "version"}; !slices.Equal(keys, want) {
 		t.Fatalf("top-level keys %v", keys)
+	}
+	// The history is in a file of its own, and carries no report-only data either.
+	h, err := os.ReadFile(filepath.Join(dir, "history", "orders.json"))
+	if err != nil || bytes.Contains(h, []byte(marker)) || !bytes.Contains(h, []byte(`"history"`)) {
+		t.Fatalf("history file: %v\n%s", err, h)
+	}
+}
+
+// TestHistoryFile: the history is read from a file of its own, so a view
+// does not read a state file's baseline; a state file of an older release,
+// with the history inside, is read as before and moved out by the next
+// Save; Remove and Adopt take the history along.
+func TestHistoryFile(t *testing.T) {
+	dir, s, st := savedState(t)
+	hist, err := s.History(st)
+	if err != nil || len(hist) == 0 {
+		t.Fatalf("history: %v %v", hist, err)
+	}
+	// As an older release wrote it: the history inside the state file.
+	b, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(b, &top); err != nil {
+		t.Fatal(err)
+	}
+	top["history"], _ = json.Marshal(hist)
+	old, _ := json.Marshal(top)
+	if err := os.WriteFile(filepath.Join(dir, "orders.json"), old, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "history", "orders.json")); err != nil {
+		t.Fatal(err)
+	}
+	st2 := mustLoad(t, s, "orders")
+	if got, err := s.History(st2); err != nil || len(got) != len(hist) {
+		t.Fatalf("an older state file's history: %d events, %v; want %d", len(got), err, len(hist))
+	}
+	st2.dirty = true
+	mustSave(t, s, st2)
+	b, _ = os.ReadFile(filepath.Join(dir, "orders.json"))
+	if bytes.Contains(b, []byte(`"history"`)) {
+		t.Fatal("the next Save left the history in the state file")
+	}
+	if got, err := s.History(st2); err != nil || len(got) != len(hist) {
+		t.Fatalf("after the move: %d events, %v; want %d", len(got), err, len(hist))
+	}
+	if moved, err := s.Adopt("orders-2", "orders"); !moved || err != nil {
+		t.Fatalf("Adopt: %v %v", moved, err)
+	}
+	if got, err := s.History(mustLoad(t, s, "orders-2")); err != nil || len(got) != len(hist) {
+		t.Fatalf("adopted history: %d events, %v", len(got), err)
+	}
+	if err := s.Remove("orders-2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "history", "orders-2.json")); !os.IsNotExist(err) {
+		t.Fatalf("Remove left the history file: %v", err)
 	}
 }
 
