@@ -174,6 +174,19 @@ func waitMetric(t *testing.T, base, prefix string, want float64) string {
 	return body
 }
 
+// waitMetricAtLeast is waitMetric for a counter that goes on rising: a
+// run every second can take it past want between two scrapes.
+func waitMetricAtLeast(t *testing.T, base, prefix string, want float64) string {
+	t.Helper()
+	var body string
+	eventually(t, 20*time.Second, prefix+" >= "+fmt.Sprint(want), func() bool {
+		_, body = get(t, base+"/metrics")
+		v, ok := metric(body, prefix)
+		return ok && v >= want
+	})
+	return body
+}
+
 // syncBuffer is a goroutine-safe log sink.
 type syncBuffer struct {
 	mu sync.Mutex

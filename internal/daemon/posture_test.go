@@ -35,7 +35,7 @@ targets:
     manifest: m.json
 `, srv.URL))
 	d, base := e.start(false)
-	waitMetric(t, base, `driftd_probes_total{result="success",target="poisoned"}`, 1)
+	waitMetricAtLeast(t, base, `driftd_probes_total{result="success",target="poisoned"}`, 1)
 	_, metrics := get(t, base+"/metrics")
 	for _, series := range []string{
 		`driftd_finding{kind="tool",rule="MCP-SEC-MODEL-INSTRUCTION",severity="WARN",target="poisoned",tool="a"} 1`,
