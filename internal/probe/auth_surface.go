@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
@@ -20,7 +21,7 @@ import (
 // spec. No credential is ever sent: the fetches use an anonymous client,
 // follow no redirect, read at most maxMetadataBytes each from the run's
 // byte budget, under the run's deadline, and number at most
-// maxSurfaceFetches. A URL the server hands out is fetched only when it is
+// maxSurfaceFetches, within maxSurfaceTime. A URL the server hands out is fetched only when it is
 // same-origin with the endpoint (resource_metadata) or is an authorization
 // server named by protected resource metadata that was served from the
 // endpoint's origin and whose resource matched the endpoint.
@@ -36,6 +37,10 @@ const (
 	// protected resource metadata paths and, for two authorization
 	// servers, three discovery paths each.
 	maxSurfaceFetches = 8
+	// maxSurfaceTime bounds the whole check; it also takes at most half
+	// of what is left of the run's deadline, so that a server whose
+	// metadata hangs cannot fail a run that listed its tools.
+	maxSurfaceTime = 10 * time.Second
 )
 
 // surface is the state of one run's check of the authorization surface.
@@ -73,6 +78,12 @@ func (r *run) authSurface(ctx context.Context, ch *mcp.Challenge, ex *mcp.Exchan
 		return
 	}
 	r.surfaceChecked = true
+	limit := maxSurfaceTime
+	if dl, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(dl)/2)
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	target, err := url.Parse(r.t.URL)
 	if err != nil || (target.Scheme != "http" && target.Scheme != "https") {
 		return
@@ -148,9 +159,11 @@ func (s *surface) protectedResource(ctx context.Context, ch *mcp.Challenge) (*pr
 		r.emitFrom(s.ex, r.checkPRM(config.RedactedURL(c), problem, doc.Resource != nil && !resourceMatches(*doc.Resource, s.target))...)
 		return &doc, problem == "" && resourceMatches(*doc.Resource, s.target)
 	}
-	if ctx.Err() == nil {
-		r.emitFrom(s.ex, r.checkPRM("", "tried "+strings.Join(tried, ", "), false)...)
+	if ctx.Err() != nil {
+		r.emitFrom(s.ex, r.checkNotFetched("the check's time ran out before protected resource metadata was found: tried "+strings.Join(tried, ", "))...)
+		return nil, false
 	}
+	r.emitFrom(s.ex, r.checkPRM("", "tried "+strings.Join(tried, ", "), false)...)
 	return nil, false
 }
 
@@ -181,9 +194,12 @@ func (s *surface) authorizationServer(ctx context.Context, issuer string) {
 		}
 		return
 	}
-	if ctx.Err() == nil {
-		r.emitFrom(s.ex, r.checkASMetadata(config.RedactedURL(issuer), "tried "+strings.Join(tried, ", "), nil, false)...)
+	if ctx.Err() != nil {
+		r.emitFrom(s.ex, r.checkNotFetched(fmt.Sprintf("the check's time ran out before the metadata of authorization server %s was found: tried %s",
+			config.RedactedURL(issuer), strings.Join(tried, ", ")))...)
+		return
 	}
+	r.emitFrom(s.ex, r.checkASMetadata(config.RedactedURL(issuer), "tried "+strings.Join(tried, ", "), nil, false)...)
 }
 
 // get fetches one metadata URL and returns the body of a 200 answer, or

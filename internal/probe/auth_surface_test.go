@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
@@ -51,6 +52,9 @@ type authSurface struct {
 	foreignAS string
 	// challengeURL, if set, is the challenge's resource_metadata.
 	challengeURL string
+	// hang, if set, holds every metadata request until the client goes
+	// away.
+	hang bool
 
 	mu   sync.Mutex
 	seen []string // paths requested other than the endpoint
@@ -94,6 +98,10 @@ func (a *authSurface) wrap(next http.Handler) http.Handler {
 		a.mu.Unlock()
 		if r.Header.Get("Authorization") != "" || r.Header.Get("Cookie") != "" {
 			a.auth.Add(1)
+		}
+		if a.hang {
+			<-r.Context().Done()
+			return
 		}
 		prmPath := map[string]string{
 			"": "/meta/prm.json", "challenge": "/meta/prm.json",
@@ -333,5 +341,18 @@ func TestAuthSurfaceBounded(t *testing.T) {
 	f := find(rep, catalogue.AuthPRMMissing)
 	if f == nil || !strings.Contains(f.Message, "response_too_large") {
 		t.Errorf("an oversized document: %+v", f)
+	}
+}
+
+// Metadata that never answers takes at most half of what is left of the
+// run's deadline: the run that listed its tools still succeeds, and says
+// the surface went unchecked.
+func TestAuthSurfaceHangs(t *testing.T) {
+	rep := probeSurface(t, &authSurface{hang: true}, func(tg *config.Target) { tg.Timeout = 2 * time.Second })
+	if !rep.Success {
+		t.Fatalf("run failed: %s %s", rep.FailureReason, rep.FailureMessage)
+	}
+	if !has(rep, catalogue.AuthSurfaceNotFetched) || has(rep, catalogue.AuthPRMMissing) {
+		t.Errorf("findings %v", surfaceRules(rep))
 	}
 }
