@@ -51,6 +51,7 @@ type surface struct {
 	target *url.URL
 	limit  int64
 	left   int // fetches left
+	found  *AuthSurface
 }
 
 // prm is protected resource metadata (RFC 9728 §2) as driftd reads it.
@@ -96,7 +97,10 @@ func (r *run) authSurface(ctx context.Context, ch *mcp.Challenge, ex *mcp.Exchan
 		return // the anonymous probe reports a client that cannot be built
 	}
 	defer hc.CloseIdleConnections()
-	s := &surface{r: r, ex: ex, hc: hc, target: target, limit: maxMetadataBytes, left: maxSurfaceFetches}
+	s := &surface{r: r, ex: ex, hc: hc, target: target, limit: maxMetadataBytes, left: maxSurfaceFetches,
+		found: &AuthSurface{AuthorizationServers: []AuthServerSurface{}}}
+	r.rep.AuthPosture.Surface = s.found
+	defer func() { s.found.Fetches = maxSurfaceFetches - s.left }()
 	if m := r.t.MaxResponseBytes.Bytes(); m > 0 && m < s.limit {
 		s.limit = m
 	}
@@ -139,6 +143,7 @@ func (s *surface) protectedResource(ctx context.Context, ch *mcp.Challenge) (*pr
 		if body == nil {
 			continue
 		}
+		s.found.ProtectedResourceMetadata = config.RedactedURL(c)
 		var doc prm
 		problem := ""
 		switch {
@@ -173,6 +178,8 @@ func (s *surface) authorizationServer(ctx context.Context, issuer string) {
 	r := s.r
 	iu, _ := url.Parse(issuer) // issuerURL held
 	endpoints := map[string]string{"issuer": issuer}
+	s.found.AuthorizationServers = append(s.found.AuthorizationServers, AuthServerSurface{Issuer: config.RedactedURL(issuer)})
+	found := &s.found.AuthorizationServers[len(s.found.AuthorizationServers)-1]
 	defer func() { r.emitFrom(s.ex, r.checkASEndpoints(config.RedactedURL(issuer), endpoints)...) }()
 	var tried []string
 	for _, c := range asWellKnown(iu) {
@@ -186,6 +193,7 @@ func (s *surface) authorizationServer(ctx context.Context, issuer string) {
 			tried[len(tried)-1] = config.RedactedURL(c) + " (not a JSON object of RFC 8414 members with an issuer)"
 			continue
 		}
+		found.Metadata = config.RedactedURL(c)
 		matched := *md.Issuer == issuer
 		r.emitFrom(s.ex, r.checkASMetadata(config.RedactedURL(issuer), config.RedactedURL(c), &md, matched)...)
 		if matched {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -354,5 +355,25 @@ func TestAuthSurfaceHangs(t *testing.T) {
 	}
 	if !has(rep, catalogue.AuthSurfaceNotFetched) || has(rep, catalogue.AuthPRMMissing) {
 		t.Errorf("findings %v", surfaceRules(rep))
+	}
+}
+
+// The report says where each document was found, in redacted form.
+func TestAuthSurfaceReported(t *testing.T) {
+	rep := probeSurface(t, &authSurface{prmAt: "root", asAt: 2}, nil)
+	s := rep.AuthPosture.Surface
+	if s == nil {
+		t.Fatal("no auth_posture.surface")
+	}
+	origin := strings.TrimSuffix(rep.BaseURL, mcptest.EndpointPath)
+	want := probe.AuthSurface{ProtectedResourceMetadata: origin + "/.well-known/oauth-protected-resource",
+		AuthorizationServers: []probe.AuthServerSurface{{Issuer: origin + "/tenant", Metadata: origin + "/tenant/.well-known/openid-configuration"}},
+		Fetches:              5}
+	if !reflect.DeepEqual(*s, want) {
+		t.Errorf("surface %+v, want %+v", *s, want)
+	}
+	if rep := probeSurface(t, &authSurface{}, func(tg *config.Target) { tg.URL += "?api_key=" + token }); rep.AuthPosture.Surface == nil ||
+		strings.Contains(reportJSON(rep), token) {
+		t.Errorf("a URL with a key in its query: %+v", rep.AuthPosture.Surface)
 	}
 }
