@@ -129,7 +129,7 @@ func (s *surface) protectedResource(ctx context.Context, ch *mcp.Challenge) (*pr
 	if ch != nil && ch.ResourceMetadata != "" {
 		u, err := url.Parse(ch.ResourceMetadata)
 		if err != nil || !sameOrigin(u, s.target) || u.User != nil {
-			r.emitFrom(s.ex, r.checkNotFetched(fmt.Sprintf("the challenge's resource_metadata %s is not same-origin with the endpoint", config.RedactedURL(ch.ResourceMetadata)))...)
+			r.emitFrom(s.ex, r.checkNotFetched(fmt.Sprintf("the challenge's resource_metadata %s is not same-origin with the endpoint, or carries user information", config.RedactedURL(ch.ResourceMetadata)))...)
 			return nil, false
 		}
 		candidates = []string{u.String()}

@@ -304,6 +304,36 @@ func TestAuthSurfaceOtherOrigins(t *testing.T) {
 	}
 }
 
+// A metadata URL that redirects, even to a document on another origin, is
+// not followed.
+func TestAuthSurfaceRedirectNotFollowed(t *testing.T) {
+	var hits atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		writeJSON(w, `{"resource":"x","authorization_servers":["https://as.example"]}`)
+	}))
+	defer other.Close()
+	a := &authSurface{prmAt: "none"}
+	redirect := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/.well-known/") {
+				http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+				return
+			}
+			a.wrap(next).ServeHTTP(w, r)
+		})
+	}
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a")})
+	defer srv.Close()
+	front := httptest.NewServer(redirect(srv.Handler))
+	defer front.Close()
+	rep := probeOnce(t, srv, declare(t, "a"), all(withBearer(t, token), func(tg *config.Target) { tg.URL = front.URL + mcptest.EndpointPath }))
+	f := find(rep, catalogue.AuthPRMMissing)
+	if f == nil || !strings.Contains(f.Message, "HTTP 302, redirect not followed") || hits.Load() != 0 {
+		t.Errorf("finding %+v, %d requests to the redirect's target", f, hits.Load())
+	}
+}
+
 // Outside local classification the surface's findings are graded up and
 // plain http:// authorization endpoints are reported.
 func TestAuthSurfaceGradedByClassification(t *testing.T) {
