@@ -73,8 +73,10 @@ type asMetadata struct {
 }
 
 // authSurface checks the authorization surface of a server that refused
-// the request of ex with ch. It runs once per run.
-func (r *run) authSurface(ctx context.Context, ch *mcp.Challenge, ex *mcp.Exchange) {
+// the request of ex with ch, through anon, the anonymous listing's HTTP
+// client (its connection to the endpoint's origin reused), or when nil a
+// fresh anonymous client. It runs once per run.
+func (r *run) authSurface(ctx context.Context, ch *mcp.Challenge, ex *mcp.Exchange, anon *http.Client) {
 	if r.surfaceChecked || ctx.Err() != nil {
 		return
 	}
@@ -92,11 +94,14 @@ func (r *run) authSurface(ctx context.Context, ch *mcp.Challenge, ex *mcp.Exchan
 	if ch != nil && ch.Status == http.StatusUnauthorized {
 		r.emitFrom(ex, r.checkChallengeHints(ch)...)
 	}
-	hc, err := NewHTTPClient(config.Anonymous(r.t.HTTPClient.HTTPClientConfig), r.opts.Version, 0)
-	if err != nil {
-		return // the anonymous probe reports a client that cannot be built
+	hc := anon
+	if hc == nil {
+		var err error
+		if hc, err = NewHTTPClient(config.Anonymous(r.t.HTTPClient.HTTPClientConfig), r.opts.Version, 0); err != nil {
+			return // the anonymous probe reports a client that cannot be built
+		}
+		defer hc.CloseIdleConnections()
 	}
-	defer hc.CloseIdleConnections()
 	s := &surface{r: r, ex: ex, hc: hc, target: target, limit: maxMetadataBytes, left: maxSurfaceFetches,
 		found: &AuthSurface{AuthorizationServers: []AuthServerSurface{}}}
 	r.rep.AuthPosture.Surface = s.found

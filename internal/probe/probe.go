@@ -363,7 +363,7 @@ func (r *run) connectFailed(ctx context.Context, ex *mcp.Exchange, err error) {
 			r.rep.AuthPosture.AnonymousList = "refused"
 			r.emitFrom(ex, r.checkRefusal(me.Challenge, "a request without credentials")...)
 		}
-		r.authSurface(ctx, me.Challenge, ex)
+		r.authSurface(ctx, me.Challenge, ex, nil)
 	}
 	r.failErr(ex, err)
 }
