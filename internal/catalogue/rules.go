@@ -75,6 +75,21 @@ const (
 	AuthIndeterminate      = "MCP-AUTH-INDETERMINATE"
 	AuthPlaintextTransport = "MCP-AUTH-PLAINTEXT-TRANSPORT"
 
+	// The authorization surface (docs/security.md#the-authorization-surface):
+	// the metadata a client discovers after a refusal, fetched without
+	// credentials.
+	AuthChallengeIncomplete = "MCP-AUTH-CHALLENGE-INCOMPLETE"
+	AuthPRMMissing          = "MCP-AUTH-PRM-MISSING"
+	AuthPRMInvalid          = "MCP-AUTH-PRM-INVALID"
+	AuthResourceMismatch    = "MCP-AUTH-RESOURCE-MISMATCH"
+	AuthSurfaceNotFetched   = "MCP-AUTH-SURFACE-NOT-FETCHED"
+	AuthASMetadataMissing   = "MCP-AUTH-AS-METADATA-MISSING"
+	AuthIssuerMismatch      = "MCP-AUTH-ISSUER-MISMATCH"
+	AuthPKCES256Missing     = "MCP-AUTH-PKCE-S256-MISSING"
+	AuthIssParameterMissing = "MCP-AUTH-ISS-PARAMETER-MISSING"
+	AuthRegistrationMissing = "MCP-AUTH-REGISTRATION-MISSING"
+	AuthPlaintextEndpoint   = "MCP-AUTH-PLAINTEXT-ENDPOINT"
+
 	// The tool-poisoning posture detectors (docs/security.md): offline,
 	// over every server-controlled text of the served surface.
 	SecTagCharacters       = "MCP-SEC-TAG-CHARACTERS"
@@ -158,6 +173,17 @@ var Rules = []Rule{
 	{AuthNoChallenge, FamilyAuth, Warn, "a 401/403 came without a WWW-Authenticate challenge", false, "probe.checkRefusal"},
 	{AuthIndeterminate, FamilyAuth, Warn, "the anonymous request neither listed tools nor was refused with 401/403", false, "probe.checkIndeterminate"},
 	{AuthPlaintextTransport, FamilyAuth, Warn, "the endpoint is plain http:// on a non-local host (ERROR for production)", false, "probe.checkPlaintextTransport"},
+	{AuthChallengeIncomplete, FamilyAuth, Warn, "a 401 challenge lacks resource_metadata (clients must guess the well-known paths) or a scope hint (a SHOULD); the finding names which (INFO local)", false, "probe.checkChallengeHints"},
+	{AuthPRMMissing, FamilyAuth, Warn, "a server that refuses anonymous requests serves no protected resource metadata (RFC 9728) at the challenge's resource_metadata nor at either well-known path (INFO local, ERROR production)", false, "probe.checkPRM"},
+	{AuthPRMInvalid, FamilyAuth, Warn, "the protected resource metadata is not a JSON object, its resource is not a string, or authorization_servers is missing, empty or not a list of http(s) URLs without query or fragment (INFO local, ERROR production)", false, "probe.checkPRM"},
+	{AuthResourceMismatch, FamilyAuth, Warn, "the protected resource metadata's resource is not the server's canonical URI (same origin, its path the endpoint's path or a parent of it); clients must refuse it, and driftd fetches none of its authorization servers (INFO local, ERROR production)", false, "probe.checkPRM"},
+	{AuthSurfaceNotFetched, FamilyAuth, Info, "a metadata URL the server handed out was not fetched: not same-origin with the endpoint, with user information, past the first two authorization servers or the run's 8 fetches, or the check's time ran out (docs/security.md#the-authorization-surface); that part of the surface is unchecked", false, "probe.checkNotFetched"},
+	{AuthASMetadataMissing, FamilyAuth, Warn, "an authorization server listed in the protected resource metadata serves no well-formed metadata at any RFC 8414 or OpenID discovery path, in the spec's order (INFO local, ERROR production)", false, "probe.checkASMetadata"},
+	{AuthIssuerMismatch, FamilyAuth, Warn, "an authorization server's metadata names an issuer other than the URL it was discovered for; clients must reject the document (INFO local, ERROR production)", false, "probe.checkASMetadata"},
+	{AuthPKCES256Missing, FamilyAuth, Warn, "an authorization server's code_challenge_methods_supported is missing or lacks S256; MCP clients must refuse to proceed (INFO local, ERROR production)", false, "probe.checkASMetadata"},
+	{AuthIssParameterMissing, FamilyAuth, Warn, "an authorization server does not advertise authorization_response_iss_parameter_supported: true (RFC 9207), the mix-up defence the 2026-07-28 revision has clients validate (INFO local)", false, "probe.checkASMetadata"},
+	{AuthRegistrationMissing, FamilyAuth, Info, "an authorization server offers no registration path: neither registration_endpoint nor client_id_metadata_document_supported; clients need a pre-registration, which must be documented", false, "probe.checkASMetadata"},
+	{AuthPlaintextEndpoint, FamilyAuth, Warn, "an authorization server's issuer or an endpoint its metadata names is plain http:// outside local classification (ERROR production)", false, "probe.checkASEndpoints"},
 
 	{SecTagCharacters, FamilySec, Error, "a served text carries Unicode tag characters (U+E0000-U+E007F): invisible to a person, read by a model (ASCII smuggling)", true, "poison.detectors"},
 	{SecInvisibleCharacters, FamilySec, Warn, "a served text carries zero-width or bidirectional-control characters (U+200B-U+200F, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069, U+FEFF, U+180E; a joiner between emoji is allowed)", true, "poison.detectors"},

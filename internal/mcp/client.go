@@ -192,6 +192,10 @@ func (c *Client) OnFallback(f func(version, why string)) { c.onFallback = f }
 // leaves no connection of the client open.
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
+// HTTPClient returns the HTTP client c sends through, for other requests
+// that must go the same way (an anonymous client's metadata GETs).
+func (c *Client) HTTPClient() *http.Client { return c.http }
+
 // call is one request of one era. It is the only place that builds a
 // request envelope and its headers.
 type call struct {

@@ -54,6 +54,7 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 		ap.AnonymousList = "refused"
 		ap.Challenge = me.Challenge
 		r.emitFrom(r.lastAnon, r.checkRefusal(me.Challenge, "tools/list without the configured credentials")...)
+		r.authSurface(ctx, me.Challenge, r.lastAnon, c.HTTPClient())
 	default:
 		ap.AnonymousList = "indeterminate"
 		r.emitFrom(r.lastAnon, r.checkIndeterminate(err)...)

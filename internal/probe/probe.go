@@ -89,6 +89,8 @@ type run struct {
 	// scan runs the MCP-SEC text detectors; it knows the served tools'
 	// names once the tools are listed.
 	scan *poison.Scanner
+	// surfaceChecked is set once the authorization surface was checked.
+	surfaceChecked bool
 }
 
 // scanner returns the run's text scanner, one without tool names when no
@@ -246,7 +248,7 @@ func (r *run) probe(ctx context.Context) {
 		if second != nil {
 			second.close(ctx)
 		}
-		r.connectFailed(connected, err)
+		r.connectFailed(ctx, connected, err)
 		return
 	}
 	defer sess.Close(ctx)
@@ -349,7 +351,7 @@ func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exch
 
 // connectFailed turns a failed discovery, read from ex, into findings and
 // a failure.
-func (r *run) connectFailed(ex *mcp.Exchange, err error) {
+func (r *run) connectFailed(ctx context.Context, ex *mcp.Exchange, err error) {
 	var me *mcp.Error
 	errors.As(err, &me)
 	switch {
@@ -361,6 +363,7 @@ func (r *run) connectFailed(ex *mcp.Exchange, err error) {
 			r.rep.AuthPosture.AnonymousList = "refused"
 			r.emitFrom(ex, r.checkRefusal(me.Challenge, "a request without credentials")...)
 		}
+		r.authSurface(ctx, me.Challenge, ex, nil)
 	}
 	r.failErr(ex, err)
 }

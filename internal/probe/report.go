@@ -161,10 +161,30 @@ type Section struct {
 type AuthPosture struct {
 	// AnonymousList is "served", "refused", "indeterminate", "skipped" or
 	// "not_checked".
-	AnonymousList       string              `json:"anonymous_list"`
-	AnonymousToolsEqual *bool               `json:"anonymous_tools_equal"`
-	Challenge           *mcp.Challenge      `json:"challenge"`
-	Findings            []catalogue.Finding `json:"findings"`
+	AnonymousList       string         `json:"anonymous_list"`
+	AnonymousToolsEqual *bool          `json:"anonymous_tools_equal"`
+	Challenge           *mcp.Challenge `json:"challenge"`
+	// Surface is what the authorization surface check found, when a
+	// refusal made it run (docs/security.md#the-authorization-surface).
+	Surface  *AuthSurface        `json:"surface,omitempty"`
+	Findings []catalogue.Finding `json:"findings"`
+}
+
+// AuthSurface is where the authorization surface check found each
+// document, every URL in its redacted form; empty where none was found.
+type AuthSurface struct {
+	ProtectedResourceMetadata string `json:"protected_resource_metadata"`
+	// AuthorizationServers are the checked ones, in the order listed.
+	AuthorizationServers []AuthServerSurface `json:"authorization_servers"`
+	// Fetches is the number of GETs the check sent.
+	Fetches int `json:"fetches"`
+}
+
+// AuthServerSurface is one authorization server: its issuer and the URL
+// its metadata was found at.
+type AuthServerSurface struct {
+	Issuer   string `json:"issuer"`
+	Metadata string `json:"metadata"`
 }
 
 // Failed reports whether nothing could be compared: the exit code 3 case.

@@ -184,7 +184,22 @@ var fires = map[string]scenario{
 	catalogue.AuthNoChallenge:    {opts: mcptest.Options{Tools: tools("a"), BearerToken: token}, declared: []string{"a"}},
 	catalogue.AuthIndeterminate: {opts: mcptest.Options{Tools: tools("a")}, declared: []string{"a"},
 		wrap: failWithoutAuthorization},
-	catalogue.AuthPlaintextTransport: {opts: clean.opts, declared: clean.declared, tweak: func(t *config.Target) { t.Environment = "staging" }},
+	catalogue.AuthPlaintextTransport:  {opts: clean.opts, declared: clean.declared, tweak: func(t *config.Target) { t.Environment = "staging" }},
+	catalogue.AuthChallengeIncomplete: surfaceScenario(&authSurface{noScope: true}),
+	catalogue.AuthPRMMissing:          surfaceScenario(&authSurface{prmAt: "none"}),
+	catalogue.AuthPRMInvalid:          surfaceScenario(&authSurface{prm: `[]`}),
+	catalogue.AuthResourceMismatch:    surfaceScenario(&authSurface{resource: "https://other.example/mcp"}),
+	catalogue.AuthSurfaceNotFetched:   {opts: mcptest.Options{Tools: tools("a"), BearerToken: token, Challenge: `Bearer resource_metadata="https://auth.example/prm"`}, declared: []string{"a"}},
+	catalogue.AuthASMetadataMissing:   surfaceScenario(&authSurface{asAt: -1}),
+	catalogue.AuthIssuerMismatch:      surfaceScenario(&authSurface{issuer: "https://other.example/"}),
+	catalogue.AuthPKCES256Missing:     surfaceScenario(&authSurface{noS256: true}),
+	catalogue.AuthIssParameterMissing: surfaceScenario(&authSurface{noIss: true}),
+	catalogue.AuthRegistrationMissing: surfaceScenario(&authSurface{noRegistration: true}),
+	catalogue.AuthPlaintextEndpoint: func() scenario {
+		s := surfaceScenario(&authSurface{})
+		s.tweak = func(t *config.Target) { t.Environment = "staging" }
+		return s
+	}(),
 
 	catalogue.SecTagCharacters:       describe("Looks up orders.\U000E0049\U000E0047\U000E004E"),
 	catalogue.SecInvisibleCharacters: describe("Looks up\u200b orders."),
@@ -262,6 +277,17 @@ var quiet = map[string]scenario{
 	catalogue.AuthNoChallenge:          fires[catalogue.AuthEnforced],
 	catalogue.AuthIndeterminate:        fires[catalogue.AuthEnforced],
 	catalogue.AuthPlaintextTransport:   clean,
+	catalogue.AuthChallengeIncomplete:  surfaceScenario(&authSurface{}),
+	catalogue.AuthPRMMissing:           surfaceScenario(&authSurface{prmAt: "root"}),
+	catalogue.AuthPRMInvalid:           surfaceScenario(&authSurface{}),
+	catalogue.AuthResourceMismatch:     surfaceScenario(&authSurface{}),
+	catalogue.AuthSurfaceNotFetched:    surfaceScenario(&authSurface{}),
+	catalogue.AuthASMetadataMissing:    surfaceScenario(&authSurface{asAt: 2}),
+	catalogue.AuthIssuerMismatch:       surfaceScenario(&authSurface{}),
+	catalogue.AuthPKCES256Missing:      surfaceScenario(&authSurface{}),
+	catalogue.AuthIssParameterMissing:  surfaceScenario(&authSurface{}),
+	catalogue.AuthRegistrationMissing:  surfaceScenario(&authSurface{}),
+	catalogue.AuthPlaintextEndpoint:    surfaceScenario(&authSurface{}), // local: plain http is fine
 
 	// A joiner inside an emoji sequence is ordinary text.
 	catalogue.SecTagCharacters:       describe("Looks up orders 👩\u200d💻."),

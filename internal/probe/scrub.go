@@ -29,6 +29,13 @@ func (r *run) scrub() {
 		c.Scheme, c.ResourceMetadata, c.Scope = text(c.Scheme), text(c.ResourceMetadata), text(c.Scope)
 		rep.AuthPosture.Challenge = &c
 	}
+	if as := rep.AuthPosture.Surface; as != nil {
+		as.ProtectedResourceMetadata = text(as.ProtectedResourceMetadata)
+		for i := range as.AuthorizationServers {
+			a := &as.AuthorizationServers[i]
+			a.Issuer, a.Metadata = text(a.Issuer), text(a.Metadata)
+		}
+	}
 	if inv := rep.Invocation; inv != nil {
 		for i := range inv.Planned {
 			pc := &inv.Planned[i]

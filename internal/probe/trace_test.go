@@ -123,6 +123,9 @@ func TestTracesAndFindingAttribution(t *testing.T) {
 	reqs := srv.Requests()
 	anonSpans := map[string]bool{}
 	for _, r := range reqs {
+		if r.Path != mcptest.EndpointPath {
+			continue // the authorization surface's metadata GETs are not MCP requests
+		}
 		tp := r.Header.Get("traceparent")
 		parts := strings.Split(tp, "-")
 		if len(parts) != 4 {
