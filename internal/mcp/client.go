@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -322,13 +321,7 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 	req.Header = h
 	resp, err := c.http.Do(req)
 	if err != nil {
-		// Classified with its *url.Error, kept without it: that error quotes
-		// the URL, whose query may hold a credential.
-		reason := Classify(err)
-		if ue, ok := err.(*url.Error); ok {
-			err = ue.Err
-		}
-		return nil, &Error{Reason: reason, Err: err}
+		return nil, transportError(err)
 	}
 	defer release(resp)
 	ex.Status = resp.StatusCode

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/url"
 )
 
 // Document is a small JSON document fetched with GET: an authorization
@@ -30,11 +29,7 @@ func GetDocument(ctx context.Context, hc *http.Client, rawURL string, limit int6
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		reason := Classify(err)
-		if ue, ok := err.(*url.Error); ok {
-			err = ue.Err
-		}
-		return nil, &Error{Reason: reason, Err: err}
+		return nil, transportError(err)
 	}
 	defer release(resp)
 	doc := &Document{Status: resp.StatusCode}

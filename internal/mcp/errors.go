@@ -177,3 +177,14 @@ func isTLSError(err error) bool {
 	return errors.As(err, &recErr) || errors.As(err, &alertErr) || errors.As(err, &verErr) ||
 		errors.As(err, &uaErr) || errors.As(err, &hostErr) || errors.As(err, &invErr)
 }
+
+// transportError is a failed HTTP round trip as an *Error: classified
+// with its *url.Error, kept without it, since that error quotes the URL,
+// whose query may hold a credential.
+func transportError(err error) *Error {
+	reason := Classify(err)
+	if ue, ok := err.(*url.Error); ok {
+		err = ue.Err
+	}
+	return &Error{Reason: reason, Err: err}
+}
