@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -23,13 +22,8 @@ import (
 // review" instead of re-trusting what is served next.
 
 // baselineDaemon is `driftd run --web.enable-lifecycle` on a config with
-// one baseline-mode target tofu at url, in dir; stop ends it with SIGTERM.
-type baselineDaemon struct {
-	t    *testing.T
-	base string
-	log  *cappedBuffer
-	stop func()
-}
+// one baseline-mode target tofu at url, in dir; stop(SIGTERM) ends it.
+type baselineDaemon struct{ *daemonProc }
 
 func startBaselineDaemon(t *testing.T, dir, url string) *baselineDaemon {
 	t.Helper()
@@ -41,37 +35,7 @@ targets:
     baseline: first_seen
     http_client: {authorization: {type: Bearer, credentials_file: token}}
 `, url))
-	addr := freeAddr(t)
-	log := newCapped(8 << 20)
-	cmd := exec.Command(binPath, "run", "--config.file", config, "--web.listen-address="+addr, "--web.enable-lifecycle")
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	done := false
-	d := &baselineDaemon{t: t, base: "http://" + addr, log: log}
-	d.stop = func() {
-		if done {
-			return
-		}
-		done = true
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("exit after SIGTERM: %v", err)
-			}
-		case <-time.After(12 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Error("driftd did not stop within 12 s of SIGTERM")
-		}
-	}
-	t.Cleanup(d.stop)
-	return d
+	return &baselineDaemon{startDaemon(t, config, "--web.enable-lifecycle")}
 }
 
 func (d *baselineDaemon) waitFor(what string, within time.Duration, cond func() bool) {
@@ -142,7 +106,7 @@ func TestDaemonDeepBaselineSize(t *testing.T) {
 	d := startBaselineDaemon(t, dir, url)
 	d.waitFor("a first-seen baseline", 20*time.Second, func() bool { _, _, o, _ := d.status(); return o == "first_seen" })
 	before := get(d.base + "/api/v1/targets/tofu/baseline").body
-	d.stop()
+	d.stop(syscall.SIGTERM)
 	fi, err := os.Stat(filepath.Join(dir, "state", "tofu.json"))
 	if err != nil {
 		t.Fatal(err)

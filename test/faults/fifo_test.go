@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -41,25 +40,9 @@ targets:
 target_files: ["targets/*.yml"]
 `, url))
 
-	addr := freeAddr(t)
-	log := newCapped(8 << 20)
-	cmd := exec.Command(binPath, "run", "--config.file", config, "--web.listen-address="+addr)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stopped := false
-	defer func() {
-		if !stopped {
-			cmd.Process.Kill()
-			<-exited
-		}
-	}()
-	base := "http://" + addr
+	p := startDaemon(t, config)
+	base, log := p.base, p.log
 	for {
 		if resp, err := http.Get(base + "/-/healthy"); err == nil {
 			resp.Body.Close()
@@ -72,27 +55,16 @@ target_files: ["targets/*.yml"]
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		body := get(base + "/metrics").body
-		// The strict mock wants a token these targets do not send: a run
-		// that ended (in auth_required) is what shows they were scheduled.
+	// The strict mock wants a token these targets do not send: a run that
+	// ended (in auth_required) is what shows they were scheduled.
+	p.waitFor("runs of the targets beside the FIFOs", 20*time.Second, func(body string) bool {
 		_, okA := seriesValue(body, `driftd_probe_success{target="orders"}`)
 		_, okB := seriesValue(body, `driftd_probe_success{target="filed"}`)
-		if okA && okB {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the targets beside the FIFOs did not run:\n%.4000s", log.String())
-		}
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		stopped = true
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Error("driftd did not stop within 10 s of SIGTERM")
+		return okA && okB
+	})
+	stopping := time.Now()
+	p.stop(syscall.SIGTERM)
+	if took := time.Since(stopping); took > 10*time.Second {
+		t.Errorf("driftd took %v to stop after SIGTERM, more than 10 s", took)
 	}
 }

@@ -2,9 +2,7 @@ package faults_test
 
 import (
 	"fmt"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -42,27 +40,8 @@ sd_credentials:
   - server: io.github.acme/crm-x
     http_client: {authorization: {type: Bearer, credentials_file: token}}
 `, reg.URL))
-	addr := freeAddr(t)
-	log := newCapped(8 << 20)
-	cmd := exec.Command(binPath, "run", "--config.file", config, "--web.listen-address="+addr)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(12 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Error("driftd did not stop within 12 s of SIGTERM")
-		}
-	}()
-	base := "http://" + addr
+	p := startDaemon(t, config)
+	base, log := p.base, p.log
 	realName := discovery.RegistryName("io.github.acme/crm-x", real.URL)
 	euName := discovery.RegistryName("io.github.acme/crm-x", realEU.URL)
 	fakeName := discovery.RegistryName("io.github.acme-crm/x", fake.URL)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,30 +31,8 @@ targets:
     http_client: {authorization: {type: Bearer, credentials_file: token}}
 `, mock(mcptest.Options{})(t)))
 
-	addr := freeAddr(t)
-	log := newCapped(8 << 20)
-	cmd := exec.Command(binPath, "run", "--config.file", config, "--web.listen-address="+addr)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("exit after SIGTERM: %v", err)
-			}
-		case <-time.After(12 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Error("driftd did not stop within 12 s of SIGTERM")
-		}
-	}()
-	base := "http://" + addr
+	p := startDaemon(t, config)
+	base, log := p.base, p.log
 	waitFor := func(what string, within time.Duration, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(within); !cond(); time.Sleep(100 * time.Millisecond) {
@@ -72,7 +49,7 @@ targets:
 
 	writeFile(t, dir, "declared.json", []byte(`{"tools":[{"name":"a",`))
 	broke := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+	if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
 	waitFor("driftd_config_last_reload_successful 0", 10*time.Second, func() bool {

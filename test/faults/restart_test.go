@@ -3,7 +3,6 @@ package faults_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,62 +11,6 @@ import (
 
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 )
-
-// daemonProc is one `driftd run` of the built binary on a free loopback
-// address, its output captured.
-type daemonProc struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	base   string
-	log    *cappedBuffer
-	exited chan error
-}
-
-func startDaemon(t *testing.T, config string) *daemonProc {
-	t.Helper()
-	addr := freeAddr(t)
-	p := &daemonProc{t: t, base: "http://" + addr, log: newCapped(8 << 20), exited: make(chan error, 1)}
-	p.cmd = exec.Command(binPath, "run", "--config.file", config, "--web.listen-address="+addr)
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.exited <- p.cmd.Wait() }()
-	t.Cleanup(func() { p.stop(syscall.SIGKILL) })
-	return p
-}
-
-// stop sends sig and waits for the exit; after SIGTERM the exit must be
-// clean and within 12 s.
-func (p *daemonProc) stop(sig syscall.Signal) {
-	if p.cmd.ProcessState != nil {
-		return
-	}
-	p.cmd.Process.Signal(sig)
-	select {
-	case err := <-p.exited:
-		if sig == syscall.SIGTERM && err != nil {
-			p.t.Errorf("exit after SIGTERM: %v\n%.4000s", err, p.log.String())
-		}
-	case <-time.After(12 * time.Second):
-		p.cmd.Process.Kill()
-		<-p.exited
-		p.t.Errorf("driftd did not stop within 12 s of signal %v", sig)
-	}
-}
-
-func (p *daemonProc) waitFor(what string, within time.Duration, cond func(metrics string) bool) string {
-	p.t.Helper()
-	for deadline := time.Now().Add(within); ; time.Sleep(100 * time.Millisecond) {
-		if r := get(p.base + "/metrics"); r.err == nil && cond(r.body) {
-			return r.body
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("no %s after %v:\n%.4000s", what, within, p.log.String())
-		}
-	}
-}
 
 func hasValue(name string, want float64) func(string) bool {
 	return func(body string) bool { v, ok := seriesValue(body, name); return ok && v == want }

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -292,27 +291,8 @@ func TestServerTextInTheDaemon(t *testing.T) {
 		"  - name: errors\n    url: %q\n    manifest: declared.json\n    http_client: {authorization: {type: Bearer, credentials_file: token}}\n",
 		serverText()(t), serverErrorText()(t))
 	config := writeFile(t, dir, "driftd.yml", []byte(cfg))
-	addr := freeAddr(t)
-	log := newCapped(16 << 20)
-	cmd := exec.Command(binPath, "run", "--config.file", config, "--web.listen-address="+addr, "--log.format=json", "--log.level=debug")
-	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(12 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Error("driftd did not stop within 10 s of SIGTERM")
-		}
-	}()
-	base := "http://" + addr
+	p := startDaemon(t, config, "--log.format=json", "--log.level=debug")
+	base, log := p.base, p.log
 	// Both targets have run twice (the second run's served changes and
 	// history are there too) once each API report names its last run.
 	deadline := time.Now().Add(20 * time.Second)

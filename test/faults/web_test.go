@@ -6,10 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,30 +28,8 @@ targets:
     baseline: first_seen
     http_client: {authorization: {type: Bearer, credentials_file: token}}
 `, mock(mcptest.Options{Tools: tools("a", "b")})(t)))
-	addr := freeAddr(t)
-	log = newCapped(8 << 20)
-	cmd := exec.Command(binPath, append([]string{"run", "--config.file", config, "--web.listen-address=" + addr, "--web.enable-lifecycle"}, flags...)...)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("exit after SIGTERM: %v", err)
-			}
-		case <-time.After(12 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-			t.Error("driftd did not stop within 12 s of SIGTERM")
-		}
-	})
-	base = "http://" + addr
+	p := startDaemon(t, config, append([]string{"--web.enable-lifecycle"}, flags...)...)
+	base, log = p.base, p.log
 	for deadline := time.Now().Add(20 * time.Second); get(base+"/api/v1/targets/tofu/baseline").err != nil; time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("no baseline after 20 s:\n%.4000s", log.String())
