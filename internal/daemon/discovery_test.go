@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -333,4 +334,23 @@ func TestDiscoveredTargetsBounded(t *testing.T) {
 	if got := strings.Count(string(out), "origin: file:"); got != 2 || strings.Count(string(out), "more than global.max_discovered_targets (2)") != 2 {
 		t.Errorf("want 2 targets and 2 rejected past the bound:\n%s", out)
 	}
+}
+
+// TestFIFOManifest: a manifest that is a FIFO holds neither start nor
+// the target's runs (opening one waits for a writer): the target fails
+// with reason config, at once, and the daemon stops.
+func TestFIFOManifest(t *testing.T) {
+	e := newEnv(t)
+	if err := syscall.Mkfifo(filepath.Join(e.dir, "m.json"), 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	srv := mcptest.NewServer(mcptest.Options{Tools: mockTools("a")})
+	defer srv.Close()
+	e.config(fmt.Sprintf("global: {schedule: \"@every 1s\"}\ntargets:\n  - {name: piped, url: %q, manifest: m.json}\n", srv.URL))
+	d, base := e.start(false)
+	waitMetricAtLeast(t, base, `driftd_probe_failures_total{reason="config",target="piped"}`, 1)
+	if code, _ := get(t, base+"/-/healthy"); code != http.StatusOK {
+		t.Errorf("/-/healthy = %d", code)
+	}
+	stop(t, d)
 }

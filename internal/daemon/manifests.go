@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/manifest"
 )
 
@@ -24,6 +25,11 @@ type cachedManifest struct {
 	hash [32]byte
 }
 
+// maxManifestBytes bounds a manifest read from disk: far above any a
+// server's listing could fill (a run reads at most max_run_bytes), so it
+// only stops a file that is not a manifest from filling memory.
+const maxManifestBytes = 1 << 30
+
 func newManifestCache() *manifestCache {
 	return &manifestCache{byPath: map[string]cachedManifest{}, byHash: map[[32]byte]*manifest.Manifest{}}
 }
@@ -40,7 +46,9 @@ func (c *manifestCache) load(path string) (*manifest.Manifest, error) {
 		return m, nil
 	}
 	c.mu.Unlock()
-	b, err := os.ReadFile(path)
+	// A manifest named by a target file may be anything in its directory:
+	// read only if it is a regular file, so a FIFO cannot hold a reload.
+	b, err := atomicfile.ReadFile(path, maxManifestBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,8 @@ package daemon
 import (
 	"errors"
 	"fmt"
-	"os"
 
+	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/probe"
@@ -53,17 +53,15 @@ func targetProblems(cfg *config.Config, load func(string) (*manifest.Manifest, e
 }
 
 // readable reports why the file at path cannot be opened for reading, as
-// the HTTP client will at each request; nil if it can. Nothing is read.
+// the HTTP client will at each request; nil if it can. Nothing is read,
+// and nothing waits: a FIFO is refused at once (atomicfile.OpenRegular)
+// where opening it would block the reload.
 func readable(path string) error {
-	f, err := os.Open(path)
+	f, err := atomicfile.OpenRegular(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a directory", path)
-	}
-	return nil
+	return f.Close()
 }
 
 // emptyWarning is the warning for a configuration that probes nothing: no
