@@ -23,7 +23,7 @@ scenarios=(${CONFORMANCE_SCENARIOS:-tools_call request-metadata http-standard-he
 out=$(mktemp -d)
 failed=()
 for s in "${scenarios[@]}"; do
-  log="$out/$s.log"
+  log="$out/${s//\//-}.log"
   if CONFORMANCE_NODE="$(pwd)/$node" timeout 180 "$node" "$suite" client \
       --command "$(pwd)/test/conformance/client.sh" --scenario "$s" \
       --spec-version 2026-07-28 --timeout 60000 -o "$out/results" >"$log" 2>&1 \
