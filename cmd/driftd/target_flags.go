@@ -39,6 +39,7 @@ type targetFlags struct {
 	execute         bool
 	iKnowProduction bool
 	seed            uint64
+	oauth           config.OAuth
 }
 
 func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
@@ -55,6 +56,18 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	cmd.Flag("max-run-bytes", "Bytes the whole run may read, all responses together (e.g. 64MiB): bounds its memory.").Default(defaults.MaxRunBytes.String()).StringVar(&f.maxRun)
 	cmd.Flag("skip-auth-probe", "Do not send the extra anonymous tools/list when credentials are configured.").BoolVar(&f.skipAuthProbe)
 	cmd.Flag("environment", "Classification override: local, dev, staging, production or unknown.").EnumVar(&f.environment, config.Classes...)
+	o := &f.oauth
+	cmd.Flag("oauth.client-id", "OAuth client ID of driftd's machine identity (docs/authentication.md); the token endpoint is found by MCP authorization discovery.").PlaceHolder("ID").StringVar(&o.ClientID)
+	cmd.Flag("oauth.client-secret-file", "Client credentials grant with the client secret in PATH (client_secret_basic or _post).").PlaceHolder("PATH").StringVar(&o.ClientSecretFile)
+	cmd.Flag("oauth.private-key-file", "Client credentials grant with private_key_jwt: a PEM EC P-256 or RSA key in PATH.").PlaceHolder("PATH").StringVar(&o.PrivateKeyFile)
+	cmd.Flag("oauth.signing-algorithm", "The private_key_jwt assertion's algorithm: ES256 or RS256 (default: from the key).").PlaceHolder("ALG").StringVar(&o.SigningAlgorithm)
+	cmd.Flag("oauth.assertion-file", "JWT-bearer grant (workload identity) with the JWT in PATH, re-read for every token request.").PlaceHolder("PATH").StringVar(&o.AssertionFile)
+	cmd.Flag("oauth.auth-method", "Force the token endpoint authentication: client_secret_basic, client_secret_post, private_key_jwt or none.").PlaceHolder("METHOD").StringVar(&o.TokenEndpointAuthMethod)
+	cmd.Flag("oauth.scope", "Request this scope instead of the challenge's or scopes_supported (repeatable).").PlaceHolder("SCOPE").StringsVar(&o.Scopes)
+	cmd.Flag("oauth.issuer", "Pin the authorization server: credentials go only to this issuer.").PlaceHolder("URL").StringVar(&o.Issuer)
+	cmd.Flag("oauth.token-url", "Skip discovery: request tokens here.").PlaceHolder("URL").StringVar(&o.TokenURL)
+	cmd.Flag("oauth.resource", "With --oauth.token-url: the resource parameter (default: --base-url).").PlaceHolder("URL").StringVar(&o.Resource)
+	cmd.Flag("oauth.dpop", "DPoP-bound tokens (RFC 9449): auto (when the authorization server advertises it), always or never.").PlaceHolder("MODE").StringVar(&o.DPoP)
 	return f
 }
 
@@ -174,8 +187,12 @@ func (f *targetFlags) target() (config.Target, error) {
 		}
 		hc.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: f.bearerTokenFile}
 	}
+	t.OAuth = f.oauth
 	if err := t.Validate(); err != nil {
-		return t, usageErr("%v", err)
+		return t, usageErr("%v", strings.NewReplacer("oauth.client_secret_file", "--oauth.client-secret-file", "oauth.private_key_file", "--oauth.private-key-file",
+			"oauth.assertion_file", "--oauth.assertion-file", "oauth.client_id", "--oauth.client-id", "oauth.token_endpoint_auth_method", "--oauth.auth-method",
+			"oauth.signing_algorithm", "--oauth.signing-algorithm", "oauth.issuer", "--oauth.issuer", "oauth.token_url", "--oauth.token-url",
+			"oauth.resource", "--oauth.resource", "oauth.dpop", "--oauth.dpop", "oauth.scopes", "--oauth.scope").Replace(err.Error()))
 	}
 	return t, nil
 }

@@ -68,6 +68,7 @@ func (t *Target) check() []issue {
 	if err := t.HTTPClient.Validate(); err != nil {
 		is.add("http_client", "%v", err)
 	}
+	is = append(is, t.OAuth.check(&t.HTTPClient)...)
 	for i, name := range t.Invoke.Tools {
 		// Names are exact and resolve against the declared manifest when
 		// the plan is made; no character makes one a pattern.

@@ -231,6 +231,7 @@ func (g *Global) settle(t *Target, dir string) []issue {
 		t.Manifest = promconfig.JoinDir(dir, t.Manifest)
 	}
 	t.HTTPClient.SetDirectory(dir)
+	t.OAuth.SetDirectory(dir)
 	t.Classification = slices.Clone(g.Classification)
 	return is
 }

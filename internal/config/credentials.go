@@ -45,6 +45,47 @@ func CredentialsOf(c *promconfig.HTTPClientConfig) Credentials {
 	return out
 }
 
+// Credentials returns what the target presents: its HTTP client's
+// credentials, and the Authorization header its oauth block sets.
+func (t *Target) Credentials() Credentials {
+	c := CredentialsOf(&t.HTTPClient.HTTPClientConfig)
+	if !t.OAuth.IsZero() && !slices.Contains(c.Headers, "Authorization") {
+		c.Headers = append(c.Headers, "Authorization")
+		slices.Sort(c.Headers)
+	}
+	return c
+}
+
+// Secrets returns the credential values the target would send
+// (SecretValues) and the current contents of its oauth block's files: a
+// server that echoes any of them back is redacted. The access tokens the
+// block obtains are added by the run that uses them.
+func (t *Target) Secrets() []string {
+	out := SecretValues(&t.HTTPClient.HTTPClientConfig)
+	for _, f := range t.OAuth.Files() {
+		if b, err := os.ReadFile(f.Path); err == nil {
+			out = append(out, secretLines(string(b))...)
+		}
+	}
+	return out
+}
+
+// secretLines returns a secret file's value and, for a multi-line one (a
+// PEM key), each of its lines, so that a server echoing part of it is
+// redacted too.
+func secretLines(v string) []string {
+	v = strings.TrimSpace(v)
+	out := []string{v}
+	if strings.Contains(v, "\n") {
+		for line := range strings.SplitSeq(v, "\n") {
+			if line = strings.TrimSpace(line); !strings.HasPrefix(line, "-----") {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
+}
+
 // Anonymous returns a copy of c with every credential CredentialsOf sees
 // removed: what a caller without credentials would send. What makes the
 // server trusted (CA, server name) stays.

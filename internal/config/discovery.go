@@ -109,6 +109,9 @@ type SDCredential struct {
 	URLPrefix  string            `yaml:"url_prefix,omitempty"`
 	Labels     map[string]string `yaml:"labels,omitempty"`
 	HTTPClient HTTPClient        `yaml:"http_client,omitempty"`
+	// OAuth is the machine identity the matched targets present
+	// (docs/authentication.md).
+	OAuth OAuth `yaml:"oauth,omitempty"`
 }
 
 // plainSDCredential is SDCredential without its methods.
@@ -211,7 +214,9 @@ func (c *Config) finishDiscovery(col *collector, dir string) {
 		if err := s.HTTPClient.Validate(); err != nil {
 			is.add("http_client", "%v", err)
 		}
+		is = append(is, s.OAuth.check(&s.HTTPClient)...)
 		s.HTTPClient.SetDirectory(dir)
+		s.OAuth.SetDirectory(dir)
 		col.add(at, is)
 	}
 }
@@ -314,7 +319,7 @@ func ParseTargetFile(b []byte, path, root string) ([]Target, error) {
 	for i := range ts {
 		check := ts[i] // checked with the defaults; kept without them
 		is := g.settle(&check, dir)
-		if CredentialsOf(&ts[i].HTTPClient.HTTPClientConfig).Any() {
+		if ts[i].Credentials().Any() {
 			is = append(is, issue{"http_client", "carries credentials: a discovered target's credentials come from sd_credentials in the main config"})
 		}
 		if check.Manifest != "" && !within(root, check.Manifest) {
@@ -367,17 +372,17 @@ type Found struct {
 func (c *Config) Discovered(f Found) (Target, error) {
 	t := f.Target
 	t.Labels = maps.Clone(t.Labels)
-	if CredentialsOf(&t.HTTPClient.HTTPClientConfig).Any() {
+	if t.Credentials().Any() {
 		return t, fmt.Errorf("%s: target %q: http_client: carries credentials from its source; they come from sd_credentials", f.Origin, t.Name)
 	}
 	for i := range c.SDCredentials {
 		if s := &c.SDCredentials[i]; s.matches(&t, f.Identity) {
-			t.HTTPClient = s.HTTPClient
+			t.HTTPClient, t.OAuth = s.HTTPClient, s.OAuth
 			break
 		}
 	}
 	is := c.Global.settle(&t, "")
-	sent := CredentialsOf(&t.HTTPClient.HTTPClientConfig).Headers
+	sent := t.Credentials().Headers
 	for _, h := range f.RequiredHeaders {
 		if !slices.ContainsFunc(sent, func(s string) bool { return strings.EqualFold(s, h) }) {
 			is = append(is, issue{"http_client", fmt.Sprintf("the source says the server requires header %q, and no sd_credentials entry that matches sends it", h)})

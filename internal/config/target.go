@@ -74,9 +74,12 @@ type Target struct {
 	MaxRunBytes ByteSize `yaml:"max_run_bytes,omitempty"`
 	Environment string   `yaml:"environment,omitempty"`
 	// Labels are exported on driftd_target_info only.
-	Labels        map[string]string `yaml:"labels,omitempty"`
-	HTTPClient    HTTPClient        `yaml:"http_client,omitempty"`
-	SkipAuthProbe bool              `yaml:"skip_auth_probe,omitempty"`
+	Labels     map[string]string `yaml:"labels,omitempty"`
+	HTTPClient HTTPClient        `yaml:"http_client,omitempty"`
+	// OAuth is the target's machine identity (docs/authentication.md);
+	// the zero value presents none.
+	OAuth         OAuth `yaml:"oauth,omitempty"`
+	SkipAuthProbe bool  `yaml:"skip_auth_probe,omitempty"`
 	// Severity overrides a rule's (or BRK-* grade's) severity: ERROR, WARN,
 	// INFO or OFF. Only the level is checked here; the catalogue checks ids.
 	Severity map[string]string      `yaml:"severity,omitempty"`

@@ -7,7 +7,6 @@ import (
 	"net/url"
 
 	"github.com/driftd/driftd/internal/catalogue"
-	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 )
 
@@ -25,7 +24,7 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 		ap.AnonymousList = "skipped"
 		return
 	}
-	c, err := r.client(config.Anonymous(r.t.HTTPClient.HTTPClientConfig), true, &r.lastAnon)
+	c, err := r.client(true, true, &r.lastAnon)
 	if err != nil {
 		ap.AnonymousList = "indeterminate"
 		r.emitFrom(nil, r.checkIndeterminate(err)...) // nothing was sent

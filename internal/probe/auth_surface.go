@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/oauth"
 )
 
 // The authorization surface (docs/security.md#the-authorization-surface):
@@ -30,9 +30,6 @@ const (
 	// maxMetadataBytes bounds one metadata document (and max_response_bytes
 	// bounds it further when smaller): metadata is a few KiB.
 	maxMetadataBytes = 256 << 10
-	// maxAuthorizationServers is how many of the listed authorization
-	// servers are checked.
-	maxAuthorizationServers = 2
 	// maxSurfaceFetches bounds the GETs of one run's surface check: two
 	// protected resource metadata paths and, for two authorization
 	// servers, three discovery paths each.
@@ -43,39 +40,11 @@ const (
 	maxSurfaceTime = 10 * time.Second
 )
 
-// surface is the state of one run's check of the authorization surface.
-type surface struct {
-	r      *run
-	ex     *mcp.Exchange // the refusal: the findings' evidence
-	hc     *http.Client
-	target *url.URL
-	limit  int64
-	left   int // fetches left
-	found  *AuthSurface
-}
-
-// prm is protected resource metadata (RFC 9728 §2) as driftd reads it.
-type prm struct {
-	Resource             *string  `json:"resource"`
-	AuthorizationServers []string `json:"authorization_servers"`
-}
-
-// asMetadata is authorization server metadata (RFC 8414 §2, OpenID
-// Discovery) as driftd reads it.
-type asMetadata struct {
-	Issuer                   *string  `json:"issuer"`
-	AuthorizationEndpoint    string   `json:"authorization_endpoint"`
-	TokenEndpoint            string   `json:"token_endpoint"`
-	RegistrationEndpoint     string   `json:"registration_endpoint"`
-	CodeChallengeMethods     []string `json:"code_challenge_methods_supported"`
-	IssParameterSupported    bool     `json:"authorization_response_iss_parameter_supported"`
-	ClientIDMetadataDocument bool     `json:"client_id_metadata_document_supported"`
-}
-
 // authSurface checks the authorization surface of a server that refused
 // the request of ex with ch, through anon, the anonymous listing's HTTP
 // client (its connection to the endpoint's origin reused), or when nil a
-// fresh anonymous client. It runs once per run.
+// fresh anonymous client. It runs once per run. What it fetches, and from
+// where, is oauth.Discover's: the same discovery a machine identity uses.
 func (r *run) authSurface(ctx context.Context, ch *mcp.Challenge, ex *mcp.Exchange, anon *http.Client) {
 	if r.surfaceChecked || ctx.Err() != nil {
 		return
@@ -102,201 +71,57 @@ func (r *run) authSurface(ctx context.Context, ch *mcp.Challenge, ex *mcp.Exchan
 		}
 		defer hc.CloseIdleConnections()
 	}
-	s := &surface{r: r, ex: ex, hc: hc, target: target, limit: maxMetadataBytes, left: maxSurfaceFetches,
-		found: &AuthSurface{AuthorizationServers: []AuthServerSurface{}}}
-	r.rep.AuthPosture.Surface = s.found
-	defer func() { s.found.Fetches = maxSurfaceFetches - s.left }()
-	if m := r.t.MaxResponseBytes.Bytes(); m > 0 && m < s.limit {
-		s.limit = m
+	found := &AuthSurface{AuthorizationServers: []AuthServerSurface{}}
+	r.rep.AuthPosture.Surface = found
+	max := int64(maxMetadataBytes)
+	if m := r.t.MaxResponseBytes.Bytes(); m > 0 && m < max {
+		max = m
 	}
-	doc, ok := s.protectedResource(ctx, ch)
-	if !ok {
-		return
-	}
-	servers := doc.AuthorizationServers
-	if len(servers) > maxAuthorizationServers {
-		r.emitFrom(ex, r.checkNotFetched(fmt.Sprintf("%d authorization servers are listed; the first %d are checked", len(servers), maxAuthorizationServers))...)
-		servers = servers[:maxAuthorizationServers]
-	}
-	for _, issuer := range servers {
-		if ctx.Err() != nil {
-			return
+	left := maxSurfaceFetches
+	fetch := func(ctx context.Context, u string) ([]byte, string) {
+		if left == 0 {
+			r.emitFrom(ex, r.checkNotFetched(fmt.Sprintf("%s: over the limit of %d metadata fetches a run", config.RedactedURL(u), maxSurfaceFetches))...)
+			return nil, "not fetched"
 		}
-		s.authorizationServer(ctx, issuer)
+		left--
+		return oauth.Get(ctx, hc, u, max, r.budget)
 	}
-}
-
-// protectedResource finds and checks the protected resource metadata, and
-// reports whether its authorization servers may be fetched.
-func (s *surface) protectedResource(ctx context.Context, ch *mcp.Challenge) (*prm, bool) {
-	r := s.r
-	var candidates []string
-	if ch != nil && ch.ResourceMetadata != "" {
-		u, err := url.Parse(ch.ResourceMetadata)
-		if err != nil || !sameOrigin(u, s.target) || u.User != nil {
-			r.emitFrom(s.ex, r.checkNotFetched(fmt.Sprintf("the challenge's resource_metadata %s is not same-origin with the endpoint, or carries user information", config.RedactedURL(ch.ResourceMetadata)))...)
-			return nil, false
-		}
-		candidates = []string{u.String()}
-	} else {
-		candidates = prmWellKnown(s.target)
+	resourceMetadata := ""
+	if ch != nil {
+		resourceMetadata = ch.ResourceMetadata
 	}
-	var tried []string
-	for _, c := range candidates {
-		body, outcome := s.get(ctx, c)
-		tried = append(tried, fmt.Sprintf("%s (%s)", config.RedactedURL(c), outcome))
-		if body == nil {
-			continue
-		}
-		s.found.ProtectedResourceMetadata = config.RedactedURL(c)
-		var doc prm
-		problem := ""
-		switch {
-		case json.Unmarshal(body, &doc) != nil:
-			problem = "is not a JSON object of the RFC 9728 members"
-		case doc.Resource == nil:
-			problem = "has no resource string"
-		case len(doc.AuthorizationServers) == 0:
-			problem = "lists no authorization_servers"
-		default:
-			for i, as := range doc.AuthorizationServers {
-				if !issuerURL(as) {
-					problem = fmt.Sprintf("has authorization_servers[%d] that is not an http(s) URL without query or fragment", i)
-					break
-				}
-			}
-		}
-		r.emitFrom(s.ex, r.checkPRM(config.RedactedURL(c), problem, doc.Resource != nil && !resourceMatches(*doc.Resource, s.target))...)
-		return &doc, problem == "" && resourceMatches(*doc.Resource, s.target)
+	d := oauth.Discover(ctx, fetch, target, resourceMetadata, "")
+	found.Fetches = maxSurfaceFetches - left
+	for _, what := range d.NotFetched {
+		r.emitFrom(ex, r.checkNotFetched(what)...)
 	}
-	if ctx.Err() != nil {
-		r.emitFrom(s.ex, r.checkNotFetched("the check's time ran out before protected resource metadata was found: tried "+strings.Join(tried, ", "))...)
-		return nil, false
-	}
-	r.emitFrom(s.ex, r.checkPRM("", "tried "+strings.Join(tried, ", "), false)...)
-	return nil, false
-}
-
-// authorizationServer finds and checks the metadata of one authorization
-// server, trying the discovery paths in the spec's order.
-func (s *surface) authorizationServer(ctx context.Context, issuer string) {
-	r := s.r
-	iu, _ := url.Parse(issuer) // issuerURL held
-	endpoints := map[string]string{"issuer": issuer}
-	s.found.AuthorizationServers = append(s.found.AuthorizationServers, AuthServerSurface{Issuer: config.RedactedURL(issuer)})
-	found := &s.found.AuthorizationServers[len(s.found.AuthorizationServers)-1]
-	defer func() { r.emitFrom(s.ex, r.checkASEndpoints(config.RedactedURL(issuer), endpoints)...) }()
-	var tried []string
-	for _, c := range asWellKnown(iu) {
-		body, outcome := s.get(ctx, c)
-		tried = append(tried, fmt.Sprintf("%s (%s)", config.RedactedURL(c), outcome))
-		if body == nil {
-			continue
-		}
-		var md asMetadata
-		if json.Unmarshal(body, &md) != nil || md.Issuer == nil {
-			tried[len(tried)-1] = config.RedactedURL(c) + " (not a JSON object of RFC 8414 members with an issuer)"
-			continue
-		}
-		found.Metadata = config.RedactedURL(c)
-		matched := *md.Issuer == issuer
-		r.emitFrom(s.ex, r.checkASMetadata(config.RedactedURL(issuer), config.RedactedURL(c), &md, matched)...)
-		if matched {
-			endpoints["authorization_endpoint"], endpoints["token_endpoint"] = md.AuthorizationEndpoint, md.TokenEndpoint
-			endpoints["registration_endpoint"] = md.RegistrationEndpoint
-		}
-		return
-	}
-	if ctx.Err() != nil {
-		r.emitFrom(s.ex, r.checkNotFetched(fmt.Sprintf("the check's time ran out before the metadata of authorization server %s was found: tried %s",
-			config.RedactedURL(issuer), strings.Join(tried, ", ")))...)
-		return
-	}
-	r.emitFrom(s.ex, r.checkASMetadata(config.RedactedURL(issuer), "tried "+strings.Join(tried, ", "), nil, false)...)
-}
-
-// get fetches one metadata URL and returns the body of a 200 answer, or
-// nil and what came instead.
-func (s *surface) get(ctx context.Context, u string) ([]byte, string) {
-	if s.left == 0 {
-		s.r.emitFrom(s.ex, s.r.checkNotFetched(fmt.Sprintf("%s: over the limit of %d metadata fetches a run", config.RedactedURL(u), maxSurfaceFetches))...)
-		return nil, "not fetched"
-	}
-	s.left--
-	doc, err := mcp.GetDocument(ctx, s.hc, u, s.limit, s.r.budget)
 	switch {
-	case err != nil:
-		return nil, string(mcp.Classify(err))
-	case doc.Status >= 300 && doc.Status < 400:
-		return nil, fmt.Sprintf("HTTP %d, redirect not followed", doc.Status)
-	case doc.Status != http.StatusOK:
-		return nil, fmt.Sprintf("HTTP %d", doc.Status)
+	case d.PRMURL == "" && len(d.NotFetched) == 0:
+		r.emitFrom(ex, r.checkPRM("", "tried "+oauth.Tried(d.PRMTried), false)...)
+		return
+	case d.PRMURL == "":
+		return
 	}
-	return doc.Body, "HTTP 200"
-}
-
-// prmWellKnown returns the protected resource metadata URLs of an endpoint
-// in the spec's order: path-inserted, then root.
-func prmWellKnown(target *url.URL) []string {
-	const wk = "/.well-known/oauth-protected-resource"
-	root := target.Scheme + "://" + target.Host
-	if p := strings.TrimSuffix(target.EscapedPath(), "/"); p != "" {
-		return []string{root + wk + p, root + wk}
+	where := config.RedactedURL(d.PRMURL)
+	found.ProtectedResourceMetadata = where
+	r.emitFrom(ex, r.checkPRM(where, d.PRMProblem, d.PRM.Resource != nil && !d.ResourceMatches)...)
+	for _, s := range d.Servers {
+		issuer := config.RedactedURL(s.Issuer)
+		found.AuthorizationServers = append(found.AuthorizationServers, AuthServerSurface{Issuer: issuer, Metadata: config.RedactedURL(s.MetadataURL)})
+		endpoints := map[string]string{"issuer": s.Issuer}
+		switch {
+		case s.Metadata != nil:
+			r.emitFrom(ex, r.checkASMetadata(issuer, config.RedactedURL(s.MetadataURL), s.Metadata, s.IssuerMatches)...)
+			if s.IssuerMatches {
+				md := s.Metadata
+				endpoints["authorization_endpoint"], endpoints["token_endpoint"] = md.AuthorizationEndpoint, md.TokenEndpoint
+				endpoints["registration_endpoint"] = md.RegistrationEndpoint
+			}
+		case ctx.Err() == nil:
+			r.emitFrom(ex, r.checkASMetadata(issuer, "tried "+oauth.Tried(s.Tried), nil, false)...)
+		}
+		r.emitFrom(ex, r.checkASEndpoints(issuer, endpoints)...)
 	}
-	return []string{root + wk}
-}
-
-// asWellKnown returns an issuer's metadata URLs in the spec's order: for
-// an issuer with a path, RFC 8414 path-inserted, OpenID path-inserted, then
-// OpenID path-appended; without one, RFC 8414 then OpenID.
-func asWellKnown(issuer *url.URL) []string {
-	root := issuer.Scheme + "://" + issuer.Host
-	p := strings.TrimSuffix(issuer.EscapedPath(), "/")
-	if p == "" {
-		return []string{root + "/.well-known/oauth-authorization-server", root + "/.well-known/openid-configuration"}
-	}
-	return []string{
-		root + "/.well-known/oauth-authorization-server" + p,
-		root + "/.well-known/openid-configuration" + p,
-		root + p + "/.well-known/openid-configuration",
-	}
-}
-
-// sameOrigin reports whether u has a's scheme, host and port (RFC 6454).
-func sameOrigin(u, a *url.URL) bool {
-	return strings.EqualFold(u.Scheme, a.Scheme) && strings.EqualFold(u.Hostname(), a.Hostname()) && port(u) == port(a)
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
-}
-
-// issuerURL reports whether s can be an issuer (RFC 8414 §2): an http(s)
-// URL with a host, no user information, query or fragment.
-func issuerURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil &&
-		u.RawQuery == "" && !u.ForceQuery && u.Fragment == "" && !strings.Contains(s, "#")
-}
-
-// resourceMatches reports whether a protected resource metadata's resource
-// identifies the endpoint: the same origin, and a path that is the
-// endpoint's or a parent of it on a segment boundary (a trailing slash
-// aside), as MCP clients accept it. Query and fragment do not count.
-func resourceMatches(resource string, target *url.URL) bool {
-	u, err := url.Parse(resource)
-	if err != nil || u.Host == "" || !sameOrigin(u, target) || u.Fragment != "" {
-		return false
-	}
-	rp := strings.TrimSuffix(u.EscapedPath(), "/")
-	tp := strings.TrimSuffix(target.EscapedPath(), "/")
-	return rp == tp || strings.HasPrefix(tp, rp+"/")
 }
 
 // checkChallengeHints reports MCP-AUTH-CHALLENGE-INCOMPLETE for a 401
@@ -350,7 +175,7 @@ func (r *run) checkNotFetched(what string) []catalogue.Finding {
 
 // checkASMetadata reports the metadata of the authorization server issuer
 // found at where (md nil: none was; where then says what was tried).
-func (r *run) checkASMetadata(issuer, where string, md *asMetadata, issuerOK bool) []catalogue.Finding {
+func (r *run) checkASMetadata(issuer, where string, md *oauth.ServerMetadata, issuerOK bool) []catalogue.Finding {
 	if md == nil {
 		return r.gradeSurface(catalogue.New(catalogue.AuthASMetadataMissing, "",
 			fmt.Sprintf("authorization server %s serves no metadata: %s", issuer, where)), true)

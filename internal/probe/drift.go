@@ -191,7 +191,7 @@ func (r *run) startSecond(ctx context.Context, like *mcp.Session) *secondListing
 	sl := &secondListing{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(sl.done)
-		c, err := r.client(r.t.HTTPClient.HTTPClientConfig, true, nil)
+		c, err := r.client(false, true, nil)
 		if err != nil {
 			sl.failed = "failed: config"
 			return

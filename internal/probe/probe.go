@@ -20,6 +20,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/oauth"
 	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/sanitize"
 )
@@ -59,6 +60,10 @@ type Options struct {
 	// Caches are the program's caches (NewCaches), built once where it
 	// starts and shared by its runs; nil remembers nothing.
 	Caches *Caches
+	// Tokens are the program's OAuth access tokens, built once where it
+	// starts and shared by its runs and targets; nil gives each run a
+	// cache of its own.
+	Tokens *oauth.Tokens
 }
 
 // run is the state of one probe.
@@ -91,6 +96,10 @@ type run struct {
 	scan *poison.Scanner
 	// surfaceChecked is set once the authorization surface was checked.
 	surfaceChecked bool
+	// usage is what the target's oauth block did this run; oauthClose
+	// closes the connections its discovery and token requests opened.
+	usage      *oauth.Usage
+	oauthClose []func()
 }
 
 // scanner returns the run's text scanner, one without tool names when no
@@ -122,6 +131,9 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 	}
 	r.rep.Invocation = p.Invocation.clone() // the run fills in outcomes
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
+	if r.usage != nil {
+		ctx = oauth.WithUsage(ctx, r.usage)
+	}
 	defer cancel()
 	if opts.Tracer != nil {
 		var span trace.Span
@@ -150,6 +162,7 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 		// run that overran it compared nothing it can vouch for.
 		r.fail(mcp.ReasonTimeout, fmt.Sprintf("the run's deadline of %v passed before its checks finished", t.Timeout))
 	}
+	r.oauthDone()
 	r.finish(time.Since(start))
 	return r.rep
 }
@@ -159,14 +172,20 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 func newRun(t config.Target, declared *manifest.Manifest, opts Options, start time.Time) *run {
 	r := startRun(t.Name, config.RedactedURL(t.URL), declared, opts, start)
 	r.t = t
-	creds := config.CredentialsOf(&t.HTTPClient.HTTPClientConfig)
+	creds := t.Credentials()
 	r.rep.AuthorizationHeaders, r.rep.AuthorizationPresented = creds.Headers, creds.Any()
-	r.secrets = sanitize.NewSecrets(config.SecretValues(&t.HTTPClient.HTTPClientConfig)...)
+	r.secrets = sanitize.NewSecrets(t.Secrets()...)
 	switch {
 	case t.MaxRunBytes.Bytes() > 0:
 		r.budget = mcp.NewBudget(t.MaxRunBytes.Bytes(), opts.Pool)
 	case opts.Pool != nil:
 		r.budget = mcp.NewBudget(math.MaxInt64, opts.Pool)
+	}
+	if !t.OAuth.IsZero() {
+		r.usage = &oauth.Usage{Budget: r.budget, MaxDocumentBytes: t.MaxResponseBytes.Bytes()}
+		if r.opts.Tokens == nil {
+			r.opts.Tokens = oauth.NewTokens()
+		}
 	}
 	return r
 }
@@ -230,7 +249,7 @@ func (r *run) probe(ctx context.Context) {
 	}
 	r.rep.Classification = Classify(r.t)
 	r.emitFrom(nil, r.checkPlaintextTransport()...) // the URL alone says it
-	main, err := r.client(r.t.HTTPClient.HTTPClientConfig, false, &r.lastMain)
+	main, err := r.client(false, false, &r.lastMain)
 	if err != nil {
 		r.fail(mcp.ReasonConfig, err.Error())
 		return
@@ -322,13 +341,20 @@ func NewHTTPClient(hc promconfig.HTTPClientConfig, version string, idle time.Dur
 // CloseIdleConnections); the main one (not fresh) is Options.HTTPClient
 // when set, and its connection outlives the run. last, if set, tracks the
 // client's latest exchange.
-func (r *run) client(hc promconfig.HTTPClientConfig, fresh bool, last **mcp.Exchange) (*mcp.Client, error) {
+func (r *run) client(anonymous, fresh bool, last **mcp.Exchange) (*mcp.Client, error) {
+	hc := r.t.HTTPClient.HTTPClientConfig
+	if anonymous {
+		hc = config.Anonymous(hc)
+	}
 	httpClient, keep := r.opts.HTTPClient, !fresh && r.opts.HTTPClient != nil
 	if !keep {
 		var err error
 		if httpClient, err = NewHTTPClient(hc, r.opts.Version, 0); err != nil {
 			return nil, err
 		}
+	}
+	if !anonymous && !r.t.OAuth.IsZero() {
+		httpClient = r.withOAuth(httpClient)
 	}
 	limits := mcp.Limits{MaxResponseBytes: r.t.MaxResponseBytes.Bytes(), Budget: r.budget, Bodies: r.opts.Bodies, Decoded: r.opts.Caches.Decoded()}
 	observe := func(ex *mcp.Exchange) {

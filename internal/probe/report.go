@@ -166,8 +166,32 @@ type AuthPosture struct {
 	Challenge           *mcp.Challenge `json:"challenge"`
 	// Surface is what the authorization surface check found, when a
 	// refusal made it run (docs/security.md#the-authorization-surface).
-	Surface  *AuthSurface        `json:"surface,omitempty"`
+	Surface *AuthSurface `json:"surface,omitempty"`
+	// OAuth is what the target's machine identity did this run, when it
+	// has one (docs/authentication.md). Never a token or a secret.
+	OAuth    *OAuthUse           `json:"oauth,omitempty"`
 	Findings []catalogue.Finding `json:"findings"`
+}
+
+// OAuthUse is a run's use of its target's oauth block.
+type OAuthUse struct {
+	// Issuer is the authorization server's issuer (or the configured
+	// token_url), redacted; empty when discovery found none.
+	Issuer string `json:"issuer,omitempty"`
+	// Grant is client_credentials or JWT-bearer; ClientAuth the token
+	// endpoint authentication method.
+	Grant      string `json:"grant,omitempty"`
+	ClientAuth string `json:"client_auth,omitempty"`
+	// Scheme is how the token was presented: Bearer or DPoP.
+	Scheme string `json:"scheme,omitempty"`
+	// TokenRequests are the outcomes of the token requests this run sent
+	// (none when a cached token served it).
+	TokenRequests []string `json:"token_requests"`
+	// TokenIssuedAt and TokenExpiresAt are the used token's times.
+	TokenIssuedAt  *time.Time `json:"token_issued_at,omitempty"`
+	TokenExpiresAt *time.Time `json:"token_expires_at,omitempty"`
+	// Error says why no token could be had.
+	Error string `json:"error,omitempty"`
 }
 
 // AuthSurface is where the authorization surface check found each

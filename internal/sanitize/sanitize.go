@@ -20,6 +20,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -210,6 +211,15 @@ func NewSecrets(values ...string) *Secrets {
 		}
 	}
 	return s
+}
+
+// With returns a Secrets holding s's values and values (s is unchanged).
+func (s *Secrets) With(values ...string) *Secrets {
+	out := NewSecrets(values...)
+	if s != nil {
+		out.values = append(slices.Clone(s.values), out.values...)
+	}
+	return out
 }
 
 // Redact replaces every occurrence of a secret in str with Redacted.

@@ -14,7 +14,20 @@ NODE="${CONFORMANCE_NODE:-node}"
 url="${*: -1}"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-"$DRIFTD" capture --base-url "$url" --output "$dir/manifest.json" --timeout 20s >&2 || true
+# A machine-client auth scenario hands over the credential in its
+# context: driftd gets it the way an operator gives it, as files (0600)
+# and flags (docs/authentication.md).
+oauth=()
+ctx_get() { "$NODE" -e 'const v = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}")[process.argv[1]]; if (typeof v === "string") process.stdout.write(v)' "$1"; }
+umask 077
+if [ -n "$(ctx_get client_id)" ]; then oauth+=(--oauth.client-id "$(ctx_get client_id)"); fi
+if [ -n "$(ctx_get client_secret)" ]; then ctx_get client_secret > "$dir/secret"; oauth+=(--oauth.client-secret-file "$dir/secret"); fi
+if [ -n "$(ctx_get private_key_pem)" ]; then
+  ctx_get private_key_pem > "$dir/key.pem"; oauth+=(--oauth.private-key-file "$dir/key.pem")
+  [ -n "$(ctx_get signing_algorithm)" ] && oauth+=(--oauth.signing-algorithm "$(ctx_get signing_algorithm)")
+fi
+if [ -n "$(ctx_get valid_jwt)" ]; then ctx_get valid_jwt > "$dir/assertion.jwt"; oauth+=(--oauth.assertion-file "$dir/assertion.jwt"); fi
+"$DRIFTD" capture --base-url "$url" --output "$dir/manifest.json" --timeout 20s "${oauth[@]}" >&2 || true
 invoke=()
 if [ -s "$dir/manifest.json" ]; then
   while IFS= read -r name; do
@@ -24,5 +37,5 @@ fi
 while IFS= read -r arg; do
   [ -n "$arg" ] && invoke+=(--invoke-arguments "$arg")
 done < <("$NODE" -e 'const c = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}"); for (const t of c.toolCalls || []) if (t.arguments) console.log(t.name + "=" + JSON.stringify(t.arguments))')
-"$DRIFTD" check "$dir/manifest.json" --base-url "$url" --timeout 20s "${invoke[@]}" --execute >&2 || true
+"$DRIFTD" check "$dir/manifest.json" --base-url "$url" --timeout 20s "${oauth[@]}" "${invoke[@]}" --execute >&2 || true
 exit 0

@@ -26,12 +26,12 @@ for s in "${scenarios[@]}"; do
   log="$out/${s//\//-}.log"
   if CONFORMANCE_NODE="$(pwd)/$node" timeout 180 "$node" "$suite" client \
       --command "$(pwd)/test/conformance/client.sh" --scenario "$s" \
-      --spec-version 2026-07-28 --timeout 60000 -o "$out/results" >"$log" 2>&1 \
+      --spec-version 2026-07-28 --force --timeout 60000 -o "$out/results" >"$log" 2>&1 \
       && grep -q 'OVERALL: PASSED' "$log"; then
     echo "PASS $s ($(grep -o 'Passed: [0-9]*/[0-9]*' "$log" | tail -1))"
   else
     echo "FAIL $s"
-    grep -E 'FAILURE|Error:|Passed:' "$log" | sed 's/^/    /' | head -20
+    { grep -E 'FAILURE|Error:|Passed:' "$log" || tail -5 "$log"; } | sed 's/^/    /' | head -20
     failed+=("$s")
   fi
 done

@@ -1,0 +1,442 @@
+package oauth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/driftd/driftd/internal/atomicfile"
+	"github.com/driftd/driftd/internal/config"
+)
+
+// Grant types driftd requests.
+const (
+	GrantClientCredentials = "client_credentials"
+	GrantJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+)
+
+const (
+	// maxEntries bounds the tokens (and resolved endpoints) kept: far
+	// more than distinct credentials a fleet has; past it the oldest go.
+	maxEntries = 10_000
+	// maxSecretFile bounds a secret, key or assertion file.
+	maxSecretFile = 64 << 10
+	// discoveryTTL is how long what discovery found for an endpoint is
+	// used before it is looked up again; a refused token looks it up at
+	// once.
+	discoveryTTL = time.Hour
+	// defaultLifetime is how long a token that states no expires_in is
+	// used, unless a 401 ends it sooner.
+	defaultLifetime = 5 * time.Minute
+)
+
+// Tokens is the program's cache of access tokens, one per credential —
+// client, authorization server, resource, scopes and DPoP — shared by
+// every run and target that presents the same one, kept until shortly
+// before expiry (the later of 10 s and a tenth of the lifetime, at most
+// 5 minutes) or a 401. Tokens live in memory only: never in state, logs,
+// reports, pages or spans. Build one where the program starts.
+type Tokens struct {
+	mu        sync.Mutex
+	entries   map[string]*entry
+	endpoints map[string]*resolved
+	nonces    map[string]string // origin → the DPoP nonce it gave last
+	dpop      *signer
+	now       func() time.Time
+}
+
+// NewTokens returns an empty cache.
+func NewTokens() *Tokens {
+	return &Tokens{entries: map[string]*entry{}, endpoints: map[string]*resolved{}, nonces: map[string]string{}, now: time.Now}
+}
+
+// entry is one credential's token; mu makes concurrent runs that need it
+// wait for one token request instead of sending one each.
+type entry struct {
+	mu      sync.Mutex
+	tok     *oauth2.Token
+	scheme  string // "Bearer" or "DPoP"
+	issued  time.Time
+	expires time.Time
+	used    time.Time
+}
+
+// resolved is what a token request for an endpoint needs, from discovery
+// or configuration.
+type resolved struct {
+	resource, issuer, tokenURL string
+	methods, signingAlgs       []string
+	dpopAlgs, scopesSupported  []string
+	// scopes are the scopes requested last for the endpoint.
+	scopes []string
+	at     time.Time
+}
+
+// fresh reports whether the token is usable at now.
+func (e *entry) fresh(now time.Time) bool {
+	if e.tok == nil {
+		return false
+	}
+	margin := min(max(10*time.Second, e.expires.Sub(e.issued)/10), 5*time.Minute)
+	return now.Before(e.expires.Add(-margin))
+}
+
+// entry returns the entry of key, making it (and evicting the least
+// recently used when full).
+func (ts *Tokens) entry(key string) *entry {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	e, ok := ts.entries[key]
+	if !ok {
+		if len(ts.entries) >= maxEntries {
+			var oldest string
+			var at time.Time
+			for k, v := range ts.entries {
+				if oldest == "" || v.used.Before(at) {
+					oldest, at = k, v.used
+				}
+			}
+			delete(ts.entries, oldest)
+		}
+		e = &entry{}
+		ts.entries[key] = e
+	}
+	e.used = ts.now()
+	return e
+}
+
+// endpoint returns what was resolved for key, if still fresh.
+func (ts *Tokens) endpoint(key string) *resolved {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	r := ts.endpoints[key]
+	if r == nil || ts.now().Sub(r.at) > discoveryTTL {
+		return nil
+	}
+	return r
+}
+
+func (ts *Tokens) setEndpoint(key string, r *resolved) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if len(ts.endpoints) >= maxEntries {
+		clear(ts.endpoints)
+	}
+	if r == nil {
+		delete(ts.endpoints, key)
+		return
+	}
+	ts.endpoints[key] = r
+}
+
+func (ts *Tokens) nonce(origin string) string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.nonces[origin]
+}
+
+func (ts *Tokens) setNonce(origin, n string) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if len(ts.nonces) >= maxEntries {
+		clear(ts.nonces)
+	}
+	ts.nonces[origin] = n
+}
+
+// dpopKey returns the process's DPoP key, made on first use.
+func (ts *Tokens) dpopKey() (*signer, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if ts.dpop == nil {
+		k, err := newDPoPKey()
+		if err != nil {
+			return nil, err
+		}
+		ts.dpop = k
+	}
+	return ts.dpop, nil
+}
+
+// Outcomes of a token request, driftd_oauth_token_requests_total's
+// outcome label: success, an OAuth error code the authorization server
+// returned (RFC 6749 §5.2, RFC 9449), other_error for any other code, or
+// failed when no OAuth answer came (connection, status, body).
+var Outcomes = []string{"success", "invalid_client", "invalid_grant", "invalid_scope", "unauthorized_client",
+	"unsupported_grant_type", "invalid_request", "invalid_dpop_proof", "other_error", "failed"}
+
+// grant is one token request as configured and resolved.
+type grant struct {
+	cfg      *config.OAuth
+	res      *resolved
+	scopes   []string
+	dpop     bool
+	anon     *http.Client // no credential, no redirect
+	usage    *Usage
+	endpoint *url.URL
+}
+
+// key identifies the credential the grant presents: a token it got is
+// good for any grant with the same key.
+func (g *grant) key() string {
+	h := sha256.New()
+	for _, s := range []string{g.cfg.ClientID, g.cfg.ClientSecretFile, g.cfg.PrivateKeyFile, g.cfg.AssertionFile,
+		g.cfg.TokenEndpointAuthMethod, g.cfg.SigningAlgorithm, g.res.issuer, g.res.tokenURL, g.res.resource,
+		strings.Join(g.scopes, " "), fmt.Sprint(g.dpop)} {
+		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// token returns a fresh token of the grant's credential, from the cache
+// or, when there is none (or stale is the one cached, which a server just
+// refused), from the authorization server: one request however many runs
+// ask at once.
+func (ts *Tokens) token(ctx context.Context, g *grant, stale string) (*entry, error) {
+	e := ts.entry(g.key())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tok != nil && e.tok.AccessToken == stale {
+		e.tok = nil
+	}
+	if e.fresh(ts.now()) {
+		g.usage.use(e, false)
+		return e, nil
+	}
+	tok, err := ts.request(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	now := ts.now()
+	e.tok, e.issued, e.expires = tok, now, tok.Expiry
+	if tok.Expiry.IsZero() {
+		e.expires = now.Add(defaultLifetime)
+	}
+	e.scheme = "Bearer"
+	if g.dpop && strings.EqualFold(tok.TokenType, "DPoP") {
+		e.scheme = "DPoP"
+	}
+	g.usage.use(e, true)
+	return e, nil
+}
+
+// request sends one token request.
+func (ts *Tokens) request(ctx context.Context, g *grant) (*oauth2.Token, error) {
+	cc, err := ts.configure(g)
+	if err != nil {
+		g.usage.requested("failed")
+		return nil, err
+	}
+	hc := g.anon
+	if g.dpop {
+		key, err := ts.dpopKey()
+		if err != nil {
+			return nil, err
+		}
+		hc = &http.Client{Transport: &dpopTokenTransport{base: g.anon.Transport, key: key, ts: ts, now: ts.now}, CheckRedirect: noRedirect}
+	}
+	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
+	if err == nil {
+		g.usage.requested("success")
+		return tok, nil
+	}
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.ErrorCode != "" {
+		code := re.ErrorCode
+		if !slices.Contains(Outcomes, code) || code == "failed" || code == "success" {
+			code = "other_error"
+		}
+		g.usage.requested(code)
+		return nil, fmt.Errorf("the token endpoint %s refused the %s request: %s", redact(g.res.tokenURL), grantName(g.cfg), errorCode(re.ErrorCode))
+	}
+	g.usage.requested("failed")
+	if re != nil {
+		return nil, fmt.Errorf("the token endpoint %s answered HTTP %d without an OAuth error", redact(g.res.tokenURL), re.Response.StatusCode)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("the token request to %s did not finish: %w", redact(g.res.tokenURL), ctx.Err())
+	}
+	return nil, fmt.Errorf("the token request to %s failed: %s", redact(g.res.tokenURL), scrubError(err))
+}
+
+// configure builds the token request of g with x/oauth2's client
+// credentials flow: its grant_type, client authentication, scopes and
+// resource (RFC 8707), the secret files read now.
+func (ts *Tokens) configure(g *grant) (*clientcredentials.Config, error) {
+	cfg := g.cfg
+	cc := &clientcredentials.Config{ClientID: cfg.ClientID, TokenURL: g.res.tokenURL, Scopes: g.scopes,
+		EndpointParams: url.Values{"resource": {g.res.resource}}, AuthStyle: oauth2.AuthStyleInParams}
+	if cfg.AssertionFile != "" {
+		a, err := readSecret(cfg.AssertionFile, "oauth.assertion_file")
+		if err != nil {
+			return nil, err
+		}
+		cc.EndpointParams.Set("grant_type", GrantJWTBearer)
+		cc.EndpointParams.Set("assertion", a)
+	}
+	method, err := g.method()
+	if err != nil {
+		return nil, err
+	}
+	switch method {
+	case config.AuthClientSecretBasic, config.AuthClientSecretPost:
+		s, err := readSecret(cfg.ClientSecretFile, "oauth.client_secret_file")
+		if err != nil {
+			return nil, err
+		}
+		cc.ClientSecret = s
+		if method == config.AuthClientSecretBasic {
+			cc.AuthStyle = oauth2.AuthStyleInHeader
+		}
+	case config.AuthPrivateKeyJWT:
+		pem, err := readSecret(cfg.PrivateKeyFile, "oauth.private_key_file")
+		if err != nil {
+			return nil, err
+		}
+		key, err := parseKey([]byte(pem), cfg.SigningAlgorithm)
+		if err != nil {
+			return nil, fmt.Errorf("oauth.private_key_file: %v", err)
+		}
+		if algs := g.res.signingAlgs; len(algs) > 0 && !slices.Contains(algs, key.method.Alg()) {
+			return nil, fmt.Errorf("the authorization server accepts client assertions signed with %v, not %s", algs, key.method.Alg())
+		}
+		aud := g.res.issuer
+		if aud == "" {
+			aud = g.res.tokenURL
+		}
+		a, err := key.clientAssertion(cfg.ClientID, aud, ts.now())
+		if err != nil {
+			return nil, err
+		}
+		cc.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+		cc.EndpointParams.Set("client_assertion", a)
+	}
+	return cc, nil
+}
+
+// method is the client authentication the grant uses: the configured one,
+// else the one its credential allows that the authorization server
+// advertises (client_secret_basic when it advertises none, RFC 8414 §2).
+func (g *grant) method() (string, error) {
+	cfg, adv := g.cfg, g.res.methods
+	if m := cfg.TokenEndpointAuthMethod; m != "" {
+		if len(adv) > 0 && !slices.Contains(adv, m) {
+			return "", fmt.Errorf("oauth.token_endpoint_auth_method %s is not among the authorization server's %v", m, adv)
+		}
+		return m, nil
+	}
+	switch {
+	case cfg.PrivateKeyFile != "":
+		return config.AuthPrivateKeyJWT, nil
+	case cfg.ClientSecretFile != "":
+		if len(adv) > 0 && !slices.Contains(adv, config.AuthClientSecretBasic) && slices.Contains(adv, config.AuthClientSecretPost) {
+			return config.AuthClientSecretPost, nil
+		}
+		return config.AuthClientSecretBasic, nil
+	}
+	return config.AuthNone, nil
+}
+
+// grantName says which grant cfg requests, for messages.
+func grantName(cfg *config.OAuth) string {
+	if cfg.AssertionFile != "" {
+		return "JWT-bearer"
+	}
+	return "client_credentials"
+}
+
+// errorCode bounds an error code from an authorization server for a
+// message: a code is a short ASCII token (RFC 6749 §5.2).
+func errorCode(c string) string {
+	if len(c) > 64 || strings.ContainsFunc(c, func(r rune) bool { return r < 0x20 || r > 0x7e || r == '"' || r == '\\' }) {
+		return "an error code that is not an RFC 6749 token"
+	}
+	return c
+}
+
+// scrubError keeps an error about a request from quoting the URL (and
+// anything in its query).
+func scrubError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
+}
+
+// readSecret reads a secret file through the one reader (a FIFO or a
+// device is refused), bounded, trimmed.
+func readSecret(path, field string) (string, error) {
+	b, err := atomicfile.ReadFile(path, maxSecretFile)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", field, err)
+	}
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "", fmt.Errorf("%s: the file is empty", field)
+	}
+	return s, nil
+}
+
+func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// dpopTokenTransport adds a DPoP proof to token requests, and sends one
+// again with the nonce an authorization server asks for (RFC 9449 §8).
+type dpopTokenTransport struct {
+	base http.RoundTripper
+	key  *signer
+	ts   *Tokens
+	now  func() time.Time
+}
+
+func (t *dpopTokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	origin := req.URL.Scheme + "://" + req.URL.Host
+	for attempt := 0; ; attempt++ {
+		r := req.Clone(req.Context())
+		if attempt > 0 {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+			r.Body = body
+		}
+		p, err := t.key.proof(req.Method, req.URL, t.ts.nonce(origin), "", t.now())
+		if err != nil {
+			return nil, err
+		}
+		r.Header.Set("DPoP", p)
+		resp, err := t.base.RoundTrip(r)
+		if err != nil {
+			return nil, err
+		}
+		n := resp.Header.Get("DPoP-Nonce")
+		if n == "" || len(n) > 1024 || attempt > 0 || resp.StatusCode != http.StatusBadRequest || req.GetBody == nil {
+			if n != "" && len(n) <= 1024 {
+				t.ts.setNonce(origin, n)
+			}
+			return resp, nil
+		}
+		t.ts.setNonce(origin, n)
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+	}
+}
+
+func redact(s string) string { return config.RedactedURL(s) }
