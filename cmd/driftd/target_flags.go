@@ -189,13 +189,26 @@ func (f *targetFlags) target() (config.Target, error) {
 	}
 	t.OAuth = f.oauth
 	if err := t.Validate(); err != nil {
-		return t, usageErr("%v", strings.NewReplacer("oauth.client_secret_file", "--oauth.client-secret-file", "oauth.private_key_file", "--oauth.private-key-file",
-			"oauth.assertion_file", "--oauth.assertion-file", "oauth.client_id", "--oauth.client-id", "oauth.token_endpoint_auth_method", "--oauth.auth-method",
-			"oauth.signing_algorithm", "--oauth.signing-algorithm", "oauth.issuer", "--oauth.issuer", "oauth.token_url", "--oauth.token-url",
-			"oauth.resource", "--oauth.resource", "oauth.dpop", "--oauth.dpop", "oauth.scopes", "--oauth.scope").Replace(err.Error()))
+		return t, usageErr("%v", oauthFlagNames.Replace(err.Error()))
 	}
 	return t, nil
 }
+
+// oauthFlagNames turns the oauth block's field names in a config error
+// into check's flags.
+var oauthFlagNames = func() *strings.Replacer {
+	var pairs []string
+	for _, f := range [][2]string{{"client_secret_file", "client-secret-file"}, {"private_key_file", "private-key-file"},
+		{"assertion_file", "assertion-file"}, {"client_id", "client-id"}, {"token_endpoint_auth_method", "auth-method"},
+		{"signing_algorithm", "signing-algorithm"}, {"issuer", "issuer"}, {"token_url", "token-url"}, {"resource", "resource"},
+		{"dpop", "dpop"}, {"scopes", "scope"}} {
+		pairs = append(pairs, "oauth."+f[0], "--oauth."+f[1])
+	}
+	for _, f := range [][2]string{{"client_secret_file", "client-secret-file"}, {"private_key_file", "private-key-file"}, {"assertion_file", "assertion-file"}} {
+		pairs = append(pairs, f[0], "--oauth."+f[1])
+	}
+	return strings.NewReplacer(pairs...)
+}()
 
 // addHeader changes the configured header k, creating it.
 func addHeader(hc *promconfig.HTTPClientConfig, k string, change func(*promconfig.Header)) {

@@ -27,6 +27,7 @@ import (
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/metrics"
+	"github.com/driftd/driftd/internal/oauth"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/state"
@@ -141,7 +142,10 @@ type Daemon struct {
 	manifests *manifestCache
 	// caches are the daemon's caches of answers worked out from content,
 	// shared by every target's runs and state steps (Options.CacheBytes).
-	caches   *probe.Caches
+	caches *probe.Caches
+	// tokens are the OAuth access tokens of every target's machine
+	// identity, one per credential (docs/authentication.md).
+	tokens   *oauth.Tokens
 	lastWarn atomic.Int64 // unix nanos of the last export-failure warning
 	// reloads carries synchronous reloads (POST /-/reload); pending holds
 	// at most one asynchronous one (SIGHUP, the file watch), so a burst
@@ -214,6 +218,7 @@ func New(opts Options) (*Daemon, error) {
 		logs:      logs,
 		manifests: newManifestCache(),
 		caches:    probe.NewCaches(opts.CacheBytes),
+		tokens:    oauth.NewTokens(),
 		reloads:   make(chan chan error),
 		pending:   make(chan struct{}, 1),
 		pendingSD: make(chan struct{}, 1),

@@ -161,6 +161,7 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 		Bodies:  bodies,
 		Pool:    d.pool,
 		Caches:  d.caches,
+		Tokens:  d.tokens,
 		OnExchange: func(ex *mcp.Exchange) {
 			d.metrics.Exchange(ex)
 			attrs := []any{"method", ex.Method, "status", ex.Status, "duration", ex.Duration.Round(time.Microsecond)}

@@ -15,6 +15,9 @@ const (
 	famResolved
 	famStale
 	famListItems
+	famOAuthExpiry
+	famOAuthIssued
+	famOAuthRequests
 	famFailures
 	famInterval
 	famLastDuration
@@ -40,6 +43,9 @@ var families = [numFamilies]family{
 	famResolved:       {"driftd_findings_resolved_total", "counter", "Findings that went away, by rule and severity."},
 	famStale:          {"driftd_ignores_stale", "gauge", "Ignore entries that matched nothing or have expired (targets with ignore entries)."},
 	famListItems:      {"driftd_list_items", "gauge", "Prompts, resources and resource templates (kind) declared in the manifest and served on the last successful run; only for lists the run read."},
+	famOAuthExpiry:    {"driftd_oauth_token_expiry_timestamp_seconds", "gauge", "When the access token the target's last run presented expires (targets with an oauth identity)."},
+	famOAuthIssued:    {"driftd_oauth_token_issued_timestamp_seconds", "gauge", "When driftd received the access token the target's last run presented; time() minus it is the token's age."},
+	famOAuthRequests:  {"driftd_oauth_token_requests_total", "counter", "Token requests the target's runs sent, by outcome: success, the OAuth error code, other_error, or failed (no OAuth answer)."},
 	famFailures:       {"driftd_probe_failures_total", "counter", "Failed probe runs by reason."},
 	famInterval:       {"driftd_probe_interval_seconds", "gauge", "The current period of the target's schedule."},
 	famLastDuration:   {"driftd_probe_last_duration_seconds", "gauge", "Duration of the target's last run."},

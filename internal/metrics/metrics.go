@@ -23,6 +23,7 @@ import (
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/oauth"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/state"
 )
@@ -55,6 +56,9 @@ type Target struct {
 	// driftd_findings_ignored and driftd_ignores_stale exist for targets
 	// that have any.
 	Ignores int
+	// OAuth is true for a target with an oauth identity: its
+	// driftd_oauth_* series exist.
+	OAuth bool
 }
 
 // durationBuckets are driftd_probe_duration_seconds' upper bounds.
@@ -121,6 +125,7 @@ type targetState struct {
 	otherFailures          lazyCounts // a reason outside mcp.Reasons
 	opened, resolved       lazyCounts // by rule "\xff" severity
 	servedChanges          lazyCounts // by CHG id
+	tokenRequests          []uint64   // by oauth.Outcomes' index
 }
 
 // lazyCount is a counter whose labels take too many values to create
@@ -221,13 +226,13 @@ func (m *Metrics) SetTargets(ts []Target) {
 		keep[t.Name] = true
 		st, ok := m.targets[t.Name]
 		if !ok {
-			st = &targetState{since: m.now(), failures: make([]uint64, len(mcp.Reasons))}
+			st = &targetState{since: m.now(), failures: make([]uint64, len(mcp.Reasons)), tokenRequests: make([]uint64, len(oauth.Outcomes))}
 			m.targets[t.Name] = st
 			if m.durationPerTarget != nil {
 				m.durationPerTarget.WithLabelValues(t.Name)
 			}
 		}
-		if !ok || st.meta.SeriesLimit != t.SeriesLimit || st.meta.Ignores != t.Ignores || !maps.Equal(st.meta.Labels, t.Labels) {
+		if !ok || st.meta.SeriesLimit != t.SeriesLimit || st.meta.Ignores != t.Ignores || st.meta.OAuth != t.OAuth || !maps.Equal(st.meta.Labels, t.Labels) {
 			changed[t.Name] = true
 		}
 		st.meta = t
@@ -347,6 +352,13 @@ func (m *Metrics) Observe(r *state.Run) {
 		m.durationPerTarget.WithLabelValues(rep.Target).Observe(rep.DurationSeconds)
 	} else {
 		m.duration.Observe(rep.DurationSeconds)
+	}
+	if u := rep.AuthPosture.OAuth; u != nil {
+		for _, o := range u.TokenRequests {
+			if i := slices.Index(oauth.Outcomes, o); i >= 0 {
+				st.tokenRequests[i]++
+			}
+		}
 	}
 	for _, e := range r.Opened {
 		st.opened.inc(e.Rule+"\xff"+string(e.Severity), now)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/oauth"
 	"github.com/driftd/driftd/internal/probe"
 	"github.com/driftd/driftd/internal/sanitize"
 )
@@ -47,6 +48,16 @@ var sortedReasons = func() []string {
 		out[i] = string(r)
 	}
 	slices.Sort(out)
+	return out
+}()
+
+// sortedOutcomes are oauth.Outcomes' indices in label order.
+var sortedOutcomes = func() []int {
+	out := make([]int, len(oauth.Outcomes))
+	for i := range out {
+		out[i] = i
+	}
+	slices.SortFunc(out, func(a, b int) int { return strings.Compare(oauth.Outcomes[a], oauth.Outcomes[b]) })
 	return out
 }()
 
@@ -109,6 +120,20 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 				if c := est.ListCounts(k); c != nil && est.Success {
 					w.gauge(name, float64(c.Served), "kind", string(k), "source", "served")
 				}
+			}
+		}
+	case famOAuthExpiry, famOAuthIssued:
+		if u := rep.OAuthUse(); u != nil && u.TokenIssuedAt != nil && st.meta.OAuth {
+			at := u.TokenExpiresAt
+			if f == famOAuthIssued {
+				at = u.TokenIssuedAt
+			}
+			w.gauge(name, float64(at.UnixMilli())/1e3)
+		}
+	case famOAuthRequests:
+		if st.meta.OAuth {
+			for _, i := range sortedOutcomes {
+				w.counter(name, st.tokenRequests[i], st.since, "outcome", oauth.Outcomes[i])
 			}
 		}
 	case famFailures:

@@ -211,6 +211,15 @@ type AuthServerSurface struct {
 	Metadata string `json:"metadata"`
 }
 
+// OAuthUse returns what the run's machine identity did, nil for a report
+// that has none (or a nil report).
+func (r *Report) OAuthUse() *OAuthUse {
+	if r == nil {
+		return nil
+	}
+	return r.AuthPosture.OAuth
+}
+
 // Failed reports whether nothing could be compared: the exit code 3 case.
 func (r *Report) Failed() bool { return !r.Success }
 
