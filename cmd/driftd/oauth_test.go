@@ -40,7 +40,8 @@ func TestCheckOAuthPrivateKeyJWT(t *testing.T) {
 	wrong, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	as := oauthtest.New(t, oauthtest.Options{ClientID: "driftd-ci", ClientKey: &key.PublicKey, Methods: []string{"private_key_jwt"}, DPoP: true})
 	var rs *httptest.Server
-	rs = httptest.NewServer(as.Protect(func() string { return rs.URL + "/mcp" }, mcptest.NewHandler(mcptest.Options{Tools: mockTools("a", "b")})))
+	h := mcptest.NewHandler(mcptest.Options{Tools: mockTools("a", "b")})
+	rs = httptest.NewServer(as.Protect(func() string { return rs.URL + "/mcp" }, h))
 	defer rs.Close()
 	m := writeManifest(t, "a", "b")
 	good, bad := keyFile(t, key), keyFile(t, wrong)
@@ -48,6 +49,14 @@ func TestCheckOAuthPrivateKeyJWT(t *testing.T) {
 	code, stdout, stderr := driftd(t, "check", m, "--base-url", rs.URL+"/mcp", "--oauth.client-id", "driftd-ci", "--oauth.private-key-file", good, "--json")
 	if code != exitOK || !strings.Contains(stdout, `"scheme": "DPoP"`) || !strings.Contains(stdout, `"client_auth": "private_key_jwt"`) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	for _, r := range h.Requests() {
+		if !strings.Contains(string(r.Body), `"extensions":{"io.modelcontextprotocol/oauth-client-credentials":{}}`) {
+			t.Fatalf("a request with the machine identity does not declare the client credentials extension: %s", r.Body)
+		}
+		if err := h.CheckNoViolations(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tokens := as.Tokens()
 	if len(tokens) != 1 {

@@ -40,6 +40,7 @@ type targetFlags struct {
 	iKnowProduction bool
 	seed            uint64
 	oauth           config.OAuth
+	exchange        config.TokenExchange
 }
 
 func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
@@ -68,6 +69,11 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	cmd.Flag("oauth.token-url", "Skip discovery: request tokens here.").PlaceHolder("URL").StringVar(&o.TokenURL)
 	cmd.Flag("oauth.resource", "With --oauth.token-url: the resource parameter (default: --base-url).").PlaceHolder("URL").StringVar(&o.Resource)
 	cmd.Flag("oauth.dpop", "DPoP-bound tokens (RFC 9449): auto (when the authorization server advertises it), always or never.").PlaceHolder("MODE").StringVar(&o.DPoP)
+	x := &f.exchange
+	cmd.Flag("oauth.token-exchange.token-url", "Enterprise-managed authorization: the identity provider's token endpoint, which exchanges the subject token for the JWT-bearer grant's ID-JAG.").PlaceHolder("URL").StringVar(&x.TokenURL)
+	cmd.Flag("oauth.token-exchange.client-id", "driftd's client ID at the identity provider.").PlaceHolder("ID").StringVar(&x.ClientID)
+	cmd.Flag("oauth.token-exchange.client-secret-file", "driftd's client secret at the identity provider, if it has one.").PlaceHolder("PATH").StringVar(&x.ClientSecretFile)
+	cmd.Flag("oauth.token-exchange.subject-token-file", "The identity token (an OpenID Connect ID token) to exchange, re-read for every exchange.").PlaceHolder("PATH").StringVar(&x.SubjectTokenFile)
 	return f
 }
 
@@ -188,6 +194,10 @@ func (f *targetFlags) target() (config.Target, error) {
 		hc.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: f.bearerTokenFile}
 	}
 	t.OAuth = f.oauth
+	if f.exchange != (config.TokenExchange{}) {
+		x := f.exchange
+		t.OAuth.TokenExchange = &x
+	}
 	if err := t.Validate(); err != nil {
 		return t, usageErr("%v", oauthFlagNames.Replace(err.Error()))
 	}
@@ -198,13 +208,15 @@ func (f *targetFlags) target() (config.Target, error) {
 // into check's flags.
 var oauthFlagNames = func() *strings.Replacer {
 	var pairs []string
-	for _, f := range [][2]string{{"client_secret_file", "client-secret-file"}, {"private_key_file", "private-key-file"},
+	for _, f := range [][2]string{{"token_exchange.token_url", "token-exchange.token-url"}, {"token_exchange.client_id", "token-exchange.client-id"},
+		{"token_exchange.client_secret_file", "token-exchange.client-secret-file"}, {"token_exchange.subject_token_file", "token-exchange.subject-token-file"},
+		{"token_exchange", "token-exchange.*"}, {"client_secret_file", "client-secret-file"}, {"private_key_file", "private-key-file"},
 		{"assertion_file", "assertion-file"}, {"client_id", "client-id"}, {"token_endpoint_auth_method", "auth-method"},
 		{"signing_algorithm", "signing-algorithm"}, {"issuer", "issuer"}, {"token_url", "token-url"}, {"resource", "resource"},
 		{"dpop", "dpop"}, {"scopes", "scope"}} {
 		pairs = append(pairs, "oauth."+f[0], "--oauth."+f[1])
 	}
-	for _, f := range [][2]string{{"client_secret_file", "client-secret-file"}, {"private_key_file", "private-key-file"}, {"assertion_file", "assertion-file"}} {
+	for _, f := range [][2]string{{"client_secret_file", "client-secret-file"}, {"private_key_file", "private-key-file"}, {"assertion_file", "assertion-file"}, {"token_exchange", "token-exchange.*"}} {
 		pairs = append(pairs, f[0], "--oauth."+f[1])
 	}
 	return strings.NewReplacer(pairs...)

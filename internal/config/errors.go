@@ -212,7 +212,13 @@ func (p *positions) guess(line int, msg string) (field, newMsg, meant string) {
 		if field != at+"."+m[1] && (at != "" || field != m[1]) {
 			return field, "unknown field", ""
 		}
-		near := closest(m[1], keysAt(p.root, at))
+		keys := keysAt(p.root, at)
+		near := closest(m[1], keys)
+		if slices.Contains(keys, m[1]+"_file") {
+			// A secret given inline where only a file is taken (oauth):
+			// the message says so, without the value.
+			return field, fmt.Sprintf("unknown field: secrets are read from files; use %s_file", m[1]), ""
+		}
 		if len(near) == 1 {
 			meant = near[0]
 			if at != "" {

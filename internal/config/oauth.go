@@ -21,7 +21,9 @@ import (
 //   - private_key_file: client credentials, private_key_jwt (RFC 7523 §2.2);
 //   - assertion_file: the JWT-bearer grant (RFC 7523 §2.1) with that JWT,
 //     workload identity; with client_secret_file too, the client
-//     authenticates with its secret as well.
+//     authenticates with its secret as well;
+//   - token_exchange: the JWT-bearer grant with an ID-JAG from the
+//     enterprise identity provider (enterprise-managed authorization).
 type OAuth struct {
 	ClientID         string `yaml:"client_id,omitempty"`
 	ClientSecretFile string `yaml:"client_secret_file,omitempty"`
@@ -47,6 +49,27 @@ type OAuth struct {
 	// DPoP is auto (use it when the authorization server advertises it),
 	// always or never; empty is auto.
 	DPoP string `yaml:"dpop,omitempty"`
+	// TokenExchange, when set, is enterprise-managed authorization: the
+	// JWT-bearer grant's assertion is an ID-JAG the enterprise identity
+	// provider exchanges for an identity token (RFC 8693).
+	TokenExchange *TokenExchange `yaml:"token_exchange,omitempty"`
+}
+
+// TokenExchange is the identity provider side of enterprise-managed
+// authorization (the MCP extension
+// io.modelcontextprotocol/enterprise-managed-authorization).
+type TokenExchange struct {
+	// TokenURL is the identity provider's token endpoint.
+	TokenURL string `yaml:"token_url"`
+	// ClientID and ClientSecretFile are driftd's client at the identity
+	// provider; the secret is optional.
+	ClientID         string `yaml:"client_id"`
+	ClientSecretFile string `yaml:"client_secret_file,omitempty"`
+	// SubjectTokenFile holds the identity token exchanged, re-read for
+	// every exchange; SubjectTokenType is its type, default
+	// urn:ietf:params:oauth:token-type:id_token.
+	SubjectTokenFile string `yaml:"subject_token_file"`
+	SubjectTokenType string `yaml:"subject_token_type,omitempty"`
 }
 
 // OAuth token endpoint authentication methods driftd speaks.
@@ -61,14 +84,18 @@ const (
 func (o *OAuth) IsZero() bool {
 	return o == nil || (o.ClientID == "" && o.ClientSecretFile == "" && o.PrivateKeyFile == "" && o.AssertionFile == "" &&
 		o.TokenEndpointAuthMethod == "" && len(o.Scopes) == 0 && o.Issuer == "" && o.TokenURL == "" && o.Resource == "" &&
-		o.DPoP == "" && o.SigningAlgorithm == "")
+		o.DPoP == "" && o.SigningAlgorithm == "" && o.TokenExchange == nil)
 }
 
 // Files returns the secret files the block reads, with the field naming
 // each.
 func (o *OAuth) Files() []ClientFile {
 	var out []ClientFile
-	for _, f := range []ClientFile{{"oauth.client_secret_file", o.ClientSecretFile}, {"oauth.private_key_file", o.PrivateKeyFile}, {"oauth.assertion_file", o.AssertionFile}} {
+	files := []ClientFile{{"oauth.client_secret_file", o.ClientSecretFile}, {"oauth.private_key_file", o.PrivateKeyFile}, {"oauth.assertion_file", o.AssertionFile}}
+	if x := o.TokenExchange; x != nil {
+		files = append(files, ClientFile{"oauth.token_exchange.client_secret_file", x.ClientSecretFile}, ClientFile{"oauth.token_exchange.subject_token_file", x.SubjectTokenFile})
+	}
+	for _, f := range files {
 		if f.Path != "" {
 			out = append(out, f)
 		}
@@ -78,7 +105,11 @@ func (o *OAuth) Files() []ClientFile {
 
 // SetDirectory joins the block's relative file paths to dir.
 func (o *OAuth) SetDirectory(dir string) {
-	for _, p := range []*string{&o.ClientSecretFile, &o.PrivateKeyFile, &o.AssertionFile} {
+	paths := []*string{&o.ClientSecretFile, &o.PrivateKeyFile, &o.AssertionFile}
+	if x := o.TokenExchange; x != nil {
+		paths = append(paths, &x.ClientSecretFile, &x.SubjectTokenFile)
+	}
+	for _, p := range paths {
 		*p = promconfig.JoinDir(dir, *p)
 	}
 }
@@ -89,13 +120,30 @@ func (o *OAuth) check(hc *HTTPClient) []issue {
 	if o.IsZero() {
 		return nil
 	}
-	if o.ClientSecretFile == "" && o.PrivateKeyFile == "" && o.AssertionFile == "" {
-		is.add("oauth", "needs client_secret_file, private_key_file or assertion_file: a machine identity needs a credential")
+	if o.ClientSecretFile == "" && o.PrivateKeyFile == "" && o.AssertionFile == "" && o.TokenExchange == nil {
+		is.add("oauth", "needs client_secret_file, private_key_file, assertion_file or token_exchange: a machine identity needs a credential")
+	}
+	if x := o.TokenExchange; x != nil {
+		if o.AssertionFile != "" {
+			is.add("oauth.token_exchange", "and assertion_file both set: the assertion is either a file or the identity provider's ID-JAG")
+		}
+		if x.TokenURL == "" {
+			is.add("oauth.token_exchange.token_url", "required: the identity provider's token endpoint")
+		}
+		if x.ClientID == "" {
+			is.add("oauth.token_exchange.client_id", "required: driftd's client at the identity provider")
+		}
+		if x.SubjectTokenFile == "" {
+			is.add("oauth.token_exchange.subject_token_file", "required: the identity token to exchange")
+		}
+		if o.TokenURL != "" && o.Issuer == "" {
+			is.add("oauth.issuer", "required with token_url and token_exchange: the ID-JAG's audience")
+		}
 	}
 	if o.ClientSecretFile != "" && o.PrivateKeyFile != "" {
 		is.add("oauth.private_key_file", "and client_secret_file both set: a client authenticates one way")
 	}
-	if o.ClientID == "" && o.AssertionFile == "" {
+	if o.ClientID == "" && o.AssertionFile == "" && o.TokenExchange == nil {
 		is.add("oauth.client_id", "required with client_secret_file or private_key_file")
 	}
 	switch m := o.TokenEndpointAuthMethod; m {
@@ -109,7 +157,7 @@ func (o *OAuth) check(hc *HTTPClient) []issue {
 			is.add("oauth.token_endpoint_auth_method", "private_key_jwt needs private_key_file")
 		}
 	case AuthNone:
-		if o.AssertionFile == "" {
+		if o.AssertionFile == "" && o.TokenExchange == nil {
 			is.add("oauth.token_endpoint_auth_method", "none is only for the JWT-bearer grant (assertion_file)")
 		}
 	default:
@@ -121,7 +169,11 @@ func (o *OAuth) check(hc *HTTPClient) []issue {
 	if d := o.DPoP; d != "" && d != "auto" && d != "always" && d != "never" {
 		is.add("oauth.dpop", "%q must be auto, always or never", d)
 	}
-	for _, f := range []struct{ field, v string }{{"oauth.issuer", o.Issuer}, {"oauth.token_url", o.TokenURL}, {"oauth.resource", o.Resource}} {
+	urls := []struct{ field, v string }{{"oauth.issuer", o.Issuer}, {"oauth.token_url", o.TokenURL}, {"oauth.resource", o.Resource}}
+	if x := o.TokenExchange; x != nil {
+		urls = append(urls, struct{ field, v string }{"oauth.token_exchange.token_url", x.TokenURL})
+	}
+	for _, f := range urls {
 		if f.v == "" {
 			continue
 		}

@@ -158,6 +158,7 @@ type Client struct {
 	tracer     Tracer
 	keep       bool // Session.Close leaves the idle connection open
 	onFallback func(version, why string)
+	extensions []string // declared in the client's capabilities
 }
 
 // NewClient returns a Client for the endpoint url. onExchange, if not nil,
@@ -172,6 +173,22 @@ func NewClient(hc *http.Client, url string, info Implementation, limits Limits, 
 		limits.MaxEventBytes = int(min(limits.MaxResponseBytes, int64(DefaultLimits.MaxEventBytes)))
 	}
 	return &Client{http: &c, url: url, info: info, limits: limits, onExchange: onExchange}
+}
+
+// DeclareExtensions declares extensions (io.modelcontextprotocol/…) in
+// the client's capabilities: the client speaks them.
+func (c *Client) DeclareExtensions(ids ...string) { c.extensions = append(c.extensions, ids...) }
+
+// capabilities are the client's capabilities as sent.
+func (c *Client) capabilities() map[string]any {
+	if len(c.extensions) == 0 {
+		return map[string]any{}
+	}
+	ext := make(map[string]any, len(c.extensions))
+	for _, id := range c.extensions {
+		ext[id] = map[string]any{}
+	}
+	return map[string]any{"extensions": ext}
 }
 
 // KeepConnections makes the end of a conversation (Session.Close) leave
@@ -226,7 +243,7 @@ func (c *Client) envelope(cl call, id int64) ([]byte, http.Header, error) {
 	if cl.era == EraModern {
 		meta := map[string]any{
 			MetaProtocolVersion:    cl.version,
-			MetaClientCapabilities: map[string]any{},
+			MetaClientCapabilities: c.capabilities(),
 			MetaClientInfo:         c.info,
 		}
 		params["_meta"] = meta

@@ -172,7 +172,7 @@ func (s *Session) legacy(ctx context.Context, version, why string) (*Session, er
 	ex, h, err := s.c.do(ctx, call{era: EraLegacy, version: version, method: "initialize", noVersion: true,
 		params: map[string]any{
 			"protocolVersion": version,
-			"capabilities":    map[string]any{},
+			"capabilities":    s.c.capabilities(),
 			"clientInfo":      s.c.info,
 		}})
 	if err != nil {

@@ -364,3 +364,21 @@ func TestTokenEndpointAllowed(t *testing.T) {
 		}
 	}
 }
+
+func TestEnterpriseManagedAuthorization(t *testing.T) {
+	const idToken = "MARKER-id-token-of-the-monitor"
+	r := newRig(t, oauthtest.Options{ClientID: "driftd", Secret: "s3cret-marker", SubjectToken: idToken, Methods: []string{"client_secret_basic"}}, config.OAuth{})
+	r.tr.OAuth.ClientID, r.tr.OAuth.ClientSecretFile = "driftd", secretFile(t, "secret", "s3cret-marker")
+	r.tr.OAuth.TokenExchange = &config.TokenExchange{TokenURL: r.as.URL + "/idp/token", ClientID: "driftd-at-idp", SubjectTokenFile: secretFile(t, "id", idToken)}
+	status, u := r.call(t)
+	if status != http.StatusOK || u.Grant != "JWT-bearer" || u.Method != "client_secret_basic" {
+		t.Fatalf("status %d usage %+v", status, u)
+	}
+	reqs := r.as.Requests()
+	if len(reqs) != 2 || reqs[0].Method != "idp" || reqs[0].Resource != r.endpoint || reqs[1].Grant != GrantJWTBearer {
+		t.Fatalf("requests %+v: want the exchange, then the JWT-bearer grant", reqs)
+	}
+	if len(u.Tokens) != 2 { // the ID-JAG is redacted like the access token
+		t.Fatalf("redacted values %d, want the ID-JAG and the access token", len(u.Tokens))
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 
@@ -170,6 +171,19 @@ func (ts *Tokens) dpopKey() (*signer, error) {
 	return ts.dpop, nil
 }
 
+// Extensions are the MCP authorization extensions a client with cfg
+// speaks, declared in its capabilities: the client credentials extension,
+// and workload identity federation for the JWT-bearer grant.
+func Extensions(cfg *config.OAuth) []string {
+	if cfg.TokenExchange != nil {
+		return []string{"io.modelcontextprotocol/enterprise-managed-authorization"}
+	}
+	if cfg.AssertionFile != "" {
+		return []string{"io.modelcontextprotocol/oauth-client-credentials", "io.modelcontextprotocol/auth/wif"}
+	}
+	return []string{"io.modelcontextprotocol/oauth-client-credentials"}
+}
+
 // Outcomes of a token request, driftd_oauth_token_requests_total's
 // outcome label: success, an OAuth error code the authorization server
 // returned (RFC 6749 §5.2, RFC 9449), other_error for any other code, or
@@ -192,6 +206,12 @@ type grant struct {
 // good for any grant with the same key.
 func (g *grant) key() string {
 	h := sha256.New()
+	if x := g.cfg.TokenExchange; x != nil {
+		for _, s := range []string{x.TokenURL, x.ClientID, x.ClientSecretFile, x.SubjectTokenFile, x.SubjectTokenType} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+	}
 	for _, s := range []string{g.cfg.ClientID, g.cfg.ClientSecretFile, g.cfg.PrivateKeyFile, g.cfg.AssertionFile,
 		g.cfg.TokenEndpointAuthMethod, g.cfg.SigningAlgorithm, g.res.issuer, g.res.tokenURL, g.res.resource,
 		strings.Join(g.scopes, " "), fmt.Sprint(g.dpop)} {
@@ -235,9 +255,8 @@ func (ts *Tokens) token(ctx context.Context, g *grant, stale string) (*entry, er
 
 // request sends one token request.
 func (ts *Tokens) request(ctx context.Context, g *grant) (*oauth2.Token, error) {
-	cc, err := ts.configure(g)
+	cc, err := ts.configure(ctx, g)
 	if err != nil {
-		g.usage.requested("failed")
 		return nil, err
 	}
 	hc := g.anon
@@ -249,9 +268,15 @@ func (ts *Tokens) request(ctx context.Context, g *grant) (*oauth2.Token, error) 
 		hc = &http.Client{Transport: &dpopTokenTransport{base: g.anon.Transport, key: key, ts: ts, now: ts.now}, CheckRedirect: noRedirect}
 	}
 	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
+	return tok, g.outcome(ctx, err, g.res.tokenURL, grantName(g.cfg))
+}
+
+// outcome counts the outcome of a request to tokenURL and returns err as
+// the run reports it.
+func (g *grant) outcome(ctx context.Context, err error, tokenURL, what string) error {
 	if err == nil {
 		g.usage.requested("success")
-		return tok, nil
+		return nil
 	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) && re.ErrorCode != "" {
@@ -260,27 +285,36 @@ func (ts *Tokens) request(ctx context.Context, g *grant) (*oauth2.Token, error) 
 			code = "other_error"
 		}
 		g.usage.requested(code)
-		return nil, fmt.Errorf("the token endpoint %s refused the %s request: %s", redact(g.res.tokenURL), grantName(g.cfg), errorCode(re.ErrorCode))
+		return fmt.Errorf("the token endpoint %s refused the %s request: %s", redact(tokenURL), what, errorCode(re.ErrorCode))
 	}
 	g.usage.requested("failed")
 	if re != nil {
-		return nil, fmt.Errorf("the token endpoint %s answered HTTP %d without an OAuth error", redact(g.res.tokenURL), re.Response.StatusCode)
+		return fmt.Errorf("the token endpoint %s answered HTTP %d without an OAuth error", redact(tokenURL), re.Response.StatusCode)
 	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("the token request to %s did not finish: %w", redact(g.res.tokenURL), ctx.Err())
+		return fmt.Errorf("the %s request to %s did not finish: %w", what, redact(tokenURL), ctx.Err())
 	}
-	return nil, fmt.Errorf("the token request to %s failed: %s", redact(g.res.tokenURL), scrubError(err))
+	return fmt.Errorf("the %s request to %s failed: %s", what, redact(tokenURL), scrubError(err))
 }
 
 // configure builds the token request of g with x/oauth2's client
 // credentials flow: its grant_type, client authentication, scopes and
 // resource (RFC 8707), the secret files read now.
-func (ts *Tokens) configure(g *grant) (*clientcredentials.Config, error) {
+func (ts *Tokens) configure(ctx context.Context, g *grant) (*clientcredentials.Config, error) {
 	cfg := g.cfg
 	cc := &clientcredentials.Config{ClientID: cfg.ClientID, TokenURL: g.res.tokenURL, Scopes: g.scopes,
 		EndpointParams: url.Values{"resource": {g.res.resource}}, AuthStyle: oauth2.AuthStyleInParams}
-	if cfg.AssertionFile != "" {
+	switch {
+	case cfg.AssertionFile != "":
 		a, err := readSecret(cfg.AssertionFile, "oauth.assertion_file")
+		if err != nil {
+			g.usage.requested("failed")
+			return nil, err
+		}
+		cc.EndpointParams.Set("grant_type", GrantJWTBearer)
+		cc.EndpointParams.Set("assertion", a)
+	case cfg.TokenExchange != nil:
+		a, err := g.exchange(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -289,12 +323,14 @@ func (ts *Tokens) configure(g *grant) (*clientcredentials.Config, error) {
 	}
 	method, err := g.method()
 	if err != nil {
+		g.usage.requested("failed")
 		return nil, err
 	}
 	switch method {
 	case config.AuthClientSecretBasic, config.AuthClientSecretPost:
 		s, err := readSecret(cfg.ClientSecretFile, "oauth.client_secret_file")
 		if err != nil {
+			g.usage.requested("failed")
 			return nil, err
 		}
 		cc.ClientSecret = s
@@ -304,13 +340,16 @@ func (ts *Tokens) configure(g *grant) (*clientcredentials.Config, error) {
 	case config.AuthPrivateKeyJWT:
 		pem, err := readSecret(cfg.PrivateKeyFile, "oauth.private_key_file")
 		if err != nil {
+			g.usage.requested("failed")
 			return nil, err
 		}
 		key, err := parseKey([]byte(pem), cfg.SigningAlgorithm)
 		if err != nil {
+			g.usage.requested("failed")
 			return nil, fmt.Errorf("oauth.private_key_file: %v", err)
 		}
 		if algs := g.res.signingAlgs; len(algs) > 0 && !slices.Contains(algs, key.method.Alg()) {
+			g.usage.requested("failed")
 			return nil, fmt.Errorf("the authorization server accepts client assertions signed with %v, not %s", algs, key.method.Alg())
 		}
 		aud := g.res.issuer
@@ -323,8 +362,50 @@ func (ts *Tokens) configure(g *grant) (*clientcredentials.Config, error) {
 		}
 		cc.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		cc.EndpointParams.Set("client_assertion", a)
+		cc.ClientID = "" // the assertion's sub says who (RFC 7523 §3; the client credentials extension's example)
 	}
 	return cc, nil
+}
+
+// exchange gets the ID-JAG of enterprise-managed authorization: the
+// identity provider exchanges the subject token for an assertion whose
+// audience is the authorization server and whose resource is the MCP
+// server's (RFC 8693, through go-sdk's oauthex.ExchangeToken).
+func (g *grant) exchange(ctx context.Context) (string, error) {
+	x := g.cfg.TokenExchange
+	if err := tokenEndpointAllowed(x.TokenURL); err != nil {
+		g.usage.requested("failed")
+		return "", fmt.Errorf("oauth.token_exchange.token_url: %v", err)
+	}
+	subject, err := readSecret(x.SubjectTokenFile, "oauth.token_exchange.subject_token_file")
+	if err != nil {
+		g.usage.requested("failed")
+		return "", err
+	}
+	creds := &oauthex.ClientCredentials{ClientID: x.ClientID}
+	if x.ClientSecretFile != "" {
+		s, err := readSecret(x.ClientSecretFile, "oauth.token_exchange.client_secret_file")
+		if err != nil {
+			g.usage.requested("failed")
+			return "", err
+		}
+		creds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: s}
+	}
+	typ := x.SubjectTokenType
+	if typ == "" {
+		typ = oauthex.TokenTypeIDToken
+	}
+	aud := g.res.issuer
+	tok, err := oauthex.ExchangeToken(ctx, x.TokenURL, &oauthex.TokenExchangeRequest{RequestedTokenType: oauthex.TokenTypeIDJAG,
+		Audience: aud, Resource: g.res.resource, Scope: g.scopes, SubjectToken: subject, SubjectTokenType: typ}, creds, g.anon)
+	if err := g.outcome(ctx, err, x.TokenURL, "token exchange"); err != nil {
+		return "", err
+	}
+	if t, _ := tok.Extra("issued_token_type").(string); t != oauthex.TokenTypeIDJAG {
+		return "", fmt.Errorf("the identity provider %s issued a token that is not an ID-JAG", redact(x.TokenURL))
+	}
+	g.usage.secret(tok.AccessToken)
+	return tok.AccessToken, nil
 }
 
 // method is the client authentication the grant uses: the configured one,
@@ -352,7 +433,7 @@ func (g *grant) method() (string, error) {
 
 // grantName says which grant cfg requests, for messages.
 func grantName(cfg *config.OAuth) string {
-	if cfg.AssertionFile != "" {
+	if cfg.AssertionFile != "" || cfg.TokenExchange != nil {
 		return "JWT-bearer"
 	}
 	return "client_credentials"

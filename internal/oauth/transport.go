@@ -110,6 +110,16 @@ func (u *Usage) use(e *entry, fetched bool) {
 	u.err = nil
 }
 
+// secret records a value the run must redact (an ID-JAG).
+func (u *Usage) secret(v string) {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.tokens = append(u.tokens, v)
+}
+
 func (u *Usage) identity(g *grant, method string) {
 	if u == nil {
 		return

@@ -366,6 +366,9 @@ func (r *run) client(anonymous, fresh bool, last **mcp.Exchange) (*mcp.Client, e
 		}
 	}
 	c := mcp.NewClient(httpClient, r.t.URL, mcp.Implementation{Name: "driftd", Version: r.opts.Version}, limits, observe)
+	if !anonymous && !r.t.OAuth.IsZero() {
+		c.DeclareExtensions(oauth.Extensions(&r.t.OAuth)...)
+	}
 	if r.tracer != nil {
 		c.WithTracer(r.tracer)
 	}

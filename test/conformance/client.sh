@@ -27,6 +27,11 @@ if [ -n "$(ctx_get private_key_pem)" ]; then
   [ -n "$(ctx_get signing_algorithm)" ] && oauth+=(--oauth.signing-algorithm "$(ctx_get signing_algorithm)")
 fi
 if [ -n "$(ctx_get valid_jwt)" ]; then ctx_get valid_jwt > "$dir/assertion.jwt"; oauth+=(--oauth.assertion-file "$dir/assertion.jwt"); fi
+if [ -n "$(ctx_get idp_id_token)" ]; then
+  ctx_get idp_id_token > "$dir/id-token.jwt"
+  oauth+=(--oauth.token-exchange.token-url "$(ctx_get idp_token_endpoint)" --oauth.token-exchange.client-id "$(ctx_get idp_client_id)"
+    --oauth.token-exchange.subject-token-file "$dir/id-token.jwt")
+fi
 "$DRIFTD" capture --base-url "$url" --output "$dir/manifest.json" --timeout 20s "${oauth[@]}" >&2 || true
 invoke=()
 if [ -s "$dir/manifest.json" ]; then

@@ -19,7 +19,15 @@ fi
 # a read-only prober must not meet (docs/testing.md):
 #   sep-2322-client-request-state     answers input_required requests on the user's behalf
 #   json-schema-2020-12-preservation  hands a tool's schema back to the server through a call
-scenarios=(${CONFORMANCE_SCENARIOS:-tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref})
+# The machine-client auth scenarios (issue 37, docs/authentication.md):
+# the client credentials extension with client_secret_basic and
+# private_key_jwt, workload identity (JWT-bearer), enterprise-managed
+# authorization (token exchange), and two where driftd must read the
+# metadata and refuse to send a credential. Extension scenarios are not on
+# the 2026-07-28 timeline, hence --force.
+auth=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer auth/enterprise-managed-authorization
+  auth/resource-mismatch auth/metadata-issuer-mismatch)
+scenarios=(${CONFORMANCE_SCENARIOS:-tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref ${auth[*]}})
 out=$(mktemp -d)
 failed=()
 for s in "${scenarios[@]}"; do
@@ -35,5 +43,13 @@ for s in "${scenarios[@]}"; do
     failed+=("$s")
   fi
 done
+authRun=0 authFailed=0
+for s in "${scenarios[@]}"; do
+  case " ${auth[*]} " in *" $s "*)
+    authRun=$((authRun + 1))
+    case " ${failed[*]} " in *" $s "*) authFailed=$((authFailed + 1)) ;; esac ;;
+  esac
+done
+[ "$authRun" -gt 0 ] && echo "machine-client auth scenarios: $((authRun - authFailed)) of $authRun passed"
 echo "$(( ${#scenarios[@]} - ${#failed[@]} )) passed, ${#failed[@]} failed (logs: $out)"
 [ ${#failed[@]} -eq 0 ]

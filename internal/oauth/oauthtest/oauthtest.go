@@ -9,6 +9,9 @@ package oauthtest
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -51,6 +54,11 @@ type Options struct {
 	Issuer string
 	// Resource, if set, is the PRM's resource (a mismatch test).
 	Resource string
+	// SubjectToken, if set, makes the server an enterprise identity
+	// provider too: POST /idp/token exchanges exactly this subject token
+	// (RFC 8693) for an ID-JAG that the token endpoint accepts as a
+	// JWT-bearer assertion.
+	SubjectToken string
 }
 
 // TokenRequest is one request the token endpoint received.
@@ -70,6 +78,7 @@ type Server struct {
 	requests []TokenRequest
 	tokens   map[string]token
 	jtis     map[string]bool
+	idp      *ecdsa.PrivateKey
 }
 
 type token struct {
@@ -87,6 +96,11 @@ func New(t testing.TB, opts Options) *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.metadata)
 	mux.HandleFunc("POST /token", s.token)
+	if opts.SubjectToken != "" {
+		s.idp, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		s.opts.AssertionKey = &s.idp.PublicKey
+		mux.HandleFunc("POST /idp/token", s.exchange)
+	}
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -232,6 +246,30 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		resp["scope"] = req.Scope
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// exchange is the identity provider's token exchange.
+func (s *Server) exchange(w http.ResponseWriter, r *http.Request) {
+	req := TokenRequest{Grant: r.PostFormValue("grant_type"), Resource: r.PostFormValue("resource"), Scope: r.PostFormValue("scope"), Method: "idp"}
+	ok := req.Grant == "urn:ietf:params:oauth:grant-type:token-exchange" &&
+		r.PostFormValue("subject_token") == s.opts.SubjectToken &&
+		r.PostFormValue("subject_token_type") == "urn:ietf:params:oauth:token-type:id_token" &&
+		r.PostFormValue("requested_token_type") == "urn:ietf:params:oauth:token-type:id-jag" &&
+		r.PostFormValue("audience") == s.issuer() && req.Resource != ""
+	if !ok {
+		req.Error = "invalid_grant"
+		s.mu.Lock()
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+		return
+	}
+	jag, _ := jwt.NewWithClaims(jwt.SigningMethodES256, jwt.MapClaims{"iss": s.URL + "/idp", "sub": "driftd", "aud": s.issuer(),
+		"resource": req.Resource, "exp": time.Now().Add(5 * time.Minute).Unix(), "jti": rand.Text()}).SignedString(s.idp)
+	s.mu.Lock()
+	s.requests = append(s.requests, req)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]string{"access_token": jag, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A"})
 }
 
 // verify checks a JWT's signature with key, its audience (the issuer,
