@@ -77,7 +77,7 @@ func TestCheckOAuthPrivateKeyJWT(t *testing.T) {
 	}
 
 	code, _, stderr = driftd(t, "check", m, "--base-url", rs.URL+"/mcp", "--oauth.client-id", "driftd-ci")
-	if code != exitUsage || !strings.Contains(stderr, "--oauth.client-secret-file, --oauth.private-key-file or --oauth.assertion-file") {
+	if code != exitUsage || !strings.Contains(stderr, "needs --oauth.client-secret-file, --oauth.private-key-file, --oauth.assertion-file or --oauth.token-exchange.*") {
 		t.Fatalf("an identity without a credential: exit %d\n%s", code, stderr)
 	}
 	code, _, stderr = driftd(t, "check", m, "--base-url", rs.URL+"/mcp", "--oauth.client-id", "x", "--oauth.private-key-file", good, "--oauth.issuer", "https://u:p@as.example")

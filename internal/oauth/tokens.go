@@ -193,13 +193,12 @@ var Outcomes = []string{"success", "invalid_client", "invalid_grant", "invalid_s
 
 // grant is one token request as configured and resolved.
 type grant struct {
-	cfg      *config.OAuth
-	res      *resolved
-	scopes   []string
-	dpop     bool
-	anon     *http.Client // no credential, no redirect
-	usage    *Usage
-	endpoint *url.URL
+	cfg    *config.OAuth
+	res    *resolved
+	scopes []string
+	dpop   bool
+	anon   *http.Client // no credential, no redirect
+	usage  *Usage
 }
 
 // key identifies the credential the grant presents: a token it got is

@@ -43,6 +43,22 @@ for s in "${scenarios[@]}"; do
     failed+=("$s")
   fi
 done
+# The same scenario with a key its authorization server does not know:
+# exit 3, auth_required, the refusal named (issue 37).
+if [ -z "${CONFORMANCE_SCENARIOS:-}" ]; then
+  scenarios+=(wrong-key) auth+=(wrong-key)
+  wrong="$out/wrong-key.out"
+  CONFORMANCE_NODE="$(pwd)/$node" WRONG_KEY_OUT="$wrong" timeout 180 "$node" "$suite" client \
+    --command "$(pwd)/test/conformance/wrong-key.sh" --scenario auth/client-credentials-jwt \
+    --spec-version 2026-07-28 --force --timeout 60000 -o "$out/results" >"$out/wrong-key.log" 2>&1 || true
+  if [ -f "$wrong" ] && grep -qx 'exit 3' "$wrong" && grep -q 'reason: auth_required' "$wrong" && grep -q 'refused the client_credentials request: invalid_client' "$wrong"; then
+    echo "PASS auth/client-credentials-jwt with a wrong key: auth_required, exit 3"
+  else
+    echo "FAIL auth/client-credentials-jwt with a wrong key"
+    sed 's/^/    /' "$wrong" 2>/dev/null | head -10
+    failed+=("wrong-key")
+  fi
+fi
 authRun=0 authFailed=0
 for s in "${scenarios[@]}"; do
   case " ${auth[*]} " in *" $s "*)
@@ -50,6 +66,6 @@ for s in "${scenarios[@]}"; do
     case " ${failed[*]} " in *" $s "*) authFailed=$((authFailed + 1)) ;; esac ;;
   esac
 done
-[ "$authRun" -gt 0 ] && echo "machine-client auth scenarios: $((authRun - authFailed)) of $authRun passed"
+[ "$authRun" -gt 0 ] && echo "machine-client auth: $((authRun - authFailed)) of $authRun passed (the scenarios, and the wrong-key check when all run)"
 echo "$(( ${#scenarios[@]} - ${#failed[@]} )) passed, ${#failed[@]} failed (logs: $out)"
 [ ${#failed[@]} -eq 0 ]
