@@ -264,7 +264,6 @@ func (s suite) run(t *testing.T, row surfaceRow) (*url.URL, []byte) {
 }
 
 func checkSurface(t *testing.T, row surfaceRow, endpoint *url.URL, raw []byte) {
-	t.Helper()
 	var r report
 	if err := json.Unmarshal(raw, &r); err != nil {
 		t.Fatalf("report: %v", err)
