@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
@@ -189,13 +190,44 @@ func findSuite(t *testing.T) suite {
 	if err := json.Unmarshal(pkg, &meta); err != nil || meta.Version != suiteVersion {
 		skip("the conformance suite in .cache/conformance is %q, the rows describe %s (make conformance installs it)", meta.Version, suiteVersion)
 	}
-	if s.driftd == "" {
-		s.driftd = filepath.Join(root, "bin", "driftd")
+	if s.driftd != "" {
+		if !fileExists(s.driftd) {
+			skip("no driftd binary at %s, which DRIFTD names", s.driftd)
+		}
+		return s
 	}
-	if !fileExists(s.driftd) {
+	s.driftd = filepath.Join(root, "bin", "driftd")
+	bin, err := os.Stat(s.driftd)
+	if err != nil {
 		skip("no driftd binary at %s (make build)", s.driftd)
 	}
+	if newer := newerSource(root, bin.ModTime()); newer != "" {
+		skip("%s is older than %s: rows would check another driftd than the source (make build)", s.driftd, newer)
+	}
 	return s
+}
+
+// newerSource names a Go source file of the binary, or go.mod, changed
+// after t; "" when there is none.
+func newerSource(root string, t time.Time) string {
+	newer := ""
+	check := func(path string) {
+		if info, err := os.Stat(path); err == nil && newer == "" && info.ModTime().After(t) {
+			newer, _ = filepath.Rel(root, path)
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum", "embed.go"} {
+		check(filepath.Join(root, f))
+	}
+	for _, dir := range []string{"cmd", "internal"} {
+		_ = filepath.WalkDir(filepath.Join(root, dir), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+				check(path)
+			}
+			return nil
+		})
+	}
+	return newer
 }
 
 func fileExists(p string) bool {
