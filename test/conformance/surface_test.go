@@ -191,6 +191,10 @@ func findSuite(t *testing.T) suite {
 		skip("the conformance suite in .cache/conformance is %q, the rows describe %s (make conformance installs it)", meta.Version, suiteVersion)
 	}
 	if s.driftd != "" {
+		// Relative to this package's directory, where go test runs it.
+		if s.driftd, err = filepath.Abs(s.driftd); err != nil {
+			t.Fatal(err)
+		}
 		if !fileExists(s.driftd) {
 			skip("no driftd binary at %s, which DRIFTD names", s.driftd)
 		}
