@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make conformance: the official MCP conformance suite's 2026-07-28 client
-# scenarios with driftd as the client (docs/testing.md says which and why).
+# scenarios with driftd as the client (docs/testing.md says which and why),
+# then the auth surface table: the suite's authorization mocks, and what
+# driftd's report says about their surface (surface_test.go).
 # The suite and a Node 22 runtime (it needs fs.globSync; Debian has Node 20)
 # come from the npm registry into .cache/conformance, once.
 set -euo pipefail
@@ -28,6 +30,8 @@ fi
 auth=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer auth/enterprise-managed-authorization
   auth/resource-mismatch auth/metadata-issuer-mismatch)
 scenarios=(${CONFORMANCE_SCENARIOS:-tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref ${auth[*]}})
+# The suite's mock servers bind loopback only (loopback.cjs says how).
+export NODE_OPTIONS="--require $(pwd)/test/conformance/loopback.cjs"
 out=$(mktemp -d)
 failed=()
 for s in "${scenarios[@]}"; do
@@ -67,5 +71,20 @@ for s in "${scenarios[@]}"; do
   esac
 done
 [ "$authRun" -gt 0 ] && echo "machine-client auth: $((authRun - authFailed)) of $authRun passed (the scenarios, and the wrong-key check when all run)"
-echo "$(( ${#scenarios[@]} - ${#failed[@]} )) passed, ${#failed[@]} failed (logs: $out)"
+# The authorization surface table (test/conformance/surface_test.go): the
+# suite's own auth mocks with a broken (or, as controls, a sound) surface,
+# and what driftd's report says about each. Required here: a missing suite
+# or binary fails instead of skipping.
+log="$out/surface.log"
+if DRIFTD_CONFORMANCE_REQUIRED=1 "${GO:-go}" test -count=1 -run '^TestSurface$' -v ./test/conformance/ >"$log" 2>&1; then
+  echo "PASS auth surface table ($(grep -c -- '--- PASS: TestSurface/' "$log")/$(grep -c -- '--- [A-Z]*: TestSurface/' "$log") rows)"
+else
+  echo "FAIL auth surface table ($(grep -c -- '--- FAIL: TestSurface/' "$log")/$(grep -c -- '--- [A-Z]*: TestSurface/' "$log") rows failed)"
+  # What each failed row printed, under the row's name.
+  awk '/^=== (RUN|NAME|CONT)/ { row = $3; next }
+       /^ *--- (PASS|FAIL|SKIP)|^(PASS|FAIL|ok)/ { next }
+       { if (row != shown) { print row; shown = row } print "  " $0 }' "$log" | sed 's/^/    /' | head -40
+  failed+=("auth surface table")
+fi
+echo "$(( ${#scenarios[@]} + 1 - ${#failed[@]} )) passed, ${#failed[@]} failed (logs: $out)"
 [ ${#failed[@]} -eq 0 ]
