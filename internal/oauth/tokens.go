@@ -64,14 +64,22 @@ func NewTokens() *Tokens {
 }
 
 // entry is one credential's token; mu makes concurrent runs that need it
-// wait for one token request instead of sending one each.
+// wait for one token request instead of sending one each, and guards
+// tok.
 type entry struct {
-	mu      sync.Mutex
-	tok     *oauth2.Token
-	scheme  string // "Bearer" or "DPoP"
-	issued  time.Time
+	mu   sync.Mutex
+	tok  *token // nil: none yet, or the one a server refused
+	used time.Time
+}
+
+// token is an access token as presented: runs hold a copy.
+type token struct {
+	value  string
+	scheme string // "Bearer" or "DPoP"
+	issued time.Time
+	// expires is when it expires (issued + defaultLifetime when the
+	// server stated no expires_in).
 	expires time.Time
-	used    time.Time
 }
 
 // resolved is what a token request for an endpoint needs, from discovery
@@ -86,12 +94,12 @@ type resolved struct {
 }
 
 // fresh reports whether the token is usable at now.
-func (e *entry) fresh(now time.Time) bool {
-	if e.tok == nil {
+func (t *token) fresh(now time.Time) bool {
+	if t == nil {
 		return false
 	}
-	margin := min(max(10*time.Second, e.expires.Sub(e.issued)/10), 5*time.Minute)
-	return now.Before(e.expires.Add(-margin))
+	margin := min(max(10*time.Second, t.expires.Sub(t.issued)/10), 5*time.Minute)
+	return now.Before(t.expires.Add(-margin))
 }
 
 // entry returns the entry of key, making it (and evicting the least
@@ -224,32 +232,34 @@ func (g *grant) key() string {
 // or, when there is none (or stale is the one cached, which a server just
 // refused), from the authorization server: one request however many runs
 // ask at once.
-func (ts *Tokens) token(ctx context.Context, g *grant, stale string) (*entry, error) {
+func (ts *Tokens) token(ctx context.Context, g *grant, stale string) (*token, error) {
 	e := ts.entry(g.key())
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.tok != nil && e.tok.AccessToken == stale {
+	if e.tok != nil && e.tok.value == stale {
 		e.tok = nil
 	}
-	if e.fresh(ts.now()) {
-		g.usage.use(e, false)
-		return e, nil
+	if e.tok.fresh(ts.now()) {
+		t := *e.tok
+		g.usage.use(&t, false)
+		return &t, nil
 	}
 	tok, err := ts.request(ctx, g)
 	if err != nil {
 		return nil, err
 	}
 	now := ts.now()
-	e.tok, e.issued, e.expires = tok, now, tok.Expiry
+	t := token{value: tok.AccessToken, scheme: "Bearer", issued: now, expires: tok.Expiry}
 	if tok.Expiry.IsZero() {
-		e.expires = now.Add(defaultLifetime)
+		t.expires = now.Add(defaultLifetime)
 	}
-	e.scheme = "Bearer"
 	if g.dpop && strings.EqualFold(tok.TokenType, "DPoP") {
-		e.scheme = "DPoP"
+		t.scheme = "DPoP"
 	}
-	g.usage.use(e, true)
-	return e, nil
+	e.tok = &t
+	c := t
+	g.usage.use(&c, true)
+	return &c, nil
 }
 
 // request sends one token request.

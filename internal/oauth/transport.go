@@ -96,14 +96,14 @@ func (u *Usage) requested(outcome string) {
 	u.requests = append(u.requests, outcome)
 }
 
-func (u *Usage) use(e *entry, fetched bool) {
+func (u *Usage) use(e *token, fetched bool) {
 	if u == nil {
 		return
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if !slices.Contains(u.tokens, e.tok.AccessToken) {
-		u.tokens = append(u.tokens, e.tok.AccessToken)
+	if !slices.Contains(u.tokens, e.value) {
+		u.tokens = append(u.tokens, e.value)
 	}
 	u.scheme, u.issued, u.expires = e.scheme, e.issued, e.expires
 	u.fetched = u.fetched || fetched
@@ -221,7 +221,7 @@ func (t *Transport) endpointKey() string {
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ctx := req.Context()
 	u := usageOf(ctx)
-	var e *entry
+	var e *token
 	authorized, steppedUp, nonced := false, false, false
 	if res := t.Tokens.endpoint(t.endpointKey()); res != nil {
 		// Discovery was done: present the cached token, or get one now
@@ -248,7 +248,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			authorized = true
 			stale := ""
 			if e != nil {
-				stale = e.tok.AccessToken
+				stale = e.value
 			}
 			var aerr error
 			resp = keepRefusal(resp)
@@ -282,7 +282,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // send sends req (a copy with a fresh body on a retry) presenting e.
-func (t *Transport) send(req *http.Request, e *entry, attempt int) (*http.Response, error) {
+func (t *Transport) send(req *http.Request, e *token, attempt int) (*http.Response, error) {
 	r := req.Clone(req.Context())
 	if attempt > 0 && req.GetBody != nil {
 		body, err := req.GetBody()
@@ -294,13 +294,13 @@ func (t *Transport) send(req *http.Request, e *entry, attempt int) (*http.Respon
 	r.Header.Del("Authorization")
 	r.Header.Del("DPoP")
 	if e != nil {
-		r.Header.Set("Authorization", e.scheme+" "+e.tok.AccessToken)
+		r.Header.Set("Authorization", e.scheme+" "+e.value)
 		if e.scheme == "DPoP" {
 			key, err := t.Tokens.dpopKey()
 			if err != nil {
 				return nil, err
 			}
-			p, err := key.proof(req.Method, req.URL, t.Tokens.nonce(origin(req.URL)), e.tok.AccessToken, t.Tokens.now())
+			p, err := key.proof(req.Method, req.URL, t.Tokens.nonce(origin(req.URL)), e.value, t.Tokens.now())
 			if err != nil {
 				return nil, err
 			}
@@ -313,7 +313,7 @@ func (t *Transport) send(req *http.Request, e *entry, attempt int) (*http.Respon
 // authorize gets a token after a refusal whose challenges are chs: stale
 // is the token just refused ("" when none was sent), more the scopes a
 // 403 insufficient_scope asked for.
-func (t *Transport) authorize(ctx context.Context, chs []oauthex.Challenge, stale string, more []string) (*entry, error) {
+func (t *Transport) authorize(ctx context.Context, chs []oauthex.Challenge, stale string, more []string) (*token, error) {
 	u := usageOf(ctx)
 	key := t.endpointKey()
 	res := t.Tokens.endpoint(key)
