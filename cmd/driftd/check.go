@@ -64,6 +64,9 @@ func registerCheck(app *kingpin.Application, cmds map[string]func(context.Contex
 			}
 		}
 		opts := probe.Options{Version: version, Policy: policy, Caches: caches}
+		if err := tf.sessionLogin(ctx, t, &opts, stderr); err != nil {
+			return err
+		}
 		if *otlp != "" {
 			var once sync.Once
 			tc := config.DefaultTracingConfig()
@@ -121,7 +124,11 @@ func registerCapture(app *kingpin.Application, cmds map[string]func(context.Cont
 		if err != nil {
 			return err
 		}
-		rep := probe.Run(ctx, probe.Prepare(t, nil), probe.Options{Version: version, Caches: probe.NewCaches(0)})
+		opts := probe.Options{Version: version, Caches: probe.NewCaches(0)}
+		if err := tf.sessionLogin(ctx, t, &opts, stderr); err != nil {
+			return err
+		}
+		rep := probe.Run(ctx, probe.Prepare(t, nil), opts)
 		if !rep.Success {
 			return &exitError{exitNoProbe, fmt.Errorf("probe failed (%s): %s", rep.FailureReason, rep.FailureMessage)}
 		}

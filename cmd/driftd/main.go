@@ -59,6 +59,7 @@ var commands = []command{
 	{"run", registerRun},
 	{"config", registerConfigCheck},
 	{"baseline", registerBaseline},
+	{"auth", registerAuth},
 	{"demo", registerDemo},
 	{"version", registerVersion},
 }

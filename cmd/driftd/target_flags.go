@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -15,6 +17,8 @@ import (
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/oauth"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // targetFlags are the flags that mirror a config target, shared by check
@@ -41,6 +45,9 @@ type targetFlags struct {
 	seed            uint64
 	oauth           config.OAuth
 	exchange        config.TokenExchange
+	// A login session instead of a machine identity.
+	sessionFile, metadataURL string
+	login, loginFollow       bool
 }
 
 func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
@@ -69,6 +76,10 @@ func addTargetFlags(cmd *kingpin.CmdClause) *targetFlags {
 	cmd.Flag("oauth.token-url", "Skip discovery: request tokens here.").PlaceHolder("URL").StringVar(&o.TokenURL)
 	cmd.Flag("oauth.resource", "With --oauth.token-url: the resource parameter (default: --base-url).").PlaceHolder("URL").StringVar(&o.Resource)
 	cmd.Flag("oauth.dpop", "DPoP-bound tokens (RFC 9449): auto (when the authorization server advertises it), always or never.").PlaceHolder("MODE").StringVar(&o.DPoP)
+	cmd.Flag("oauth.session-file", "A person's login session (driftd auth login --session-file): read, refreshed and written back here (mode 0600).").PlaceHolder("PATH").StringVar(&f.sessionFile)
+	cmd.Flag("oauth.login", "Log in (authorization code with PKCE, in your browser: the URL is printed on stderr) when there is no session or it cannot serve.").BoolVar(&f.login)
+	cmd.Flag("oauth.login-follow", "As --oauth.login, but driftd opens the authorization URL itself and follows its redirect: for an authorization server that approves without a person.").BoolVar(&f.loginFollow)
+	cmd.Flag("oauth.client-metadata-url", "With a login: the client ID metadata document you host (its URL is the client_id).").PlaceHolder("URL").StringVar(&f.metadataURL)
 	x := &f.exchange
 	cmd.Flag("oauth.token-exchange.token-url", "Enterprise-managed authorization: the identity provider's token endpoint, which exchanges the subject token for the JWT-bearer grant's ID-JAG.").PlaceHolder("URL").StringVar(&x.TokenURL)
 	cmd.Flag("oauth.token-exchange.client-id", "driftd's client ID at the identity provider.").PlaceHolder("ID").StringVar(&x.ClientID)
@@ -194,6 +205,9 @@ func (f *targetFlags) target() (config.Target, error) {
 		hc.Authorization = &promconfig.Authorization{Type: "Bearer", CredentialsFile: f.bearerTokenFile}
 	}
 	t.OAuth = f.oauth
+	if f.sessionFile != "" || f.login || f.loginFollow || f.metadataURL != "" {
+		t.OAuth.Login = &config.Login{ClientMetadataURL: f.metadataURL, SessionFile: f.sessionFile, StateFile: f.sessionFile}
+	}
 	if f.exchange != (config.TokenExchange{}) {
 		x := f.exchange
 		t.OAuth.TokenExchange = &x
@@ -204,11 +218,46 @@ func (f *targetFlags) target() (config.Target, error) {
 	return t, nil
 }
 
+// sessionLogin sets opts up for a login target: the session the flags
+// name, logged into first when --oauth.login(-follow) is given and there
+// is none, and logged into again during the run when the session cannot
+// serve or a server asks for more scopes.
+func (f *targetFlags) sessionLogin(ctx context.Context, t config.Target, opts *probe.Options, stderr io.Writer) error {
+	l := t.OAuth.Login
+	if l == nil {
+		return nil
+	}
+	opts.Tokens = oauth.NewTokens()
+	if !f.login && !f.loginFollow {
+		return nil
+	}
+	src := &oauth.SessionSource{Target: t.Name, Provided: l.SessionFile, Own: l.StateFile}
+	if _, err := oauth.LoadSession(src.Provided, src.Own); errors.Is(err, oauth.ErrNoSession) {
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+		s, err := loginFor(lctx, t, f.loginFollow, nil, stderr)
+		cancel()
+		if err != nil {
+			return &exitError{exitNoProbe, fmt.Errorf("%s: login: %v", t.Name, err)}
+		}
+		if src.Own != "" {
+			if err := s.Save(src.Own); err != nil {
+				return &exitError{exitUsage, fmt.Errorf("the session could not be saved: %v", err)}
+			}
+		}
+		opts.Tokens.KeepSession(src, s)
+	}
+	opts.Login = func(ctx context.Context, more []string) (*oauth.Session, error) {
+		return loginFor(ctx, t, f.loginFollow, more, stderr)
+	}
+	return nil
+}
+
 // oauthFlagNames turns the oauth block's field names in a config error
 // into check's flags.
 var oauthFlagNames = func() *strings.Replacer {
 	var pairs []string
-	for _, f := range [][2]string{{"token_exchange.token_url", "token-exchange.token-url"}, {"token_exchange.client_id", "token-exchange.client-id"},
+	for _, f := range [][2]string{{"login.client_metadata_url", "client-metadata-url"}, {"login", "login"},
+		{"token_exchange.token_url", "token-exchange.token-url"}, {"token_exchange.client_id", "token-exchange.client-id"},
 		{"token_exchange.client_secret_file", "token-exchange.client-secret-file"}, {"token_exchange.subject_token_file", "token-exchange.subject-token-file"},
 		{"token_exchange", "token-exchange.*"}, {"client_secret_file", "client-secret-file"}, {"private_key_file", "private-key-file"},
 		{"assertion_file", "assertion-file"}, {"client_id", "client-id"}, {"token_endpoint_auth_method", "auth-method"},

@@ -232,6 +232,13 @@ func (g *Global) settle(t *Target, dir string) []issue {
 	}
 	t.HTTPClient.SetDirectory(dir)
 	t.OAuth.SetDirectory(dir)
+	if l := t.OAuth.Login; l != nil {
+		// A copy: an sd_credentials entry's block is shared by the
+		// targets it matches.
+		c := *l
+		c.StateFile = filepath.Join(g.StateDir, "sessions", t.Name+".json")
+		t.OAuth.Login = &c
+	}
 	t.Classification = slices.Clone(g.Classification)
 	return is
 }

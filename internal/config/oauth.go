@@ -53,6 +53,27 @@ type OAuth struct {
 	// JWT-bearer grant's assertion is an ID-JAG the enterprise identity
 	// provider exchanges for an identity token (RFC 8693).
 	TokenExchange *TokenExchange `yaml:"token_exchange,omitempty"`
+	// Login, when set, makes the identity a person's: a session that
+	// `driftd auth login TARGET` opens once (authorization code with
+	// PKCE) and the daemon keeps alive with its refresh token
+	// (docs/authentication.md#logging-in-once). client_id and
+	// client_secret_file, when set, are a pre-registered client.
+	Login *Login `yaml:"login,omitempty"`
+}
+
+// Login is a user-delegated session's settings.
+type Login struct {
+	// ClientMetadataURL is the client ID metadata document the operator
+	// hosts (its URL is the client_id), used when the authorization
+	// server supports them and no client_id is configured.
+	ClientMetadataURL string `yaml:"client_metadata_url,omitempty"`
+	// SessionFile is a session the operator provides (a mounted Secret);
+	// it may be read-only. Empty: the state directory's copy only.
+	SessionFile string `yaml:"session_file,omitempty"`
+	// StateFile is where driftd keeps the session it refreshes:
+	// <state_dir>/sessions/<target>.json for a daemon target (set when the
+	// configuration is settled), the session file itself for check.
+	StateFile string `yaml:"-"`
 }
 
 // TokenExchange is the identity provider side of enterprise-managed
@@ -84,7 +105,7 @@ const (
 func (o *OAuth) IsZero() bool {
 	return o == nil || (o.ClientID == "" && o.ClientSecretFile == "" && o.PrivateKeyFile == "" && o.AssertionFile == "" &&
 		o.TokenEndpointAuthMethod == "" && len(o.Scopes) == 0 && o.Issuer == "" && o.TokenURL == "" && o.Resource == "" &&
-		o.DPoP == "" && o.SigningAlgorithm == "" && o.TokenExchange == nil)
+		o.DPoP == "" && o.SigningAlgorithm == "" && o.TokenExchange == nil && o.Login == nil)
 }
 
 // Files returns the secret files the block reads, with the field naming
@@ -106,6 +127,9 @@ func (o *OAuth) Files() []ClientFile {
 // SetDirectory joins the block's relative file paths to dir.
 func (o *OAuth) SetDirectory(dir string) {
 	paths := []*string{&o.ClientSecretFile, &o.PrivateKeyFile, &o.AssertionFile}
+	if l := o.Login; l != nil {
+		paths = append(paths, &l.SessionFile)
+	}
 	if x := o.TokenExchange; x != nil {
 		paths = append(paths, &x.ClientSecretFile, &x.SubjectTokenFile)
 	}
@@ -119,6 +143,21 @@ func (o *OAuth) check(hc *HTTPClient) []issue {
 	var is issues
 	if o.IsZero() {
 		return nil
+	}
+	if l := o.Login; l != nil {
+		if o.PrivateKeyFile != "" || o.AssertionFile != "" || o.TokenExchange != nil || o.TokenURL != "" {
+			is.add("oauth.login", "is a person's session: private_key_file, assertion_file, token_exchange and token_url are a machine's")
+		}
+		if l.ClientMetadataURL != "" {
+			if u, err := url.Parse(l.ClientMetadataURL); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" || u.User != nil || u.Fragment != "" {
+				is.add("oauth.login.client_metadata_url", "must be an https URL with a path, no user information or fragment (a client ID metadata document's URL is its client_id)")
+			}
+		}
+		if o.ClientSecretFile != "" && o.ClientID == "" {
+			is.add("oauth.client_id", "required with client_secret_file: the pre-registered client the secret is for")
+		}
+		slices.SortStableFunc(is, func(a, b issue) int { return strings.Compare(a.field, b.field) })
+		return append(is, o.checkCommon(hc)...)
 	}
 	if o.ClientSecretFile == "" && o.PrivateKeyFile == "" && o.AssertionFile == "" && o.TokenExchange == nil {
 		is.add("oauth", "needs client_secret_file, private_key_file, assertion_file or token_exchange: a machine identity needs a credential")
@@ -146,6 +185,12 @@ func (o *OAuth) check(hc *HTTPClient) []issue {
 	if o.ClientID == "" && o.AssertionFile == "" && o.TokenExchange == nil {
 		is.add("oauth.client_id", "required with client_secret_file or private_key_file")
 	}
+	return append(is, o.checkCommon(hc)...)
+}
+
+// checkCommon checks what a machine identity and a login share.
+func (o *OAuth) checkCommon(hc *HTTPClient) []issue {
+	var is issues
 	switch m := o.TokenEndpointAuthMethod; m {
 	case "":
 	case AuthClientSecretBasic, AuthClientSecretPost:
@@ -157,7 +202,7 @@ func (o *OAuth) check(hc *HTTPClient) []issue {
 			is.add("oauth.token_endpoint_auth_method", "private_key_jwt needs private_key_file")
 		}
 	case AuthNone:
-		if o.AssertionFile == "" && o.TokenExchange == nil {
+		if o.AssertionFile == "" && o.TokenExchange == nil && o.Login == nil {
 			is.add("oauth.token_endpoint_auth_method", "none is only for the JWT-bearer grant (assertion_file)")
 		}
 	default:

@@ -199,7 +199,7 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 	mts := make([]metrics.Target, 0, len(rc.targets))
 	jobs := make([]scheduler.Job, 0, len(rc.targets))
 	for _, tc := range rc.targets {
-		mts = append(mts, metrics.Target{Name: tc.t.Name, Labels: tc.t.Labels, SeriesLimit: rc.cfg.Global.PerToolSeriesLimit, Ignores: tc.policy.Ignores(), OAuth: !tc.t.OAuth.IsZero()})
+		mts = append(mts, metrics.Target{Name: tc.t.Name, Labels: tc.t.Labels, SeriesLimit: rc.cfg.Global.PerToolSeriesLimit, Ignores: tc.policy.Ignores(), OAuth: !tc.t.OAuth.IsZero(), Login: tc.t.OAuth.Login != nil})
 		name := tc.t.Name
 		jobs = append(jobs, scheduler.Job{
 			Name:     name,

@@ -15,6 +15,7 @@ const (
 	famResolved
 	famStale
 	famListItems
+	famOAuthLogin
 	famOAuthExpiry
 	famOAuthIssued
 	famOAuthRequests
@@ -43,6 +44,7 @@ var families = [numFamilies]family{
 	famResolved:       {"driftd_findings_resolved_total", "counter", "Findings that went away, by rule and severity."},
 	famStale:          {"driftd_ignores_stale", "gauge", "Ignore entries that matched nothing or have expired (targets with ignore entries)."},
 	famListItems:      {"driftd_list_items", "gauge", "Prompts, resources and resource templates (kind) declared in the manifest and served on the last successful run; only for lists the run read."},
+	famOAuthLogin:     {"driftd_oauth_login_required", "gauge", "1 while the target's login session cannot serve and a person must run driftd auth login TARGET (targets with oauth.login)."},
 	famOAuthExpiry:    {"driftd_oauth_token_expiry_timestamp_seconds", "gauge", "When the access token the target's last run presented expires (targets with an oauth identity)."},
 	famOAuthIssued:    {"driftd_oauth_token_issued_timestamp_seconds", "gauge", "When driftd received the access token the target's last run presented; time() minus it is the token's age."},
 	famOAuthRequests:  {"driftd_oauth_token_requests_total", "counter", "Token requests the target's runs sent, by outcome: success, the OAuth error code, other_error, or failed (no OAuth answer)."},

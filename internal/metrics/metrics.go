@@ -57,8 +57,9 @@ type Target struct {
 	// that have any.
 	Ignores int
 	// OAuth is true for a target with an oauth identity: its
-	// driftd_oauth_* series exist.
-	OAuth bool
+	// driftd_oauth_* series exist; Login for one whose identity is a
+	// person's session (driftd_oauth_login_required).
+	OAuth, Login bool
 }
 
 // durationBuckets are driftd_probe_duration_seconds' upper bounds.
@@ -232,7 +233,7 @@ func (m *Metrics) SetTargets(ts []Target) {
 				m.durationPerTarget.WithLabelValues(t.Name)
 			}
 		}
-		if !ok || st.meta.SeriesLimit != t.SeriesLimit || st.meta.Ignores != t.Ignores || st.meta.OAuth != t.OAuth || !maps.Equal(st.meta.Labels, t.Labels) {
+		if !ok || st.meta.SeriesLimit != t.SeriesLimit || st.meta.Ignores != t.Ignores || st.meta.OAuth != t.OAuth || st.meta.Login != t.Login || !maps.Equal(st.meta.Labels, t.Labels) {
 			changed[t.Name] = true
 		}
 		st.meta = t

@@ -122,6 +122,14 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 				}
 			}
 		}
+	case famOAuthLogin:
+		if st.meta.Login {
+			v := 0.0
+			if u := rep.OAuthUse(); u != nil && u.LoginRequired != nil && *u.LoginRequired {
+				v = 1
+			}
+			w.gauge(name, v)
+		}
 	case famOAuthExpiry, famOAuthIssued:
 		if u := rep.OAuthUse(); u != nil && u.TokenIssuedAt != nil && st.meta.OAuth {
 			at := u.TokenExpiresAt

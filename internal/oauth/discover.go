@@ -35,6 +35,7 @@ type ServerMetadata struct {
 	AuthorizationEndpoint    string   `json:"authorization_endpoint"`
 	TokenEndpoint            string   `json:"token_endpoint"`
 	RegistrationEndpoint     string   `json:"registration_endpoint"`
+	RevocationEndpoint       string   `json:"revocation_endpoint"`
 	CodeChallengeMethods     []string `json:"code_challenge_methods_supported"`
 	IssParameterSupported    bool     `json:"authorization_response_iss_parameter_supported"`
 	ClientIDMetadataDocument bool     `json:"client_id_metadata_document_supported"`

@@ -70,6 +70,8 @@ type entry struct {
 	mu   sync.Mutex
 	tok  *token // nil: none yet, or the one a server refused
 	used time.Time
+	// session is a login's session as last read or refreshed.
+	session *Session
 }
 
 // token is an access token as presented: runs hold a copy.
@@ -80,6 +82,12 @@ type token struct {
 	// expires is when it expires (issued + defaultLifetime when the
 	// server stated no expires_in).
 	expires time.Time
+	// key is the DPoP key a session's token is bound to; nil: the
+	// process's key.
+	key *signer
+	// issuer is the session's authorization server ("" for a machine
+	// identity's token, whose issuer discovery checks).
+	issuer string
 }
 
 // resolved is what a token request for an endpoint needs, from discovery

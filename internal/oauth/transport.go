@@ -55,6 +55,7 @@ type Usage struct {
 	expires  time.Time
 	fetched  bool
 	err      error
+	notes    []string
 }
 
 // UsageReport is a Usage's outcome.
@@ -75,8 +76,11 @@ type UsageReport struct {
 	// Fetched is true when this run requested the token it used.
 	Fetched bool
 	// Err says why no token could be had, nil when one was or none was
-	// needed.
+	// needed; a *LoginRequiredError when a person must log in again.
 	Err error
+	// Notes are what the run's log should say (a session that could not
+	// be saved).
+	Notes []string
 }
 
 // Report returns what the run did so far.
@@ -84,7 +88,8 @@ func (u *Usage) Report() UsageReport {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	return UsageReport{Requests: slices.Clone(u.requests), Tokens: slices.Clone(u.tokens), Issuer: u.issuer,
-		Method: u.method, Grant: u.grant, Scheme: u.scheme, Issued: u.issued, Expires: u.expires, Fetched: u.fetched, Err: u.err}
+		Method: u.method, Grant: u.grant, Scheme: u.scheme, Issued: u.issued, Expires: u.expires, Fetched: u.fetched, Err: u.err,
+		Notes: slices.Clone(u.notes)}
 }
 
 func (u *Usage) requested(outcome string) {
@@ -112,7 +117,7 @@ func (u *Usage) use(e *token, fetched bool) {
 
 // secret records a value the run must redact (an ID-JAG).
 func (u *Usage) secret(v string) {
-	if u == nil {
+	if u == nil || v == "" {
 		return
 	}
 	u.mu.Lock()
@@ -130,6 +135,26 @@ func (u *Usage) identity(g *grant, method string) {
 	if u.issuer == "" {
 		u.issuer = g.res.tokenURL
 	}
+}
+
+// identify records who issued the session's token and how.
+func (u *Usage) identify(issuer, method, grant string) {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.issuer, u.method, u.grant = issuer, method, grant
+}
+
+// note records something the run's log should say.
+func (u *Usage) note(s string) {
+	if u == nil {
+		return
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.notes = append(u.notes, s)
 }
 
 func (u *Usage) fail(err error) {
@@ -170,6 +195,9 @@ type Transport struct {
 	OAuth     *config.OAuth
 	// Endpoint is the target's URL.
 	Endpoint string
+	// Session, if set, makes the identity a person's login session
+	// instead of a machine's credential.
+	Session *SessionSource
 
 	mu   sync.Mutex
 	anon *http.Client
@@ -219,6 +247,9 @@ func (t *Transport) endpointKey() string {
 }
 
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.Session != nil {
+		return t.roundTripSession(req)
+	}
 	ctx := req.Context()
 	u := usageOf(ctx)
 	var e *token
@@ -296,9 +327,12 @@ func (t *Transport) send(req *http.Request, e *token, attempt int) (*http.Respon
 	if e != nil {
 		r.Header.Set("Authorization", e.scheme+" "+e.value)
 		if e.scheme == "DPoP" {
-			key, err := t.Tokens.dpopKey()
-			if err != nil {
-				return nil, err
+			key := e.key
+			if key == nil {
+				var err error
+				if key, err = t.Tokens.dpopKey(); err != nil {
+					return nil, err
+				}
 			}
 			p, err := key.proof(req.Method, req.URL, t.Tokens.nonce(origin(req.URL)), e.value, t.Tokens.now())
 			if err != nil {
@@ -386,23 +420,12 @@ func (t *Transport) resolve(ctx context.Context, chs []oauthex.Challenge) (*reso
 		return nil, err
 	}
 	u := usageOf(ctx)
-	limit := int64(maxMetadataBytes)
 	var budget *mcp.Budget
+	var maxDoc int64
 	if u != nil {
-		budget = u.Budget
-		if m := u.MaxDocumentBytes; m > 0 && m < limit {
-			limit = m
-		}
+		budget, maxDoc = u.Budget, u.MaxDocumentBytes
 	}
-	left := maxFetches
-	fetch := func(ctx context.Context, raw string) ([]byte, string) {
-		if left == 0 {
-			return nil, fmt.Sprintf("not fetched: over the limit of %d metadata fetches", maxFetches)
-		}
-		left--
-		return Get(ctx, anon, raw, limit, budget)
-	}
-	d := Discover(ctx, fetch, ep, challengeParam(chs, "resource_metadata"), t.OAuth.Issuer)
+	d := discover(ctx, anon, ep, challengeParam(chs, "resource_metadata"), t.OAuth.Issuer, budget, maxDoc)
 	s, err := d.Usable()
 	if err != nil {
 		return nil, err

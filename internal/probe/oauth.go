@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/driftd/driftd/internal/config"
@@ -22,6 +23,9 @@ func (r *run) withOAuth(hc *http.Client) *http.Client {
 		Tokens:   r.opts.Tokens,
 		OAuth:    &r.t.OAuth,
 		Endpoint: r.t.URL,
+	}
+	if l := r.t.OAuth.Login; l != nil {
+		t.Session = &oauth.SessionSource{Target: r.t.Name, Provided: l.SessionFile, Own: l.StateFile, Login: r.opts.Login}
 	}
 	r.oauthClose = append(r.oauthClose, t.CloseAnonymous)
 	return &http.Client{Transport: t, CheckRedirect: hc.CheckRedirect, Timeout: hc.Timeout, Jar: hc.Jar}
@@ -49,10 +53,24 @@ func (r *run) oauthDone() {
 		issued, expires := u.Issued.UTC(), u.Expires.UTC()
 		use.TokenIssuedAt, use.TokenExpiresAt = &issued, &expires
 	}
+	for _, n := range u.Notes {
+		r.log.Warn("oauth", "note", sanitize.Text(r.secrets.Redact(n)))
+	}
+	if r.t.OAuth.Login != nil {
+		use.LoginRequired = new(bool)
+	}
 	if u.Err != nil {
 		use.Error = sanitize.Text(r.secrets.Redact(u.Err.Error()))
+		var lr *oauth.LoginRequiredError
+		if errors.As(u.Err, &lr) && use.LoginRequired != nil {
+			*use.LoginRequired = true
+		}
 		if !r.rep.Success && r.rep.FailureReason == mcp.ReasonAuthRequired {
-			r.rep.FailureMessage += "; the machine identity got no token: " + use.Error
+			what := "the machine identity got no token: "
+			if r.t.OAuth.Login != nil {
+				what = "the login session cannot serve: "
+			}
+			r.rep.FailureMessage += "; " + what + use.Error
 		}
 	}
 	r.rep.AuthPosture.OAuth = use

@@ -64,6 +64,11 @@ type Options struct {
 	// starts and shared by its runs and targets; nil gives each run a
 	// cache of its own.
 	Tokens *oauth.Tokens
+	// Login, if set, logs a login target's person in again when its
+	// session cannot serve (driftd check --oauth.login); nil in the
+	// daemon, whose target then fails as auth_required with the hint to
+	// run driftd auth login.
+	Login func(ctx context.Context, more []string) (*oauth.Session, error)
 }
 
 // run is the state of one probe.

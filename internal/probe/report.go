@@ -192,6 +192,9 @@ type OAuthUse struct {
 	TokenExpiresAt *time.Time `json:"token_expires_at,omitempty"`
 	// Error says why no token could be had.
 	Error string `json:"error,omitempty"`
+	// LoginRequired, for a login target (nil otherwise), is true when its
+	// session could not serve and a person must run driftd auth login.
+	LoginRequired *bool `json:"login_required,omitempty"`
 }
 
 // AuthSurface is where the authorization surface check found each

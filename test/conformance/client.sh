@@ -20,18 +20,34 @@ trap 'rm -rf "$dir"' EXIT
 oauth=()
 ctx_get() { "$NODE" -e 'const v = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}")[process.argv[1]]; if (typeof v === "string") process.stdout.write(v)' "$1"; }
 umask 077
-if [ -n "$(ctx_get client_id)" ]; then oauth+=(--oauth.client-id "$(ctx_get client_id)"); fi
-if [ -n "$(ctx_get client_secret)" ]; then ctx_get client_secret > "$dir/secret"; oauth+=(--oauth.client-secret-file "$dir/secret"); fi
-if [ -n "$(ctx_get private_key_pem)" ]; then
-  ctx_get private_key_pem > "$dir/key.pem"; oauth+=(--oauth.private-key-file "$dir/key.pem")
-  [ -n "$(ctx_get signing_algorithm)" ] && oauth+=(--oauth.signing-algorithm "$(ctx_get signing_algorithm)")
-fi
-if [ -n "$(ctx_get valid_jwt)" ]; then ctx_get valid_jwt > "$dir/assertion.jwt"; oauth+=(--oauth.assertion-file "$dir/assertion.jwt"); fi
-if [ -n "$(ctx_get idp_id_token)" ]; then
-  ctx_get idp_id_token > "$dir/id-token.jwt"
-  oauth+=(--oauth.token-exchange.token-url "$(ctx_get idp_token_endpoint)" --oauth.token-exchange.client-id "$(ctx_get idp_client_id)"
-    --oauth.token-exchange.subject-token-file "$dir/id-token.jwt")
-fi
+case "${MCP_CONFORMANCE_SCENARIO:-}" in
+auth/client-credentials-*|auth/wif-jwt-bearer|auth/enterprise-managed-authorization)
+  # A machine identity (issue 37).
+  if [ -n "$(ctx_get client_id)" ]; then oauth+=(--oauth.client-id "$(ctx_get client_id)"); fi
+  if [ -n "$(ctx_get client_secret)" ]; then ctx_get client_secret > "$dir/secret"; oauth+=(--oauth.client-secret-file "$dir/secret"); fi
+  if [ -n "$(ctx_get private_key_pem)" ]; then
+    ctx_get private_key_pem > "$dir/key.pem"; oauth+=(--oauth.private-key-file "$dir/key.pem")
+    [ -n "$(ctx_get signing_algorithm)" ] && oauth+=(--oauth.signing-algorithm "$(ctx_get signing_algorithm)")
+  fi
+  if [ -n "$(ctx_get valid_jwt)" ]; then ctx_get valid_jwt > "$dir/assertion.jwt"; oauth+=(--oauth.assertion-file "$dir/assertion.jwt"); fi
+  if [ -n "$(ctx_get idp_id_token)" ]; then
+    ctx_get idp_id_token > "$dir/id-token.jwt"
+    oauth+=(--oauth.token-exchange.token-url "$(ctx_get idp_token_endpoint)" --oauth.token-exchange.client-id "$(ctx_get idp_client_id)"
+      --oauth.token-exchange.subject-token-file "$dir/id-token.jwt")
+  fi
+  ;;
+auth/*)
+  # A person's login (issue 38): the suite's authorization server
+  # approves at once, so driftd follows the redirect itself; capture logs
+  # in and saves the session, check uses (and refreshes) it.
+  oauth+=(--oauth.login-follow --oauth.session-file "$dir/session.json")
+  if [ -n "$(ctx_get client_id)" ]; then oauth+=(--oauth.client-id "$(ctx_get client_id)"); fi
+  if [ -n "$(ctx_get client_secret)" ]; then ctx_get client_secret > "$dir/secret"; oauth+=(--oauth.client-secret-file "$dir/secret"); fi
+  # basic-cimd: the client ID metadata document the client "hosts" is the
+  # suite's fixture URL.
+  [ "${MCP_CONFORMANCE_SCENARIO}" = auth/basic-cimd ] && oauth+=(--oauth.client-metadata-url https://conformance-test.local/client-metadata.json)
+  ;;
+esac
 "$DRIFTD" capture --base-url "$url" --output "$dir/manifest.json" --timeout 20s "${oauth[@]}" >&2 || true
 invoke=()
 if [ -s "$dir/manifest.json" ]; then
