@@ -1,6 +1,8 @@
 package probe
 
 import (
+	"context"
+	"errors"
 	"net/http"
 
 	"github.com/driftd/driftd/internal/config"
@@ -29,8 +31,9 @@ func (r *run) withOAuth(hc *http.Client) *http.Client {
 
 // oauthDone closes what the machine identity opened, and records what it
 // did in the report: the token requests, the token's times, and why no
-// token could be had; every token it presented is redacted from what the
-// server sent back.
+// token could be had; every token it presented, and every credential it
+// sent in a derived form (UsageReport.Tokens), is redacted from what the
+// servers sent back.
 func (r *run) oauthDone() {
 	for _, c := range r.oauthClose {
 		c()
@@ -53,6 +56,11 @@ func (r *run) oauthDone() {
 		use.Error = sanitize.Text(r.secrets.Redact(u.Err.Error()))
 		if !r.rep.Success && r.rep.FailureReason == mcp.ReasonAuthRequired {
 			r.rep.FailureMessage += "; the machine identity got no token: " + use.Error
+			if errors.Is(u.Err, context.DeadlineExceeded) {
+				// The run's deadline passed while the authorization
+				// server kept it waiting: nothing was refused.
+				r.rep.FailureReason = mcp.ReasonTimeout
+			}
 		}
 	}
 	r.rep.AuthPosture.OAuth = use
