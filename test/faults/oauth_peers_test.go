@@ -56,6 +56,8 @@ type oauthPeers struct {
 	issued int
 	seen   []string // client assertions and DPoP proofs received
 
+	otherPaths []string // the paths the other host was asked for
+
 	tokenRequests atomic.Int64
 	otherHits     atomic.Int64 // requests the other host received
 	injected      atomic.Bool  // a request carried a header smuggled in a token
@@ -77,6 +79,9 @@ func (p *oauthPeers) start(tb testing.TB) *oauthPeers {
 	p.other = serve(func(w http.ResponseWriter, r *http.Request) {
 		p.otherHits.Add(1)
 		p.record(r)
+		p.mu.Lock()
+		p.otherPaths = append(p.otherPaths, r.URL.Path)
+		p.mu.Unlock()
 		writeJSON(w, http.StatusOK, []byte(`{"issuer":"`+p.other.URL+`","token_endpoint":"`+p.other.URL+`/token","access_token":"`+oauthTokenPre+`other","token_type":"Bearer"}`))
 	})
 	tb.Cleanup(func() {

@@ -284,9 +284,17 @@ func oauthRows() []oauthRow {
 			peers: func() *oauthPeers { return &oauthPeers{asMeta: redirectOther} }},
 		{name: "protected resource metadata lists 1000 authorization servers", id: idSecret, codes: noProbe, reason: "auth_required",
 			after: func(t *testing.T, p *oauthPeers) {
-				// Two servers, three discovery paths at most each.
-				if n := p.otherHits.Load(); n > 6 {
-					t.Errorf("%d metadata requests for the listed servers, want at most 6 (the first two)", n)
+				// Only the first two listed servers are ever asked.
+				p.mu.Lock()
+				defer p.mu.Unlock()
+				if len(p.otherPaths) == 0 {
+					t.Error("no listed server was asked for its metadata: the row tested nothing")
+				}
+				for _, path := range p.otherPaths {
+					if !strings.HasSuffix(path, "/as0") && !strings.HasSuffix(path, "/as1") && !strings.Contains(path, "/as0/") && !strings.Contains(path, "/as1/") {
+						t.Errorf("a server past the first two was asked: %s", path)
+						return
+					}
 				}
 			},
 			peers: func() *oauthPeers {
