@@ -156,6 +156,9 @@ type oauthRow struct {
 	// formats runs the row in every output format (the rows whose peers
 	// echo secrets); the others run --json only.
 	formats bool
+	// redacts: the echo reaches the JSON report, which must show it
+	// redacted.
+	redacts bool
 }
 
 // oauthRows are the OAuth rows: hostile MCP servers, authorization
@@ -175,17 +178,17 @@ func oauthRows() []oauthRow {
 	}
 	return []oauthRow{
 		// The MCP server echoes what it was presented.
-		{name: "MCP echoes Authorization and DPoP in the listing", id: idSecret, formats: true, codes: ok, after: tokenAsked,
+		{name: "MCP echoes Authorization and DPoP in the listing", redacts: true, id: idSecret, formats: true, codes: ok, after: tokenAsked,
 			peers: func() *oauthPeers { return &oauthPeers{dpop: true, mcp: echoListing} }},
-		{name: "MCP echoes the key's token in the listing", id: idKey, formats: true, codes: ok, after: tokenAsked,
+		{name: "MCP echoes the key's token in the listing", redacts: true, id: idKey, formats: true, codes: ok, after: tokenAsked,
 			peers: func() *oauthPeers { return &oauthPeers{mcp: echoListing} }},
 		{name: "MCP echoes Authorization and DPoP in a JSON-RPC error", id: idSecret, formats: true, codes: noProbe, reason: "jsonrpc_error", after: tokenAsked,
 			peers: func() *oauthPeers { return &oauthPeers{dpop: true, mcp: echoRPCError} }},
-		{name: "MCP echoes Authorization and DPoP in a 401 and its challenges", id: idSecret, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+		{name: "MCP echoes Authorization and DPoP in a 401 and its challenges", redacts: true, id: idSecret, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
 			peers: func() *oauthPeers { return &oauthPeers{dpop: true, mcp: echoRefusal} }},
-		{name: "MCP asks for the token as a scope in a 403", id: idKeyOnly, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+		{name: "MCP asks for the token as a scope in a 403", redacts: true, id: idKeyOnly, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
 			peers: func() *oauthPeers { return &oauthPeers{mcp: echoForbidden} }},
-		{name: "metadata documents echo the request headers", id: idSecret, formats: true, codes: ok, after: tokenAsked,
+		{name: "metadata documents echo the request headers", redacts: true, id: idSecret, formats: true, codes: ok, after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{mcp: echoListing,
 					prm: func(p *oauthPeers, w http.ResponseWriter, r *http.Request) {
@@ -199,26 +202,26 @@ func oauthRows() []oauthRow {
 			}},
 
 		// The authorization server echoes what it was sent.
-		{name: "token endpoint echoes the client secret as error and description", id: idSecret, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+		{name: "token endpoint echoes the client secret as error and description", redacts: true, id: idSecret, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{token: oauthRefuse(http.StatusUnauthorized, func(r *http.Request) map[string]string {
 					_, s, _ := r.BasicAuth()
 					return map[string]string{"error": s, "error_description": formSecrets(r), "error_uri": "http://x/" + s}
 				})}
 			}},
-		{name: "token endpoint echoes the posted secret", id: idSecretPost, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+		{name: "token endpoint echoes the posted secret", redacts: true, id: idSecretPost, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{token: oauthRefuse(http.StatusBadRequest, func(r *http.Request) map[string]string {
 					return map[string]string{"error": r.PostFormValue("client_secret"), "error_description": formSecrets(r)}
 				})}
 			}},
-		{name: "token endpoint echoes the Basic credential as the error", id: idShort, codes: noProbe, reason: "auth_required", after: tokenAsked,
+		{name: "token endpoint echoes the Basic credential as the error", redacts: true, id: idShort, codes: noProbe, reason: "auth_required", after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{token: oauthRefuse(http.StatusUnauthorized, func(r *http.Request) map[string]string {
 					return map[string]string{"error": r.Header.Get("Authorization")}
 				})}
 			}},
-		{name: "token endpoint echoes the assertion", id: idSecret, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+		{name: "token endpoint echoes the assertion", redacts: true, id: idSecret, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{token: oauthRefuse(http.StatusBadRequest, func(r *http.Request) map[string]string {
 					return map[string]string{"error": r.PostFormValue("assertion"), "error_description": formSecrets(r)}
@@ -230,14 +233,14 @@ func oauthRows() []oauthRow {
 					return map[string]string{"error": r.PostFormValue("client_assertion"), "error_description": formSecrets(r)}
 				})}
 			}},
-		{name: "token endpoint echoes in a form-encoded error", id: idSecret, codes: noProbe, reason: "auth_required", after: tokenAsked,
+		{name: "token endpoint echoes in a form-encoded error", redacts: true, id: idSecret, codes: noProbe, reason: "auth_required", after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{token: oauthRefuseForm(func(r *http.Request) string {
 					_, s, _ := r.BasicAuth()
 					return url.Values{"error": {s}, "error_description": {formSecrets(r)}}.Encode()
 				})}
 			}},
-		{name: "token endpoint puts the access token in other fields", id: idSecret, formats: true, codes: ok, after: tokenAsked,
+		{name: "token endpoint puts the access token in other fields", redacts: true, id: idSecret, formats: true, codes: ok, after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{mcp: echoListing, token: func(p *oauthPeers, w http.ResponseWriter, r *http.Request) {
 					p.issue(w, r, func(tok string) map[string]any {
@@ -260,7 +263,7 @@ func oauthRows() []oauthRow {
 		{name: "token endpoint redirects to another host", id: idSecret, codes: noProbe, reason: "auth_required",
 			after: func(t *testing.T, p *oauthPeers) { tokenAsked(t, p); nothingElsewhere(t, p) },
 			peers: func() *oauthPeers { return &oauthPeers{token: redirectOther} }},
-		{name: "token endpoint answers a garbage token_type", id: idSecret, formats: true, codes: ok, after: tokenAsked,
+		{name: "token endpoint answers a garbage token_type", redacts: true, id: idSecret, formats: true, codes: ok, after: tokenAsked,
 			peers: func() *oauthPeers {
 				return &oauthPeers{mcp: echoListing, token: func(p *oauthPeers, w http.ResponseWriter, r *http.Request) {
 					p.issue(w, r, func(tok string) map[string]any {
@@ -430,6 +433,9 @@ func TestCheckOAuth(t *testing.T) {
 				if bad := unsafeText(string(written)); bad != "" {
 					t.Errorf("the report carries a raw %s", bad)
 				}
+				if format == "json" && row.redacts && !strings.Contains(string(written), `\u003credacted\u003e`) && !strings.Contains(string(written), "<redacted>") {
+					t.Error("the report shows no <redacted>: the echo did not reach it, and the sweep tested nothing")
+				}
 				if row.after != nil {
 					row.after(t, p)
 				}
@@ -519,7 +525,10 @@ func TestDaemonOAuth(t *testing.T) {
 
 	pages := []string{"/metrics", "/api/v1/targets", "/config", "/"}
 	for _, n := range names {
-		pages = append(pages, "/api/v1/targets/"+n, "/api/v1/targets/"+n+"/history", "/targets/"+n)
+		// The schema view shows tool "a"'s schema as served, which the
+		// echoing servers fill with what they were presented.
+		pages = append(pages, "/api/v1/targets/"+n, "/api/v1/targets/"+n+"/history", "/targets/"+n,
+			"/targets/"+n+"/schema?tool=a&direction=input")
 	}
 	forbidden := files.forbidden(t, peers...)
 	for _, pg := range pages {
