@@ -27,8 +27,11 @@ const (
 	oauthSecret      = "MARKER-oauth-client-5ecr3t-2c9e"
 	oauthShortSecret = "MARKER-oauth-sh"
 	oauthAssertion   = "MARKER-oauth-assertion-6d1f"
-	oauthKeyNote     = "MARKER-oauth-key-pem-8b40" // a header line of the PEM key
-	oauthTokenPre    = "MARKER-oauth-token-"       // every access token issued
+	oauthKeyNote     = "MARKER-oauth-key-pem-8b40"          // a header line of the PEM key
+	oauthIdPSecret   = "MARKER-oauth-idp-5ecr3t-77a1"       // driftd's secret at the identity provider
+	oauthSubject     = "MARKER-oauth-subject-id-token-3e9f" // the identity token exchanged
+	oauthIDJAGPre    = "MARKER-oauth-idjag-"                // every ID-JAG the identity provider issues
+	oauthTokenPre    = "MARKER-oauth-token-"                // every access token issued
 	oauthClient      = "faults-client"
 )
 
@@ -46,6 +49,9 @@ type oauthPeers struct {
 	// asMeta and prm answer the metadata requests; nil serves correct
 	// documents.
 	asMeta, prm func(p *oauthPeers, w http.ResponseWriter, r *http.Request)
+	// idp answers a token exchange at /idp/token (after it was
+	// recorded); nil issues a marker-bearing ID-JAG.
+	idp func(p *oauthPeers, w http.ResponseWriter, r *http.Request)
 	// mcp answers an MCP request that presents an issued token and
 	// reports whether it did; false hands it to the mock.
 	mcp func(p *oauthPeers, w http.ResponseWriter, r *http.Request, q rpcReq) bool
@@ -144,6 +150,15 @@ func (p *oauthPeers) serveAS(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.issue(w, r, nil)
+	case r.URL.Path == "/idp/token":
+		p.tokenRequests.Add(1)
+		_ = r.ParseForm()
+		p.record(r)
+		if p.idp != nil {
+			p.idp(p, w, r)
+			return
+		}
+		p.issueIDJAG(w, nil)
 	case strings.HasPrefix(r.URL.Path, "/.well-known/"):
 		if p.asMeta != nil {
 			p.asMeta(p, w, r)
@@ -179,6 +194,21 @@ func (p *oauthPeers) issue(w http.ResponseWriter, r *http.Request, extra func(to
 	}
 	if extra != nil {
 		maps.Copy(resp, extra(tok))
+	}
+	b, _ := json.Marshal(resp)
+	writeJSON(w, http.StatusOK, b)
+}
+
+// issueIDJAG answers a token exchange with a fresh marker ID-JAG, with
+// extra members.
+func (p *oauthPeers) issueIDJAG(w http.ResponseWriter, extra func(jag string) map[string]any) {
+	p.mu.Lock()
+	p.issued++
+	jag := fmt.Sprintf("%s%d-%d", oauthIDJAGPre, p.issued, time.Now().UnixNano())
+	p.mu.Unlock()
+	resp := map[string]any{"access_token": jag, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A", "expires_in": 300}
+	if extra != nil {
+		maps.Copy(resp, extra(jag))
 	}
 	b, _ := json.Marshal(resp)
 	writeJSON(w, http.StatusOK, b)
@@ -238,15 +268,15 @@ func headerDump(r *http.Request) string {
 }
 
 // formSecrets is every credential a token request carried, one string:
-// the client secret (Basic or form), the assertion, the client assertion
-// and the Authorization header as sent.
+// the client secret (Basic or form), the assertion, the client assertion,
+// the subject token and the Authorization and DPoP headers as sent.
 func formSecrets(r *http.Request) string {
 	_, secret, _ := r.BasicAuth()
 	if s := r.PostFormValue("client_secret"); s != "" {
 		secret = s
 	}
-	return fmt.Sprintf("secret %s assertion %s client_assertion %s authorization %s dpop %s",
-		secret, r.PostFormValue("assertion"), r.PostFormValue("client_assertion"), r.Header.Get("Authorization"), r.Header.Get("DPoP"))
+	return fmt.Sprintf("secret %s assertion %s client_assertion %s subject_token %s authorization %s dpop %s",
+		secret, r.PostFormValue("assertion"), r.PostFormValue("client_assertion"), r.PostFormValue("subject_token"), r.Header.Get("Authorization"), r.Header.Get("DPoP"))
 }
 
 // The MCP server's echoes of what a request presented.

@@ -39,6 +39,10 @@ type oauthIdentity struct {
 	// short uses the short client secret, whose Basic credential fits
 	// in what passes for an OAuth error code.
 	short bool
+	// exchange gets the JWT-bearer grant's assertion from the peers'
+	// identity provider (enterprise-managed authorization, RFC 8693)
+	// instead of the assertion file.
+	exchange bool
 }
 
 var (
@@ -47,10 +51,11 @@ var (
 	idKey        = oauthIdentity{key: true}                            // private_key_jwt + JWT-bearer assertion
 	idKeyOnly    = oauthIdentity{key: true, method: "private_key_jwt"} // same, forced
 	idShort      = oauthIdentity{short: true}                          // a short client secret, Basic
+	idExchange   = oauthIdentity{exchange: true}                       // client_secret_basic + an ID-JAG from the identity provider
 )
 
 // oauthFiles are an identity's secret files, written once per test.
-type oauthFiles struct{ secret, short, key, assertion string }
+type oauthFiles struct{ secret, short, key, assertion, idpSecret, subject string }
 
 func writeOAuthFiles(t *testing.T, dir string) oauthFiles {
 	t.Helper()
@@ -69,12 +74,21 @@ func writeOAuthFiles(t *testing.T, dir string) oauthFiles {
 		short:     writeFile(t, dir, "client-secret-short", []byte(oauthShortSecret+"\n")),
 		key:       writeFile(t, dir, "client-key.pem", keyPEM),
 		assertion: writeFile(t, dir, "assertion.jwt", []byte(oauthAssertion+"\n")),
+		idpSecret: writeFile(t, dir, "idp-secret", []byte(oauthIdPSecret+"\n")),
+		subject:   writeFile(t, dir, "id-token.jwt", []byte(oauthSubject+"\n")),
 	}
 }
 
-// flags are the identity as `driftd check` flags.
-func (id oauthIdentity) flags(f oauthFiles) []string {
-	out := []string{"--oauth.client-id", oauthClient, "--oauth.assertion-file", f.assertion}
+// flags are the identity as `driftd check` flags, its identity provider
+// p's.
+func (id oauthIdentity) flags(f oauthFiles, p *oauthPeers) []string {
+	out := []string{"--oauth.client-id", oauthClient}
+	if id.exchange {
+		out = append(out, "--oauth.token-exchange.token-url", p.as.URL+"/idp/token", "--oauth.token-exchange.client-id", "faults-idp-client",
+			"--oauth.token-exchange.client-secret-file", f.idpSecret, "--oauth.token-exchange.subject-token-file", f.subject)
+	} else {
+		out = append(out, "--oauth.assertion-file", f.assertion)
+	}
 	if id.key {
 		out = append(out, "--oauth.private-key-file", f.key)
 	} else {
@@ -93,9 +107,16 @@ func (id oauthIdentity) secretFile(f oauthFiles) string {
 	return f.secret
 }
 
-// yaml is the identity as a target's oauth block (indented for a target).
-func (id oauthIdentity) yaml(f oauthFiles) string {
-	s := fmt.Sprintf("    oauth:\n      client_id: %s\n      assertion_file: %q\n", oauthClient, f.assertion)
+// yaml is the identity as a target's oauth block (indented for a
+// target), its identity provider p's.
+func (id oauthIdentity) yaml(f oauthFiles, p *oauthPeers) string {
+	s := fmt.Sprintf("    oauth:\n      client_id: %s\n", oauthClient)
+	if id.exchange {
+		s += fmt.Sprintf("      token_exchange:\n        token_url: %q\n        client_id: faults-idp-client\n        client_secret_file: %q\n        subject_token_file: %q\n",
+			p.as.URL+"/idp/token", f.idpSecret, f.subject)
+	} else {
+		s += fmt.Sprintf("      assertion_file: %q\n", f.assertion)
+	}
 	if id.key {
 		s += fmt.Sprintf("      private_key_file: %q\n", f.key)
 	} else {
@@ -255,6 +276,31 @@ func oauthRows() []oauthRow {
 				}}
 			}},
 
+		// Enterprise-managed authorization: the identity provider, and the
+		// authorization server given its ID-JAG.
+		{name: "MCP echoes what an enterprise identity presents", id: idExchange, redacts: true, formats: true, codes: ok, after: tokenAsked,
+			peers: func() *oauthPeers { return &oauthPeers{dpop: true, mcp: echoListing} }},
+		{name: "identity provider echoes the subject token and its client secret", id: idExchange, redacts: true, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+			peers: func() *oauthPeers {
+				return &oauthPeers{idp: oauthRefuse(http.StatusBadRequest, func(r *http.Request) map[string]string {
+					return map[string]string{"error": r.PostFormValue("subject_token"), "error_description": formSecrets(r), "error_uri": "http://x/" + r.PostFormValue("client_secret")}
+				})}
+			}},
+		{name: "identity provider puts the ID-JAG in expires_in", id: idExchange, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+			peers: func() *oauthPeers {
+				return &oauthPeers{idp: func(p *oauthPeers, w http.ResponseWriter, _ *http.Request) {
+					p.issueIDJAG(w, func(jag string) map[string]any { return map[string]any{"expires_in": jag} })
+				}}
+			}},
+		{name: "token endpoint echoes the ID-JAG", id: idExchange, redacts: true, formats: true, codes: noProbe, reason: "auth_required", after: tokenAsked,
+			peers: func() *oauthPeers {
+				return &oauthPeers{token: oauthRefuse(http.StatusBadRequest, func(r *http.Request) map[string]string {
+					return map[string]string{"error": r.PostFormValue("assertion"), "error_description": formSecrets(r)}
+				})}
+			}},
+		{name: "identity provider hangs", id: idExchange, codes: noProbe, reason: "timeout", after: tokenAsked,
+			peers: func() *oauthPeers { return &oauthPeers{idp: hang} }},
+
 		// Hostile authorization servers end as classified failures in time.
 		{name: "token endpoint hangs", id: idSecret, codes: noProbe, reason: "timeout", after: tokenAsked,
 			peers: func() *oauthPeers { return &oauthPeers{token: hang} }},
@@ -397,7 +443,7 @@ func TestCheckOAuth(t *testing.T) {
 				sink := newSpanSink(t)
 				out := filepath.Join(t.TempDir(), "report."+format)
 				args := append([]string{"check", manifest, "--base-url", p.endpoint(), "--target", "faults-oauth",
-					"--timeout", probeTimeout.String(), "--format", format, "-o", out, "--otlp-endpoint", sink.URL}, row.id.flags(files)...)
+					"--timeout", probeTimeout.String(), "--format", format, "-o", out, "--otlp-endpoint", sink.URL}, row.id.flags(files, p)...)
 				res := runDriftd(t, args...)
 				written, err := os.ReadFile(out)
 				if err != nil {
@@ -471,7 +517,7 @@ func TestDaemonOAuth(t *testing.T) {
 		names = append(names, name)
 		byName[name] = row
 		t.Logf("target %s: %s", name, row.name)
-		fmt.Fprintf(&cfg, "  - name: %s\n    url: %q\n    manifest: declared.json\n%s", name, p.endpoint(), row.id.yaml(files))
+		fmt.Fprintf(&cfg, "  - name: %s\n    url: %q\n    manifest: declared.json\n%s", name, p.endpoint(), row.id.yaml(files, p))
 	}
 	config := writeFile(t, dir, "driftd.yml", []byte(cfg.String()))
 	d := startDaemon(t, config, "--log.format=json", "--log.level=debug")
