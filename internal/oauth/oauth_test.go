@@ -8,6 +8,8 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -475,5 +477,24 @@ func TestHostileTokenAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnswerError: x/oauth2's words on an answer are kept, what they quote
+// of it is not, also wrapped by go-sdk's token exchange.
+func TestAnswerError(t *testing.T) {
+	quoted := errors.New(`oauth2: cannot parse json: json: invalid number literal, trying to unmarshal "\"MARKER-quoted\"" into Number`)
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{quoted, "oauth2: cannot parse json"},
+		{fmt.Errorf("token exchange request failed: %w", quoted), "token exchange request failed: oauth2: cannot parse json"},
+		{errors.New("oauth2: server response missing access_token"), "oauth2: server response missing access_token"},
+		{&url.Error{Op: "Post", URL: "https://as.example/token?k=MARKER-quoted", Err: errors.New("connection refused")}, "connection refused"},
+	} {
+		if got := answerError(tc.err); got != tc.want {
+			t.Errorf("answerError(%q) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

@@ -315,17 +315,19 @@ func (g *grant) outcome(ctx context.Context, err error, tokenURL, what string) e
 
 // answerError is what a token request that got no token says: the
 // transport's error, or x/oauth2's word on an answer it could not make a
-// token of without what it quotes of the body — encoding/json quotes a
-// value that is not a number, and a hostile answer puts its access token
-// there, which the run never presented and so cannot redact.
+// token of (go-sdk's token exchange wraps it) without what it quotes of
+// the body — encoding/json quotes a value that is not a number, and a
+// hostile answer puts its token there, which the run never presented
+// and so cannot redact.
 func answerError(err error) string {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		return scrubError(err)
 	}
-	if rest, ok := strings.CutPrefix(err.Error(), "oauth2: "); ok {
-		what, _, _ := strings.Cut(rest, ":")
-		return "oauth2: " + what
+	msg := err.Error()
+	if i := strings.Index(msg, "oauth2: "); i >= 0 {
+		what, _, _ := strings.Cut(msg[i+len("oauth2: "):], ":")
+		return scrubError(errors.New(msg[:i] + "oauth2: " + what))
 	}
 	return scrubError(err)
 }
