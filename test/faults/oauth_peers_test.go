@@ -73,8 +73,15 @@ type oauthPeers struct {
 func (p *oauthPeers) start(tb testing.TB) *oauthPeers {
 	p.mock = mcptest.NewHandler(mcptest.Options{Tools: tools("a")})
 	ctx, cancel := context.WithCancel(context.Background())
+	// Handlers wait until every server is started: they read each
+	// other's URLs, and a request from the child process is no
+	// happens-before edge the race detector sees.
+	ready := make(chan struct{})
 	serve := func(h http.HandlerFunc) *httptest.Server {
-		s := httptest.NewUnstartedServer(h)
+		s := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			<-ready
+			h(w, r)
+		}))
 		// A hanging answer ends when the test's servers stop.
 		s.Config.BaseContext = func(net.Listener) context.Context { return ctx }
 		s.Start()
@@ -90,6 +97,7 @@ func (p *oauthPeers) start(tb testing.TB) *oauthPeers {
 		p.mu.Unlock()
 		writeJSON(w, http.StatusOK, []byte(`{"issuer":"`+p.other.URL+`","token_endpoint":"`+p.other.URL+`/token","access_token":"`+oauthTokenPre+`other","token_type":"Bearer"}`))
 	})
+	close(ready)
 	tb.Cleanup(func() {
 		cancel()
 		for _, s := range []*httptest.Server{p.as, p.rs, p.other} {
