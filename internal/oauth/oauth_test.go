@@ -8,12 +8,15 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -378,7 +381,120 @@ func TestEnterpriseManagedAuthorization(t *testing.T) {
 	if len(reqs) != 2 || reqs[0].Method != "idp" || reqs[0].Resource != r.endpoint || reqs[1].Grant != GrantJWTBearer {
 		t.Fatalf("requests %+v: want the exchange, then the JWT-bearer grant", reqs)
 	}
-	if len(u.Tokens) != 2 { // the ID-JAG is redacted like the access token
-		t.Fatalf("redacted values %d, want the ID-JAG and the access token", len(u.Tokens))
+	if len(u.Tokens) != 3 { // the ID-JAG is redacted like the access token, and the Basic credential
+		t.Fatalf("redacted values %d, want the ID-JAG, the Basic credential and the access token", len(u.Tokens))
+	}
+}
+
+// TestHostileTokenAnswers: what a run reports of a token endpoint that
+// answers badly quotes no token it was given, and names every credential
+// it sent in a derived form among Tokens, which the run redacts: an access token quoted by x/oauth2's parse error, one with CR LF,
+// and the Basic credential and the client assertion echoed as the error.
+func TestHostileTokenAnswers(t *testing.T) {
+	const tok = "MARKER-hostile-token"
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	for _, tc := range []struct {
+		name   string
+		key    bool
+		answer func(w http.ResponseWriter, r *http.Request)
+		want   string // in the error
+		sent   func(r *http.Request) string
+	}{
+		{name: "token in expires_in", want: "failed: oauth2: cannot parse json",
+			answer: func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"access_token":"`+tok+`","token_type":"Bearer","expires_in":"`+tok+`"}`)
+			}},
+		{name: "CR LF in the token", want: "answered an access_token that is not printable ASCII",
+			answer: func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"access_token":"`+tok+`\r\nX-Injected: 1","token_type":"Bearer"}`)
+			}},
+		{name: "Basic credential as the error", want: "refused the client_credentials request: Basic ",
+			answer: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = io.WriteString(w, `{"error":"`+r.Header.Get("Authorization")+`"}`)
+			},
+			sent: func(r *http.Request) string { return strings.TrimPrefix(r.Header.Get("Authorization"), "Basic ") }},
+		{name: "client assertion as the description", key: true, want: "refused the client_credentials request: invalid_client",
+			answer: func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = io.WriteString(w, `{"error":"invalid_client","error_description":"`+r.PostFormValue("client_assertion")+`"}`)
+			},
+			sent: func(r *http.Request) string { return r.PostFormValue("client_assertion") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_ = r.ParseForm()
+				if tc.sent != nil {
+					mu.Lock()
+					got = append(got, tc.sent(r))
+					mu.Unlock()
+				}
+				tc.answer(w, r)
+			}))
+			defer as.Close()
+			rs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("X-Injected") != "" {
+					t.Error("a header smuggled in the token reached the server")
+				}
+				w.Header().Set("WWW-Authenticate", "Bearer")
+				w.WriteHeader(http.StatusUnauthorized)
+			}))
+			defer rs.Close()
+			cfg := config.OAuth{ClientID: "c", ClientSecretFile: secretFile(t, "secret", "s3cret-marker\n"), TokenURL: as.URL + "/token"}
+			if tc.key {
+				cfg.ClientSecretFile, cfg.PrivateKeyFile = "", pemFile(t, ec)
+			}
+			tr := &Transport{Base: http.DefaultTransport.(*http.Transport).Clone(), Tokens: NewTokens(), OAuth: &cfg, Endpoint: rs.URL,
+				Anonymous: func() (*http.Client, error) {
+					return &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}, nil
+				}}
+			defer tr.CloseIdleConnections()
+			u := &Usage{}
+			req, _ := http.NewRequestWithContext(WithUsage(context.Background(), u), http.MethodGet, rs.URL, nil)
+			resp, err := tr.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			rep := u.Report()
+			if rep.Err == nil || !strings.Contains(rep.Err.Error(), tc.want) || strings.Contains(rep.Err.Error(), tok) {
+				t.Fatalf("error %v, want %q and no token", rep.Err, tc.want)
+			}
+			if len(rep.Requests) != 1 || rep.Requests[0] == "success" || rep.Scheme != "" {
+				t.Errorf("usage %+v", rep)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range got {
+				if !slices.Contains(rep.Tokens, s) {
+					t.Errorf("the values redacted %q lack %q", rep.Tokens, s)
+				}
+			}
+		})
+	}
+}
+
+// TestAnswerError: x/oauth2's words on an answer are kept, what they quote
+// of it is not, also wrapped by go-sdk's token exchange.
+func TestAnswerError(t *testing.T) {
+	quoted := errors.New(`oauth2: cannot parse json: json: invalid number literal, trying to unmarshal "\"MARKER-quoted\"" into Number`)
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{quoted, "oauth2: cannot parse json"},
+		{fmt.Errorf("token exchange request failed: %w", quoted), "token exchange request failed: oauth2: cannot parse json"},
+		{errors.New("oauth2: server response missing access_token"), "oauth2: server response missing access_token"},
+		{&url.Error{Op: "Post", URL: "https://as.example/token?k=MARKER-quoted", Err: errors.New("connection refused")}, "connection refused"},
+	} {
+		if got := answerError(tc.err); got != tc.want {
+			t.Errorf("answerError(%q) = %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

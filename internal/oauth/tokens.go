@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -285,6 +286,12 @@ func (ts *Tokens) request(ctx context.Context, g *grant) (*oauth2.Token, error) 
 		hc = &http.Client{Transport: &dpopTokenTransport{base: g.anon.Transport, key: key, ts: ts, now: ts.now}, CheckRedirect: noRedirect}
 	}
 	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
+	if err == nil && !vschar(tok.AccessToken) {
+		// A CR or LF would fail every request it is set on, blamed on
+		// the MCP server; it is the authorization server's answer.
+		g.usage.requested("failed")
+		return nil, fmt.Errorf("the token endpoint %s answered an access_token that is not printable ASCII (RFC 6749 §A.12)", redact(g.res.tokenURL))
+	}
 	return tok, g.outcome(ctx, err, g.res.tokenURL, grantName(g.cfg))
 }
 
@@ -311,7 +318,31 @@ func (g *grant) outcome(ctx context.Context, err error, tokenURL, what string) e
 	if ctx.Err() != nil {
 		return fmt.Errorf("the %s request to %s did not finish: %w", what, redact(tokenURL), ctx.Err())
 	}
-	return fmt.Errorf("the %s request to %s failed: %s", what, redact(tokenURL), scrubError(err))
+	return fmt.Errorf("the %s request to %s failed: %s", what, redact(tokenURL), answerError(err))
+}
+
+// answerError is what a token request that got no token says: the
+// transport's error, or x/oauth2's word on an answer it could not make a
+// token of (go-sdk's token exchange wraps it) without what it quotes of
+// the body — encoding/json quotes a value that is not a number, and a
+// hostile answer puts its token there, which the run never presented
+// and so cannot redact.
+func answerError(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return scrubError(err)
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "oauth2: "); i >= 0 {
+		what, _, _ := strings.Cut(msg[i+len("oauth2: "):], ":")
+		return scrubError(errors.New(msg[:i] + "oauth2: " + what))
+	}
+	return scrubError(err)
+}
+
+// vschar reports whether an access token is 1*VSCHAR (RFC 6749 §A.12).
+func vschar(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r > 0x7e })
 }
 
 // configure builds the token request of g with x/oauth2's client
@@ -353,6 +384,9 @@ func (ts *Tokens) configure(ctx context.Context, g *grant) (*clientcredentials.C
 		cc.ClientSecret = s
 		if method == config.AuthClientSecretBasic {
 			cc.AuthStyle = oauth2.AuthStyleInHeader
+			// As x/oauth2 sends it (RFC 6749 §2.3.1): an echo of the
+			// header is not the secret file's content.
+			g.usage.secret(base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(cfg.ClientID) + ":" + url.QueryEscape(s))))
 		}
 	case config.AuthPrivateKeyJWT:
 		pem, err := readSecret(cfg.PrivateKeyFile, "oauth.private_key_file")
@@ -377,6 +411,7 @@ func (ts *Tokens) configure(ctx context.Context, g *grant) (*clientcredentials.C
 		if err != nil {
 			return nil, err
 		}
+		g.usage.secret(a)
 		cc.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
 		cc.EndpointParams.Set("client_assertion", a)
 		cc.ClientID = "" // the assertion's sub says who (RFC 7523 §3; the client credentials extension's example)
@@ -520,6 +555,7 @@ func (t *dpopTokenTransport) RoundTrip(req *http.Request) (*http.Response, error
 			return nil, err
 		}
 		r.Header.Set("DPoP", p)
+		usageOf(req.Context()).secret(p)
 		resp, err := t.base.RoundTrip(r)
 		if err != nil {
 			return nil, err

@@ -63,8 +63,10 @@ type UsageReport struct {
 	// Requests are the outcomes of the token requests the run sent, in
 	// order (Outcomes).
 	Requests []string
-	// Tokens are the access tokens the run presented: the run redacts
-	// them from everything the server sends back.
+	// Tokens are the values the run redacts from everything the servers
+	// send back: the access tokens it presented, and what it sent in a
+	// form no secret file holds — an ID-JAG, the client_secret_basic
+	// credential, private_key_jwt assertions, DPoP proofs (one a request).
 	Tokens []string
 	// Issuer, Method, Grant and Scheme say who issued the token the run
 	// used, how the client authenticated, with which grant, and how the
@@ -115,14 +117,17 @@ func (u *Usage) use(e *token, fetched bool) {
 	u.err = nil
 }
 
-// secret records a value the run must redact (an ID-JAG).
+// secret records a value the run must redact (an ID-JAG, a derived
+// credential, a DPoP proof).
 func (u *Usage) secret(v string) {
 	if u == nil || v == "" {
 		return
 	}
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.tokens = append(u.tokens, v)
+	if !slices.Contains(u.tokens, v) {
+		u.tokens = append(u.tokens, v)
+	}
 }
 
 func (u *Usage) identity(g *grant, method string) {
@@ -339,6 +344,7 @@ func (t *Transport) send(req *http.Request, e *token, attempt int) (*http.Respon
 				return nil, err
 			}
 			r.Header.Set("DPoP", p)
+			usageOf(req.Context()).secret(p)
 		}
 	}
 	return t.Base.RoundTrip(r)

@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -33,8 +34,9 @@ func (r *run) withOAuth(hc *http.Client) *http.Client {
 
 // oauthDone closes what the machine identity opened, and records what it
 // did in the report: the token requests, the token's times, and why no
-// token could be had; every token it presented is redacted from what the
-// server sent back.
+// token could be had; every token it presented, and every credential it
+// sent in a derived form (UsageReport.Tokens), is redacted from what the
+// servers sent back.
 func (r *run) oauthDone() {
 	for _, c := range r.oauthClose {
 		c()
@@ -71,6 +73,11 @@ func (r *run) oauthDone() {
 				what = "the login session cannot serve: "
 			}
 			r.rep.FailureMessage += "; " + what + use.Error
+			if errors.Is(u.Err, context.DeadlineExceeded) {
+				// The run's deadline passed while the authorization
+				// server kept it waiting: nothing was refused.
+				r.rep.FailureReason = mcp.ReasonTimeout
+			}
 		}
 	}
 	r.rep.AuthPosture.OAuth = use
