@@ -269,16 +269,21 @@ local lib = import 'lib.libsonnet';
           comment:: |||
             The last run could not list and compare the tools. Each failed run
             holds the gauge at 0 until the next, so `for: 15m` is three failed
-            runs at @every 5m. Protocol refusals have their own alert.
+            runs at @every 5m. Protocol refusals and expired logins have their
+            own alerts (MCPProtocolUnsupported, DriftdLoginExpired), so a
+            target pages once, with the alert that says what to do.
           |||,
           alert: 'DriftdProbeFailing',
           expr: |||
             %s == 0
             unless ignoring(rule, severity)
             %s
+            unless on(job, instance, target)
+            %s == 1
           ||| % [
             m('driftd_probe_success'),
             m('driftd_findings', 'rule="MCP-DRIFT-PROTOCOL-UNSUPPORTED"'),
+            m('driftd_oauth_login_required'),
           ],
           'for': cfg.probeFailingFor,
           labels: {
@@ -292,6 +297,34 @@ local lib = import 'lib.libsonnet';
               driftd_probe_failures_total{target="{{ $labels.target }}"} and the target's report.
             ||| % lib.humanize(cfg.probeFailingFor)),
             runbook_url: runbook('DriftdProbeFailing'),
+          },
+        },
+        {
+          comment:: |||
+            A target logged into with `driftd auth login` (its oauth block has
+            `login:`) could not get a token from its session: the refresh token
+            expired or was revoked, the server moved to another authorization
+            server, or there is no session. Its runs fail as auth_required until
+            an operator logs in again; DriftdProbeFailing leaves this case to
+            this alert. One refused refresh is definitive, hence the short
+            `for:`; the gauge only changes when a run ends, so it does not flap.
+          |||,
+          alert: 'DriftdLoginExpired',
+          expr: m('driftd_oauth_login_required') + ' == 1',
+          'for': cfg.loginExpiredFor,
+          labels: {
+            severity: cfg.ticketSeverity,
+          },
+          annotations: {
+            summary: '{{ $labels.target }}: login expired, run `driftd auth login {{ $labels.target }}`',
+            description: lib.fold(|||
+              driftd could not get a token for {{ $labels.target }} from its login session (refresh
+              token expired or revoked, the server moved to another authorization server, or no
+              session at all), so its runs fail as auth_required and drift on it goes unseen. Log in
+              again with `driftd auth login {{ $labels.target }}` where the daemon reads the session
+              (its state dir's sessions/, or the target's oauth.login.session_file).
+            |||),
+            runbook_url: runbook('DriftdLoginExpired'),
           },
         },
         {

@@ -23,6 +23,10 @@
     poisoningFor: '5m',
     discoveryFailingFor: '15m',
     probeFailingFor: '15m',
+    // One refused refresh is already definitive (no retry helps), so not
+    // three runs: one period of @every 5m, enough that a login already
+    // under way pages no one.
+    loginExpiredFor: '5m',
     probeStaleFor: '5m',
     reloadFailedFor: '10m',
     seriesDroppedFor: '30m',

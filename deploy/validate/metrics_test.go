@@ -41,6 +41,7 @@ func init() {
 	add("driftd_probes_total", "target", "result")
 	add("driftd_probe_failures_total", "target", "reason")
 	add("driftd_probe_skipped_total", "target")
+	add("driftd_oauth_login_required", "target")
 	add("driftd_tools", "target", "source")
 	add("driftd_findings", "target", "rule", "severity")
 	add("driftd_finding", "target", "kind", "rule", "severity", "tool")
