@@ -217,6 +217,9 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 		}
 		return nil, fmt.Errorf("the token request to %s failed: %s", redact(md.TokenEndpoint), scrubError(err))
 	}
+	if err := knownType(tok.TokenType); err != nil {
+		return nil, err
+	}
 	now := time.Now().UTC()
 	out := &Session{Version: SessionVersion, Endpoint: o.Endpoint, Resource: resource, Issuer: s.Issuer, TokenEndpoint: md.TokenEndpoint,
 		RevocationEndpoint: md.RevocationEndpoint, Registration: reg.how, ClientID: reg.clientID, ClientAuth: reg.method,

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -164,7 +165,7 @@ func (t *Transport) refresh(ctx context.Context, s *Session, key *signer) (*Sess
 	}
 	hc := anon
 	if key != nil {
-		hc = &http.Client{Transport: &dpopTokenTransport{base: anon.Transport, key: key, ts: t.Tokens, now: t.Tokens.now}, CheckRedirect: noRedirect}
+		hc = &http.Client{Transport: &dpopTokenTransport{base: anon.Transport, key: key, ts: t.Tokens, now: time.Now}, CheckRedirect: noRedirect}
 	}
 	u.identify(s.Issuer, s.ClientAuth, "refresh_token")
 	tok, rerr := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
@@ -176,12 +177,16 @@ func (t *Transport) refresh(ctx context.Context, s *Session, key *signer) (*Sess
 		}
 		return nil, err
 	}
+	if err := knownType(tok.TokenType); err != nil {
+		return nil, err
+	}
 	next := *s
-	next.AccessToken, next.TokenType, next.Expiry = tok.AccessToken, tok.TokenType, tok.Expiry
+	now := t.Tokens.now().UTC()
+	next.AccessToken, next.TokenType, next.Expiry = tok.AccessToken, tok.TokenType, expiresAt(now, tok)
 	if tok.RefreshToken != "" {
 		next.RefreshToken = tok.RefreshToken // rotated (OAuth 2.1 §4.3.1)
 	}
-	next.UpdatedAt = t.Tokens.now().UTC()
+	next.UpdatedAt = now
 	return &next, nil
 }
 

@@ -102,6 +102,25 @@ type resolved struct {
 	at     time.Time
 }
 
+// knownType refuses a token of a type driftd cannot present (RFC 6749
+// §7.1: a client must not use a token whose type it does not understand).
+func knownType(typ string) error {
+	if typ == "" || strings.EqualFold(typ, "Bearer") || strings.EqualFold(typ, "DPoP") {
+		return nil
+	}
+	// The type is not quoted: a hostile server may put anything in it.
+	return errors.New("the token endpoint issued a token of a type driftd does not know how to present (not Bearer or DPoP; RFC 6749 §7.1): refused")
+}
+
+// expiresAt is when tok, received at now by the cache's clock, expires:
+// x/oauth2 turns expires_in into a time by the wall clock.
+func expiresAt(now time.Time, tok *oauth2.Token) time.Time {
+	if tok.Expiry.IsZero() {
+		return now.Add(defaultLifetime)
+	}
+	return now.Add(time.Until(tok.Expiry))
+}
+
 // fresh reports whether the token is usable at now.
 func (t *token) fresh(now time.Time) bool {
 	if t == nil {
@@ -257,11 +276,11 @@ func (ts *Tokens) token(ctx context.Context, g *grant, stale string) (*token, er
 	if err != nil {
 		return nil, err
 	}
-	now := ts.now()
-	t := token{value: tok.AccessToken, scheme: "Bearer", issued: now, expires: tok.Expiry}
-	if tok.Expiry.IsZero() {
-		t.expires = now.Add(defaultLifetime)
+	if err := knownType(tok.TokenType); err != nil {
+		return nil, err
 	}
+	now := ts.now()
+	t := token{value: tok.AccessToken, scheme: "Bearer", issued: now, expires: expiresAt(now, tok)}
 	if g.dpop && strings.EqualFold(tok.TokenType, "DPoP") {
 		t.scheme = "DPoP"
 	}
@@ -283,7 +302,7 @@ func (ts *Tokens) request(ctx context.Context, g *grant) (*oauth2.Token, error) 
 		if err != nil {
 			return nil, err
 		}
-		hc = &http.Client{Transport: &dpopTokenTransport{base: g.anon.Transport, key: key, ts: ts, now: ts.now}, CheckRedirect: noRedirect}
+		hc = &http.Client{Transport: &dpopTokenTransport{base: g.anon.Transport, key: key, ts: ts, now: time.Now}, CheckRedirect: noRedirect}
 	}
 	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
 	if err == nil && !vschar(tok.AccessToken) {
@@ -407,7 +426,7 @@ func (ts *Tokens) configure(ctx context.Context, g *grant) (*clientcredentials.C
 		if aud == "" {
 			aud = g.res.tokenURL
 		}
-		a, err := key.clientAssertion(cfg.ClientID, aud, ts.now())
+		a, err := key.clientAssertion(cfg.ClientID, aud, time.Now())
 		if err != nil {
 			return nil, err
 		}

@@ -339,7 +339,7 @@ func (t *Transport) send(req *http.Request, e *token, attempt int) (*http.Respon
 					return nil, err
 				}
 			}
-			p, err := key.proof(req.Method, req.URL, t.Tokens.nonce(origin(req.URL)), e.value, t.Tokens.now())
+			p, err := key.proof(req.Method, req.URL, t.Tokens.nonce(origin(req.URL)), e.value, time.Now())
 			if err != nil {
 				return nil, err
 			}

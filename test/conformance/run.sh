@@ -27,9 +27,19 @@ fi
 # authorization (token exchange), and two where driftd must read the
 # metadata and refuse to send a credential. Extension scenarios are not on
 # the 2026-07-28 timeline, hence --force.
-auth=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer auth/enterprise-managed-authorization
-  auth/resource-mismatch auth/metadata-issuer-mismatch)
-scenarios=(${CONFORMANCE_SCENARIOS:-tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref ${auth[*]}})
+auth=(auth/client-credentials-basic auth/client-credentials-jwt auth/wif-jwt-bearer auth/enterprise-managed-authorization)
+# The authorization-code scenarios (issue 38): a person's login, which
+# client.sh runs with --oauth.login-follow (the suite's authorization
+# server approves at once) and a session file that capture writes and
+# check refreshes; with DPoP where the server advertises it. resource-
+# and metadata-issuer-mismatch are the two where driftd must refuse.
+login=(auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3 auth/basic-cimd
+  auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined auth/scope-step-up
+  auth/scope-retry-limit auth/token-endpoint-auth-basic auth/token-endpoint-auth-post auth/token-endpoint-auth-none
+  auth/pre-registration auth/offline-access-scope auth/offline-access-not-supported auth/authorization-server-migration
+  auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer auth/iss-unexpected
+  auth/iss-normalized auth/metadata-issuer-mismatch auth/resource-mismatch auth/dpop auth/dpop-nonce)
+scenarios=(${CONFORMANCE_SCENARIOS:-tools_call request-metadata http-standard-headers http-custom-headers http-invalid-tool-headers json-schema-ref-no-deref ${auth[*]} ${login[*]}})
 # The suite's mock servers bind loopback only (loopback.cjs says how).
 export NODE_OPTIONS="--require $(pwd)/test/conformance/loopback.cjs"
 out=$(mktemp -d)
@@ -63,14 +73,21 @@ if [ -z "${CONFORMANCE_SCENARIOS:-}" ]; then
     failed+=("wrong-key")
   fi
 fi
-authRun=0 authFailed=0
-for s in "${scenarios[@]}"; do
-  case " ${auth[*]} " in *" $s "*)
-    authRun=$((authRun + 1))
-    case " ${failed[*]} " in *" $s "*) authFailed=$((authFailed + 1)) ;; esac ;;
-  esac
-done
-[ "$authRun" -gt 0 ] && echo "machine-client auth: $((authRun - authFailed)) of $authRun passed (the scenarios, and the wrong-key check when all run)"
+# group NAME MEMBERS...: how many of the run scenarios in MEMBERS passed.
+group() {
+  local name=$1 run=0 bad=0 s
+  shift
+  for s in "${scenarios[@]}"; do
+    case " $* " in *" $s "*)
+      run=$((run + 1))
+      case " ${failed[*]} " in *" $s "*) bad=$((bad + 1)) ;; esac ;;
+    esac
+  done
+  [ "$run" -gt 0 ] && echo "$name: $((run - bad)) of $run passed"
+  return 0
+}
+group "machine-client auth (with the wrong-key check when all run)" "${auth[@]}"
+group "authorization-code login and DPoP" "${login[@]}"
 # The authorization surface table (test/conformance/surface_test.go): the
 # suite's own auth mocks with a broken (or, as controls, a sound) surface,
 # and what driftd's report says about each. Required here: a missing suite

@@ -59,6 +59,15 @@ type Options struct {
 	// (RFC 8693) for an ID-JAG that the token endpoint accepts as a
 	// JWT-bearer assertion.
 	SubjectToken string
+	// Login makes it an authorization server for people too: an
+	// authorization endpoint that approves at once (PKCE S256 and the
+	// resource parameter required), dynamic registration of public
+	// clients, the authorization code and refresh token grants, and
+	// revocation. RefreshLifetime bounds a refresh token (default a
+	// day); Rotate issues a new refresh token with every refresh.
+	Login           bool
+	RefreshLifetime time.Duration
+	Rotate          bool
 }
 
 // TokenRequest is one request the token endpoint received.
@@ -79,6 +88,19 @@ type Server struct {
 	tokens   map[string]token
 	jtis     map[string]bool
 	idp      *ecdsa.PrivateKey
+	clients  map[string][]string // dynamic client → redirect URIs
+	codes    map[string]code
+	refresh  map[string]refreshToken
+}
+
+type code struct {
+	client, redirect, challenge, resource, scope string
+}
+
+type refreshToken struct {
+	client, resource, scope string
+	jkt                     string
+	expires                 time.Time
 }
 
 type token struct {
@@ -92,10 +114,19 @@ func New(t testing.TB, opts Options) *Server {
 	if opts.Lifetime == 0 {
 		opts.Lifetime = time.Hour
 	}
-	s := &Server{opts: opts, tokens: map[string]token{}, jtis: map[string]bool{}}
+	if opts.RefreshLifetime == 0 {
+		opts.RefreshLifetime = 24 * time.Hour
+	}
+	s := &Server{opts: opts, tokens: map[string]token{}, jtis: map[string]bool{}, clients: map[string][]string{},
+		codes: map[string]code{}, refresh: map[string]refreshToken{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.metadata)
 	mux.HandleFunc("POST /token", s.token)
+	if opts.Login {
+		mux.HandleFunc("GET /authorize", s.authorize)
+		mux.HandleFunc("POST /register", s.register)
+		mux.HandleFunc("POST /revoke", s.revoke)
+	}
 	if opts.SubjectToken != "" {
 		s.idp, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		s.opts.AssertionKey = &s.idp.PublicKey
@@ -143,6 +174,13 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 	}
 	if s.opts.DPoP {
 		md["dpop_signing_alg_values_supported"] = []string{"ES256"}
+	}
+	if s.opts.Login {
+		md["authorization_endpoint"] = s.URL + "/authorize"
+		md["registration_endpoint"] = s.URL + "/register"
+		md["revocation_endpoint"] = s.URL + "/revoke"
+		md["scopes_supported"] = append(slices.Clone(s.opts.Scopes), "offline_access")
+		md["grant_types_supported"] = []string{"authorization_code", "refresh_token", "client_credentials"}
 	}
 	writeJSON(w, http.StatusOK, md)
 }
@@ -213,7 +251,39 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var rt string // the refresh token issued with this token
 	switch req.Grant {
+	case "authorization_code":
+		s.mu.Lock()
+		c, ok := s.codes[r.PostFormValue("code")]
+		delete(s.codes, r.PostFormValue("code"))
+		s.mu.Unlock()
+		sum := sha256.Sum256([]byte(r.PostFormValue("code_verifier")))
+		if !ok || c.redirect != r.PostFormValue("redirect_uri") || c.challenge != base64.RawURLEncoding.EncodeToString(sum[:]) ||
+			c.resource != req.Resource || (req.Method == "none" && r.PostFormValue("client_id") != c.client) {
+			fail(http.StatusBadRequest, "invalid_grant")
+			return
+		}
+		req.Scope = c.scope
+		if slices.Contains(strings.Fields(c.scope), "offline_access") {
+			rt = s.newRefresh(refreshToken{client: c.client, resource: c.resource, scope: c.scope, jkt: jkt})
+		}
+	case "refresh_token":
+		s.mu.Lock()
+		old, ok := s.refresh[r.PostFormValue("refresh_token")]
+		s.mu.Unlock()
+		if !ok || time.Now().After(old.expires) || old.resource != req.Resource || old.jkt != jkt {
+			fail(http.StatusBadRequest, "invalid_grant")
+			return
+		}
+		req.Scope = old.scope
+		rt = r.PostFormValue("refresh_token")
+		if s.opts.Rotate {
+			s.mu.Lock()
+			delete(s.refresh, rt)
+			s.mu.Unlock()
+			rt = s.newRefresh(old)
+		}
 	case "client_credentials":
 		if req.Method == "none" {
 			fail(http.StatusUnauthorized, "invalid_client")
@@ -245,7 +315,84 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if req.Scope != "" {
 		resp["scope"] = req.Scope
 	}
+	if rt != "" && (req.Grant == "authorization_code" || s.opts.Rotate) {
+		resp["refresh_token"] = rt
+	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+func (s *Server) newRefresh(r refreshToken) string {
+	r.expires = time.Now().Add(s.opts.RefreshLifetime)
+	v := "oauthtest-refresh-" + rand.Text()
+	s.mu.Lock()
+	s.refresh[v] = r
+	s.mu.Unlock()
+	return v
+}
+
+// ExpireRefresh ends every refresh token, as their expiry or a
+// revocation would, and every access token with them.
+func (s *Server) ExpireRefresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.refresh)
+	clear(s.tokens)
+}
+
+// RefreshTokens returns how many refresh tokens are valid.
+func (s *Server) RefreshTokens() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.refresh)
+}
+
+// authorize approves at once: it checks what a client must send and
+// redirects to the callback with the code, the state and iss.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	client, redirect := q.Get("client_id"), q.Get("redirect_uri")
+	s.mu.Lock()
+	uris, dynamic := s.clients[client]
+	s.mu.Unlock()
+	registered := dynamic && slices.Contains(uris, redirect) || client == s.opts.ClientID && client != ""
+	ru, err := url.Parse(redirect)
+	if !registered || err != nil || ru.Hostname() != "127.0.0.1" || q.Get("response_type") != "code" ||
+		q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" || q.Get("resource") == "" {
+		http.Error(w, "bad authorization request", http.StatusBadRequest)
+		return
+	}
+	c := rand.Text()
+	s.mu.Lock()
+	s.codes[c] = code{client: client, redirect: redirect, challenge: q.Get("code_challenge"), resource: q.Get("resource"), scope: q.Get("scope")}
+	s.mu.Unlock()
+	v := url.Values{"code": {c}, "state": {q.Get("state")}, "iss": {s.issuer()}}
+	http.Redirect(w, r, redirect+"?"+v.Encode(), http.StatusFound)
+}
+
+// register is dynamic client registration (RFC 7591) of public clients.
+func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	var md struct {
+		RedirectURIs []string `json:"redirect_uris"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&md); err != nil || len(md.RedirectURIs) == 0 {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_client_metadata"})
+		return
+	}
+	id := "oauthtest-client-" + rand.Text()
+	s.mu.Lock()
+	s.clients[id] = md.RedirectURIs
+	s.mu.Unlock()
+	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"})
+}
+
+// revoke ends a refresh or access token (RFC 7009).
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	t := r.PostFormValue("token")
+	s.mu.Lock()
+	delete(s.refresh, t)
+	delete(s.tokens, t)
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusOK)
 }
 
 // exchange is the identity provider's token exchange.
