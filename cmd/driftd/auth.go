@@ -27,6 +27,8 @@ func registerAuth(app *kingpin.Application, cmds map[string]func(context.Context
 	login := cmd.Command("login", "Log in once (authorization code with PKCE, in your browser) for a target of the configuration, or for --base-url; the session is saved with mode 0600 where the daemon reads it.")
 	lf := addSessionFlags(login)
 	follow := login.Flag("follow", "Open the authorization URL yourself and follow its redirect, for an authorization server that approves without a person (automation, tests).").Bool()
+	device := login.Flag("device", "Use a device code (RFC 8628) instead of a redirect, when the authorization server offers it: open the URL shown on any machine and enter the code.").Bool()
+	callback := login.Flag("callback-address", "Where the redirect's callback listens, e.g. 127.0.0.1:8976 to reach it through `kubectl port-forward`.").Default("127.0.0.1:0").String()
 	timeout := login.Flag("timeout", "How long to wait for the browser's redirect.").Default("5m").Duration()
 	cmds[login.FullCommand()] = func(ctx context.Context, stdout, stderr io.Writer) error {
 		t, err := lf.target()
@@ -35,7 +37,7 @@ func registerAuth(app *kingpin.Application, cmds map[string]func(context.Context
 		}
 		ctx, cancel := context.WithTimeout(ctx, *timeout)
 		defer cancel()
-		s, err := loginFor(ctx, t, *follow, nil, stderr)
+		s, err := loginWith(ctx, t, loginHow{follow: *follow, device: *device, callback: *callback}, nil, stderr)
 		if err != nil {
 			return &exitError{exitNoProbe, fmt.Errorf("%s: %v", t.Name, err)}
 		}
@@ -192,8 +194,21 @@ func (f *sessionFlags) target() (config.Target, error) {
 	return config.Target{}, usageErr("no target %q in %s", f.name, f.configFile)
 }
 
-// loginFor logs a person in for t, printing the URL to open on w.
+// loginHow is how a login reaches the person.
+type loginHow struct {
+	follow, device bool
+	callback       string
+}
+
+// loginFor logs a person in for t through the browser redirect, printing
+// the URL to open on w.
 func loginFor(ctx context.Context, t config.Target, follow bool, more []string, w io.Writer) (*oauth.Session, error) {
+	return loginWith(ctx, t, loginHow{follow: follow}, more, w)
+}
+
+// loginWith logs a person in for t as how says.
+func loginWith(ctx context.Context, t config.Target, how loginHow, more []string, w io.Writer) (*oauth.Session, error) {
+	follow := how.follow
 	anon, err := probe.NewHTTPClient(config.Anonymous(t.HTTPClient.HTTPClientConfig), version, 0)
 	if err != nil {
 		return nil, err
@@ -201,13 +216,20 @@ func loginFor(ctx context.Context, t config.Target, follow bool, more []string, 
 	defer anon.CloseIdleConnections()
 	anon.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return oauth.Login(ctx, oauth.LoginOptions{Endpoint: t.URL, OAuth: &t.OAuth, Anonymous: anon, Version: version, Follow: follow, MoreScopes: more,
-		MaxDocumentBytes: t.MaxResponseBytes.Bytes(),
+		MaxDocumentBytes: t.MaxResponseBytes.Bytes(), Device: how.device, Listen: how.callback,
+		ShowDevice: func(u, code string) {
+			fmt.Fprintf(w, "driftd: to log in to %s, open this URL on any machine and enter the code %s:\n\n  %s\n\n", t.Name, code, u)
+		},
 		Show: func(u string) {
 			if follow {
 				fmt.Fprintf(w, "driftd: following the authorization URL for %s\n", t.Name)
 				return
 			}
-			fmt.Fprintf(w, "driftd: open this URL in your browser to log in to %s (waiting for its redirect to 127.0.0.1):\n\n  %s\n\n", t.Name, u)
+			cb := "127.0.0.1"
+			if pu, err := url.Parse(u); err == nil {
+				cb = pu.Query().Get("redirect_uri")
+			}
+			fmt.Fprintf(w, "driftd: open this URL in your browser to log in to %s (driftd waits for its redirect to %s):\n\n  %s\n\n", t.Name, cb, u)
 		}})
 }
 

@@ -31,18 +31,20 @@ type ProtectedResource struct {
 // ServerMetadata is authorization server metadata (RFC 8414 §2, OpenID
 // Discovery) as driftd reads it.
 type ServerMetadata struct {
-	Issuer                   *string  `json:"issuer"`
-	AuthorizationEndpoint    string   `json:"authorization_endpoint"`
-	TokenEndpoint            string   `json:"token_endpoint"`
-	RegistrationEndpoint     string   `json:"registration_endpoint"`
-	RevocationEndpoint       string   `json:"revocation_endpoint"`
-	CodeChallengeMethods     []string `json:"code_challenge_methods_supported"`
-	IssParameterSupported    bool     `json:"authorization_response_iss_parameter_supported"`
-	ClientIDMetadataDocument bool     `json:"client_id_metadata_document_supported"`
-	TokenEndpointAuthMethods []string `json:"token_endpoint_auth_methods_supported"`
-	TokenEndpointAuthAlgs    []string `json:"token_endpoint_auth_signing_alg_values_supported"`
-	DPoPAlgs                 []string `json:"dpop_signing_alg_values_supported"`
-	ScopesSupported          []string `json:"scopes_supported"`
+	Issuer                *string `json:"issuer"`
+	AuthorizationEndpoint string  `json:"authorization_endpoint"`
+	TokenEndpoint         string  `json:"token_endpoint"`
+	RegistrationEndpoint  string  `json:"registration_endpoint"`
+	RevocationEndpoint    string  `json:"revocation_endpoint"`
+	// DeviceAuthorizationEndpoint is RFC 8628's (§4).
+	DeviceAuthorizationEndpoint string   `json:"device_authorization_endpoint"`
+	CodeChallengeMethods        []string `json:"code_challenge_methods_supported"`
+	IssParameterSupported       bool     `json:"authorization_response_iss_parameter_supported"`
+	ClientIDMetadataDocument    bool     `json:"client_id_metadata_document_supported"`
+	TokenEndpointAuthMethods    []string `json:"token_endpoint_auth_methods_supported"`
+	TokenEndpointAuthAlgs       []string `json:"token_endpoint_auth_signing_alg_values_supported"`
+	DPoPAlgs                    []string `json:"dpop_signing_alg_values_supported"`
+	ScopesSupported             []string `json:"scopes_supported"`
 }
 
 // Fetch gets one metadata URL and returns the body of a 200 answer, or

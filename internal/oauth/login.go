@@ -45,6 +45,11 @@ type LoginOptions struct {
 	// approves without a person (automation, tests). Without it, a
 	// person opens the URL.
 	Follow bool
+	// Device uses the device authorization grant (RFC 8628) instead of
+	// a redirect: ShowDevice is given the URL to open and the code to
+	// enter, on any machine.
+	Device     bool
+	ShowDevice func(verificationURL, userCode string)
 	// MoreScopes are asked for beside the usual ones (a step-up).
 	MoreScopes []string
 	// Listen is the callback's address (default 127.0.0.1:0).
@@ -98,7 +103,7 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 	switch {
 	case md.AuthorizationEndpoint == "":
 		return nil, fmt.Errorf("the authorization server %s has no authorization_endpoint", redact(s.Issuer))
-	case !slices.Contains(md.CodeChallengeMethods, "S256"):
+	case !o.Device && !slices.Contains(md.CodeChallengeMethods, "S256"):
 		return nil, fmt.Errorf("the authorization server %s does not advertise PKCE S256 (code_challenge_methods_supported): an MCP client must not proceed", redact(s.Issuer))
 	}
 	for _, e := range []string{md.AuthorizationEndpoint, md.TokenEndpoint} {
@@ -117,6 +122,14 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 	defer ln.Close()
 	redirect := fmt.Sprintf("http://%s/callback", ln.Addr().String())
 
+	if o.Device && md.DeviceAuthorizationEndpoint == "" {
+		return nil, fmt.Errorf("the authorization server %s offers no device authorization (no device_authorization_endpoint): log in with the browser redirect", redact(s.Issuer))
+	}
+	if o.Device {
+		if err := tokenEndpointAllowed(md.DeviceAuthorizationEndpoint); err != nil {
+			return nil, err
+		}
+	}
 	reg, err := register(ctx, o, cfg, login, md, redirect)
 	if err != nil {
 		return nil, err
@@ -135,10 +148,79 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 	}
 	resource := *d.PRM.Resource
 	conf := &oauth2.Config{ClientID: reg.clientID, ClientSecret: reg.secret, RedirectURL: redirect, Scopes: scopes,
-		Endpoint: oauth2.Endpoint{AuthURL: md.AuthorizationEndpoint, TokenURL: md.TokenEndpoint, AuthStyle: authStyle(reg.method)}}
+		Endpoint: oauth2.Endpoint{AuthURL: md.AuthorizationEndpoint, TokenURL: md.TokenEndpoint, DeviceAuthURL: md.DeviceAuthorizationEndpoint,
+			AuthStyle: authStyle(reg.method)}}
+	var key *signer
+	hc := o.Anonymous
+	if useDPoP(cfg.DPoP, md.DPoPAlgs) {
+		if key, err = newDPoPKey(); err != nil {
+			return nil, err
+		}
+		hc = &http.Client{Transport: &dpopTokenTransport{base: o.Anonymous.Transport, key: key, ts: NewTokens(), now: time.Now}, CheckRedirect: noRedirect}
+	}
+	var tok *oauth2.Token
+	if o.Device {
+		tok, err = device(ctx, o, conf, hc, resource)
+	} else {
+		tok, err = authorizationCode(ctx, o, conf, hc, ln, s.Issuer, md, resource)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := knownType(tok.TokenType); err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC()
+	out := &Session{Version: SessionVersion, Endpoint: o.Endpoint, Resource: resource, Issuer: s.Issuer, TokenEndpoint: md.TokenEndpoint,
+		RevocationEndpoint: md.RevocationEndpoint, Registration: reg.how, ClientID: reg.clientID, ClientAuth: reg.method,
+		Scopes: scopes, RefreshToken: tok.RefreshToken, AccessToken: tok.AccessToken, TokenType: tok.TokenType, Expiry: tok.Expiry,
+		LoggedInAt: now, UpdatedAt: now}
+	if reg.how == RegistrationDynamic {
+		out.ClientSecret = reg.secret
+	}
+	if key != nil {
+		if out.DPoPKey, err = encodeKey(key); err != nil {
+			return nil, err
+		}
+	}
+	if granted, ok := tok.Extra("scope").(string); ok && granted != "" {
+		out.Scopes = strings.Fields(granted)
+	}
+	return out, nil
+}
+
+// device runs the device authorization grant (RFC 8628) through
+// x/oauth2, with the resource parameter.
+func device(ctx context.Context, o LoginOptions, conf *oauth2.Config, hc *http.Client, resource string) (*oauth2.Token, error) {
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
+	da, err := conf.DeviceAuth(ctx, oauth2.SetAuthURLParam("resource", resource))
+	if err != nil {
+		return nil, fmt.Errorf("the device authorization request failed: %s", answerError(err))
+	}
+	if o.ShowDevice != nil {
+		u := da.VerificationURIComplete
+		if u == "" {
+			u = da.VerificationURI
+		}
+		o.ShowDevice(u, da.UserCode)
+	}
+	tok, err := conf.DeviceAccessToken(ctx, da, oauth2.SetAuthURLParam("resource", resource))
+	if err != nil {
+		var re *oauth2.RetrieveError
+		if errors.As(err, &re) && re.ErrorCode != "" {
+			return nil, fmt.Errorf("the device authorization ended: %s", errorCode(re.ErrorCode))
+		}
+		return nil, fmt.Errorf("the device authorization ended: %s", answerError(err))
+	}
+	return tok, nil
+}
+
+// authorizationCode shows the authorization URL, takes the response at
+// the loopback callback ln, checks it and exchanges the code.
+func authorizationCode(ctx context.Context, o LoginOptions, conf *oauth2.Config, hc *http.Client, ln net.Listener, issuer string, md *ServerMetadata, resource string) (*oauth2.Token, error) {
+	redirect := conf.RedirectURL
 	state, verifier := rand.Text(), oauth2.GenerateVerifier()
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource))
-
 	got := make(chan url.Values, 1)
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/callback" {
@@ -188,8 +270,8 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 	switch {
 	case md.IssParameterSupported && !hasIss:
 		return nil, errors.New("the authorization server advertises the iss parameter but the response has none (RFC 9207): refused")
-	case hasIss && iss != s.Issuer:
-		return nil, fmt.Errorf("the authorization response's iss is not the issuer %s (RFC 9207, compared as strings): refused", redact(s.Issuer))
+	case hasIss && iss != issuer:
+		return nil, fmt.Errorf("the authorization response's iss is not the issuer %s (RFC 9207, compared as strings): refused", redact(issuer))
 	}
 	if e := q.Get("error"); e != "" {
 		return nil, fmt.Errorf("the authorization server refused: %s", errorCode(e))
@@ -199,15 +281,6 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 		return nil, errors.New("the authorization response has no code")
 	}
 
-	var key *signer
-	hc := o.Anonymous
-	if useDPoP(cfg.DPoP, md.DPoPAlgs) {
-		if key, err = newDPoPKey(); err != nil {
-			return nil, err
-		}
-		ts := NewTokens()
-		hc = &http.Client{Transport: &dpopTokenTransport{base: o.Anonymous.Transport, key: key, ts: ts, now: time.Now}, CheckRedirect: noRedirect}
-	}
 	tok, err := conf.Exchange(context.WithValue(ctx, oauth2.HTTPClient, hc), code, oauth2.VerifierOption(verifier),
 		oauth2.SetAuthURLParam("resource", resource))
 	if err != nil {
@@ -215,28 +288,9 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 		if errors.As(err, &re) && re.ErrorCode != "" {
 			return nil, fmt.Errorf("the token endpoint %s refused the code: %s", redact(md.TokenEndpoint), errorCode(re.ErrorCode))
 		}
-		return nil, fmt.Errorf("the token request to %s failed: %s", redact(md.TokenEndpoint), scrubError(err))
+		return nil, fmt.Errorf("the token request to %s failed: %s", redact(md.TokenEndpoint), answerError(err))
 	}
-	if err := knownType(tok.TokenType); err != nil {
-		return nil, err
-	}
-	now := time.Now().UTC()
-	out := &Session{Version: SessionVersion, Endpoint: o.Endpoint, Resource: resource, Issuer: s.Issuer, TokenEndpoint: md.TokenEndpoint,
-		RevocationEndpoint: md.RevocationEndpoint, Registration: reg.how, ClientID: reg.clientID, ClientAuth: reg.method,
-		Scopes: scopes, RefreshToken: tok.RefreshToken, AccessToken: tok.AccessToken, TokenType: tok.TokenType, Expiry: tok.Expiry,
-		LoggedInAt: now, UpdatedAt: now}
-	if reg.how == RegistrationDynamic {
-		out.ClientSecret = reg.secret
-	}
-	if key != nil {
-		if out.DPoPKey, err = encodeKey(key); err != nil {
-			return nil, err
-		}
-	}
-	if granted, ok := tok.Extra("scope").(string); ok && granted != "" {
-		out.Scopes = strings.Fields(granted)
-	}
-	return out, nil
+	return tok, nil
 }
 
 // registration is the client a login uses.
@@ -282,8 +336,12 @@ func register(ctx context.Context, o LoginOptions, cfg *config.OAuth, login *con
 			method = config.AuthClientSecretPost
 		}
 	}
+	grants := []string{"authorization_code", "refresh_token"}
+	if o.Device {
+		grants = append(grants, "urn:ietf:params:oauth:grant-type:device_code")
+	}
 	resp, err := oauthex.RegisterClient(ctx, md.RegistrationEndpoint, &oauthex.ClientRegistrationMetadata{
-		RedirectURIs: []string{redirect}, TokenEndpointAuthMethod: method, GrantTypes: []string{"authorization_code", "refresh_token"},
+		RedirectURIs: []string{redirect}, TokenEndpointAuthMethod: method, GrantTypes: grants,
 		ResponseTypes: []string{"code"}, ClientName: "driftd", ApplicationType: "native", SoftwareID: "driftd", SoftwareVersion: o.Version,
 	}, o.Anonymous)
 	if err != nil {

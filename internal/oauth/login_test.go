@@ -147,3 +147,20 @@ func TestNoSessionIsLoginRequired(t *testing.T) {
 		t.Fatalf("%d %+v", status, u)
 	}
 }
+
+func TestLoginWithADeviceCode(t *testing.T) {
+	as, endpoint := loginRig(t, oauthtest.Options{Scopes: []string{"tools.read"}})
+	anon := anonClient()
+	defer anon.CloseIdleConnections()
+	var shown string
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := Login(ctx, LoginOptions{Endpoint: endpoint, OAuth: &config.OAuth{Login: &config.Login{}}, Anonymous: anon, Device: true,
+		ShowDevice: func(u, code string) { shown = u + " " + code }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shown != as.URL+"/device-login WDJB-MJHT" || s.RefreshToken == "" || s.Resource != endpoint {
+		t.Fatalf("shown %q, session %+v", shown, s)
+	}
+}

@@ -126,6 +126,7 @@ func New(t testing.TB, opts Options) *Server {
 		mux.HandleFunc("GET /authorize", s.authorize)
 		mux.HandleFunc("POST /register", s.register)
 		mux.HandleFunc("POST /revoke", s.revoke)
+		mux.HandleFunc("POST /device", s.device)
 	}
 	if opts.SubjectToken != "" {
 		s.idp, _ = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -179,6 +180,7 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 		md["authorization_endpoint"] = s.URL + "/authorize"
 		md["registration_endpoint"] = s.URL + "/register"
 		md["revocation_endpoint"] = s.URL + "/revoke"
+		md["device_authorization_endpoint"] = s.URL + "/device"
 		md["scopes_supported"] = append(slices.Clone(s.opts.Scopes), "offline_access")
 		md["grant_types_supported"] = []string{"authorization_code", "refresh_token", "client_credentials"}
 	}
@@ -268,6 +270,19 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		if slices.Contains(strings.Fields(c.scope), "offline_access") {
 			rt = s.newRefresh(refreshToken{client: c.client, resource: c.resource, scope: c.scope, jkt: jkt})
 		}
+	case "urn:ietf:params:oauth:grant-type:device_code":
+		s.mu.Lock()
+		c, ok := s.codes["device:"+r.PostFormValue("device_code")]
+		delete(s.codes, "device:"+r.PostFormValue("device_code"))
+		s.mu.Unlock()
+		if !ok || c.resource != req.Resource || r.PostFormValue("client_id") != c.client {
+			fail(http.StatusBadRequest, "invalid_grant")
+			return
+		}
+		req.Scope = c.scope
+		if slices.Contains(strings.Fields(c.scope), "offline_access") {
+			rt = s.newRefresh(refreshToken{client: c.client, resource: c.resource, scope: c.scope, jkt: jkt})
+		}
 	case "refresh_token":
 		s.mu.Lock()
 		old, ok := s.refresh[r.PostFormValue("refresh_token")]
@@ -315,7 +330,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if req.Scope != "" {
 		resp["scope"] = req.Scope
 	}
-	if rt != "" && (req.Grant == "authorization_code" || s.opts.Rotate) {
+	if rt != "" && (req.Grant != "refresh_token" || s.opts.Rotate) {
 		resp["refresh_token"] = rt
 	}
 	writeJSON(w, http.StatusOK, resp)
@@ -383,6 +398,17 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	s.clients[id] = md.RedirectURIs
 	s.mu.Unlock()
 	writeJSON(w, http.StatusCreated, map[string]any{"client_id": id, "redirect_uris": md.RedirectURIs, "token_endpoint_auth_method": "none"})
+}
+
+// device starts a device authorization (RFC 8628) that a person has
+// already approved: the first poll gets the token.
+func (s *Server) device(w http.ResponseWriter, r *http.Request) {
+	dc := rand.Text()
+	s.mu.Lock()
+	s.codes["device:"+dc] = code{client: r.PostFormValue("client_id"), resource: r.PostFormValue("resource"), scope: r.PostFormValue("scope")}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]any{"device_code": dc, "user_code": "WDJB-MJHT", "verification_uri": s.URL + "/device-login",
+		"expires_in": 600, "interval": 1})
 }
 
 // revoke ends a refresh or access token (RFC 7009).
