@@ -78,7 +78,8 @@ func TestDaemonKeepsALoginSession(t *testing.T) {
 	const hint = "run `driftd auth login crm`"
 	for path, want := range map[string]string{"/targets/crm": hint, "/api/v1/targets/crm": hint} {
 		if _, out := get(t, base+path); !strings.Contains(out, "auth_required") || !strings.Contains(out, want) {
-			i := strings.Index(out, "driftd auth login"); t.Errorf("GET %s lacks auth_required and the login hint %q: %q", path, want, out[max(0, i-200):min(len(out), i+50)])
+			i := strings.Index(out, "driftd auth login")
+			t.Errorf("GET %s lacks auth_required and the login hint %q: %q", path, want, out[max(0, i-200):min(len(out), i+50)])
 		}
 	}
 	stop(t, d)

@@ -208,6 +208,15 @@ func (s *Store) Remove(target string) error {
 		errs = append(errs, atomicfile.SyncDir(d))
 	}
 	errs = append(errs, s.removeHistory(target))
+	// A login session (config: <state_dir>/sessions/<target>.json) is a
+	// credential: it goes with the rest.
+	sessions := filepath.Join(s.dir, "sessions")
+	if err := os.Remove(filepath.Join(sessions, target+".json")); err == nil {
+		atomicfile.CleanTemps(sessions, target+".json", time.Now())
+		errs = append(errs, atomicfile.SyncDir(sessions))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, fmt.Errorf("state: %w", err))
+	}
 	return errors.Join(errs...)
 }
 

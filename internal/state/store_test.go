@@ -329,10 +329,12 @@ func TestHistoryFile(t *testing.T) {
 
 func TestRemoveAndNames(t *testing.T) {
 	dir, s, _ := savedState(t)
+	os.MkdirAll(filepath.Join(dir, "sessions"), 0o700)
+	os.WriteFile(filepath.Join(dir, "sessions", "orders.json"), []byte("{}"), 0o600)
 	if err := s.Remove("orders"); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"orders.json", "snapshots/orders.json"} {
+	for _, p := range []string{"orders.json", "snapshots/orders.json", "sessions/orders.json"} {
 		if _, err := os.Stat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s survived Remove", p)
 		}
