@@ -554,3 +554,123 @@ func TestLoginDaemon(t *testing.T) {
 		}
 	}
 }
+
+// badSessions are session files that cannot be a session: a FIFO (open
+// would wait for a writer), 10 MB, and text that is not JSON, each with
+// what the message must say.
+func badSessions(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	big := writeFile(t, dir, "big.json", append([]byte(`{"version":1,"refresh_token":"`+oauthRefreshPre), make([]byte, 10<<20)...))
+	notJSON := writeFile(t, dir, "not.json", []byte("refresh_token: "+oauthRefreshPre+"yaml\n"))
+	return map[string]string{fifo: "not a regular file", big: "over", notJSON: "is not a driftd session"}
+}
+
+// TestLoginSessionFiles gives `driftd check --oauth.session-file` (with
+// and without --oauth.login-follow) and a daemon's login targets a
+// session file that is a FIFO, 10 MB or not JSON, and the daemon's own
+// copy as a FIFO: each run ends as auth_required within its deadline,
+// saying what is wrong with the file, and never hangs or prints what the
+// file holds.
+func TestLoginSessionFiles(t *testing.T) {
+	needBinary(t)
+	dir := t.TempDir()
+	manifest := writeFile(t, dir, "declared.json", []byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`))
+	files := badSessions(t, filepath.Join(dir, "sessions"))
+	p := (&oauthPeers{login: true}).start(t)
+	for path, says := range files {
+		for _, login := range []bool{false, true} {
+			args := []string{"check", manifest, "--base-url", p.endpoint(), "--target", "faults-login", "--oauth.session-file", path,
+				"--timeout", probeTimeout.String(), "--json"}
+			if login {
+				args = append(args, "--oauth.login-follow")
+			}
+			res := runDriftd(t, args...)
+			var rep report
+			_ = json.Unmarshal([]byte(res.stdout.String()), &rep)
+			what := fmt.Sprintf("%s (login %v)", filepath.Base(path), login)
+			t.Logf("%s: exit %d in %v, %q: %.300s", what, res.code, res.wall.Round(10e6), rep.FailureReason, rep.FailureMessage)
+			if res.code != exitNoProbe || rep.FailureReason != "auth_required" {
+				t.Errorf("%s: exit %d, reason %q, want %d auth_required\nstderr:\n%.1000s", what, res.code, rep.FailureReason, exitNoProbe, res.stderr.String())
+			}
+			if !strings.Contains(rep.FailureMessage, says) {
+				t.Errorf("%s: the message does not say %q: %.400s", what, says, rep.FailureMessage)
+			}
+			checkBounded(t, res, probeTimeout)
+			sweep(t, what+" stdout", res.stdout.String(), []string{oauthMark})
+			sweep(t, what+" stderr", res.stderr.String(), []string{oauthMark})
+		}
+	}
+
+	// The daemon: the three as provided session files, and a FIFO where
+	// its own copy belongs.
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "global: {schedule: \"@every 1s\", timeout: 2s, state_dir: state}\ntargets:\n")
+	want := map[string]string{}
+	i := 0
+	for path, says := range files {
+		name := fmt.Sprintf("s%d", i)
+		i++
+		want[name] = says
+		fmt.Fprintf(&cfg, "  - {name: %s, url: %q, manifest: declared.json, oauth: {login: {session_file: %q}}}\n", name, p.endpoint(), path)
+	}
+	fmt.Fprintf(&cfg, "  - {name: own, url: %q, manifest: declared.json, oauth: {login: {}}}\n", p.endpoint())
+	want["own"] = "not a regular file"
+	if err := os.MkdirAll(filepath.Join(dir, "state", "sessions"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, "state", "sessions", "own.json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	config := writeFile(t, dir, "driftd.yml", []byte(cfg.String()))
+	d := startDaemon(t, config, "--log.format=json")
+	var targets []struct {
+		Name    string `json:"name"`
+		LastRun *struct {
+			FailureReason   string  `json:"failure_reason"`
+			DurationSeconds float64 `json:"duration_seconds"`
+		} `json:"last_run"`
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		targets = nil
+		done := 0
+		if r := get(d.base + "/api/v1/targets"); r.err == nil && json.Unmarshal([]byte(r.body), &targets) == nil {
+			for _, tg := range targets {
+				if tg.LastRun != nil {
+					done++
+				}
+			}
+		}
+		if done == len(want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d targets finished a run after 20 s:\n%.4000s", done, len(want), d.log.String())
+		}
+	}
+	for _, tg := range targets {
+		t.Logf("%s: %q in %.2fs", tg.Name, tg.LastRun.FailureReason, tg.LastRun.DurationSeconds)
+		if tg.LastRun.FailureReason != "auth_required" {
+			t.Errorf("%s: failure_reason %q, want auth_required", tg.Name, tg.LastRun.FailureReason)
+		}
+		// The target's own answer carries the last run's message.
+		if r := get(d.base + "/api/v1/targets/" + tg.Name); r.err != nil || !strings.Contains(r.body, want[tg.Name]) {
+			t.Errorf("%s: the target's answer does not say %q (%v): %.600s", tg.Name, want[tg.Name], r.err, r.body)
+		}
+		if tg.LastRun.DurationSeconds > 3 {
+			t.Errorf("%s: the run took %.2fs, more than the 2 s deadline plus one second", tg.Name, tg.LastRun.DurationSeconds)
+		}
+	}
+	stopping := time.Now()
+	d.stop(syscall.SIGTERM)
+	if took := time.Since(stopping); took > 10*time.Second {
+		t.Errorf("driftd took %v to stop after SIGTERM", took)
+	}
+	sweep(t, "the log", d.log.String(), []string{oauthMark})
+}
