@@ -19,6 +19,7 @@ import (
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/sanitize"
 )
 
 // Registrations: how a session's client came to be.
@@ -65,7 +66,38 @@ type LoginOptions struct {
 // that order), shows the authorization URL, takes the code at a loopback
 // callback (RFC 8252), checks state and iss (RFC 9207), and exchanges it
 // with the resource parameter, DPoP-bound when the server supports it.
+//
+// Nothing the login handles — the client secret, the code, the PKCE
+// verifier, the tokens — reaches its error or the session's scopes: an
+// authorization server may echo any of them in an error code, a
+// redirect's parameters or the granted scope, and the error goes to the
+// terminal as it is.
 func Login(ctx context.Context, o LoginOptions) (*Session, error) {
+	sec := &loginSecrets{}
+	s, err := login(ctx, o, sec)
+	if err != nil {
+		return nil, &loginError{msg: sec.Redact(err.Error()), err: err}
+	}
+	return s, nil
+}
+
+// loginSecrets are the values a login handled that no message of it may
+// carry.
+type loginSecrets struct{ *sanitize.Secrets }
+
+func (l *loginSecrets) add(v ...string) { l.Secrets = l.Secrets.With(v...) }
+
+// loginError is a login's failure with its secrets redacted from the
+// message; errors.Is and errors.As still see the cause (a deadline).
+type loginError struct {
+	msg string
+	err error
+}
+
+func (e *loginError) Error() string { return e.msg }
+func (e *loginError) Unwrap() error { return e.err }
+
+func login(ctx context.Context, o LoginOptions, sec *loginSecrets) (*Session, error) {
 	ep, err := url.Parse(o.Endpoint)
 	if err != nil || (ep.Scheme != "http" && ep.Scheme != "https") {
 		return nil, errors.New("the endpoint is not an http(s) URL")
@@ -134,6 +166,7 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	sec.add(reg.secret)
 	scopes := cfg.Scopes
 	switch {
 	case len(scopes) > 0:
@@ -162,11 +195,12 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 	if o.Device {
 		tok, err = device(ctx, o, conf, hc, resource)
 	} else {
-		tok, err = authorizationCode(ctx, o, conf, hc, ln, s.Issuer, md, resource)
+		tok, err = authorizationCode(ctx, o, conf, hc, ln, s.Issuer, md, resource, sec)
 	}
 	if err != nil {
 		return nil, err
 	}
+	sec.add(tok.AccessToken, tok.RefreshToken)
 	if err := knownType(tok.TokenType); err != nil {
 		return nil, err
 	}
@@ -184,7 +218,8 @@ func Login(ctx context.Context, o LoginOptions) (*Session, error) {
 		}
 	}
 	if granted, ok := tok.Extra("scope").(string); ok && granted != "" {
-		out.Scopes = strings.Fields(granted)
+		// A scope carrying a secret is no scope: it is dropped.
+		out.Scopes = slices.DeleteFunc(strings.Fields(granted), sec.Contains)
 	}
 	return out, nil
 }
@@ -217,9 +252,10 @@ func device(ctx context.Context, o LoginOptions, conf *oauth2.Config, hc *http.C
 
 // authorizationCode shows the authorization URL, takes the response at
 // the loopback callback ln, checks it and exchanges the code.
-func authorizationCode(ctx context.Context, o LoginOptions, conf *oauth2.Config, hc *http.Client, ln net.Listener, issuer string, md *ServerMetadata, resource string) (*oauth2.Token, error) {
+func authorizationCode(ctx context.Context, o LoginOptions, conf *oauth2.Config, hc *http.Client, ln net.Listener, issuer string, md *ServerMetadata, resource string, sec *loginSecrets) (*oauth2.Token, error) {
 	redirect := conf.RedirectURL
 	state, verifier := rand.Text(), oauth2.GenerateVerifier()
+	sec.add(verifier)
 	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", resource))
 	got := make(chan url.Values, 1)
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -263,6 +299,8 @@ func authorizationCode(ctx context.Context, o LoginOptions, conf *oauth2.Config,
 		}
 	case q = <-got:
 	}
+	// Every code the response carries, whatever its parameters say.
+	sec.add(q["code"]...)
 	if q.Get("state") != state {
 		return nil, errors.New("the authorization response's state is not the one sent: refused")
 	}

@@ -2,14 +2,17 @@ package oauth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -162,5 +165,104 @@ func TestLoginWithADeviceCode(t *testing.T) {
 	}
 	if shown != as.URL+"/device-login WDJB-MJHT" || s.RefreshToken == "" || s.Resource != endpoint {
 		t.Fatalf("shown %q, session %+v", shown, s)
+	}
+}
+
+// TestLoginErrorsCarryNoSecret: an authorization server that echoes what
+// a login handled — the code, the PKCE verifier, the client secret it
+// registered, the tokens — in an error code or the granted scope; the
+// login's error and session scopes carry none of it.
+func TestLoginErrorsCarryNoSecret(t *testing.T) {
+	const secret, code, access = "dcr-5ecr3t-1c2d", "code-9f8e7d", "access-tok-4b5a"
+	for _, tc := range []struct {
+		name string
+		// redirect adds to the authorization response; token answers
+		// the code exchange.
+		redirect func(url.Values)
+		token    func(r *http.Request) (int, map[string]any)
+		want     string
+	}{
+		{name: "the code as the redirect's error", redirect: func(v url.Values) { v.Set("error", v.Get("code")) },
+			want: "the authorization server refused: <redacted>"},
+		{name: "the client secret as the token error", token: func(r *http.Request) (int, map[string]any) {
+			_, s, _ := r.BasicAuth()
+			return http.StatusBadRequest, map[string]any{"error": s}
+		}, want: "refused the code: <redacted>"},
+		{name: "the verifier as the token error", token: func(r *http.Request) (int, map[string]any) {
+			return http.StatusBadRequest, map[string]any{"error": r.PostFormValue("code_verifier")}
+		}, want: "refused the code: <redacted>"},
+		{name: "the tokens and code as the granted scope", token: func(r *http.Request) (int, map[string]any) {
+			return http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "refresh_token": "refresh-7a6b",
+				"scope": "mcp " + access + " refresh-7a6b " + r.PostFormValue("code") + " " + r.PostFormValue("code_verifier")}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var verifier atomic.Value // the PKCE verifier the token endpoint received
+			verifier.Store("")
+			var as, rs *httptest.Server
+			as = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch r.URL.Path {
+				case "/.well-known/oauth-authorization-server":
+					_ = json.NewEncoder(w).Encode(map[string]any{"issuer": as.URL, "authorization_endpoint": as.URL + "/authorize",
+						"token_endpoint": as.URL + "/token", "registration_endpoint": as.URL + "/register",
+						"code_challenge_methods_supported": []string{"S256"}, "token_endpoint_auth_methods_supported": []string{"client_secret_basic"}})
+				case "/register":
+					w.WriteHeader(http.StatusCreated)
+					_ = json.NewEncoder(w).Encode(map[string]any{"client_id": "c", "client_secret": secret, "token_endpoint_auth_method": "client_secret_basic"})
+				case "/authorize":
+					q := r.URL.Query()
+					v := url.Values{"code": {code}, "state": {q.Get("state")}}
+					if tc.redirect != nil {
+						tc.redirect(v)
+					}
+					http.Redirect(w, r, q.Get("redirect_uri")+"?"+v.Encode(), http.StatusFound)
+				case "/token":
+					_ = r.ParseForm()
+					verifier.Store(r.PostFormValue("code_verifier"))
+					status, body := tc.token(r)
+					w.WriteHeader(status)
+					_ = json.NewEncoder(w).Encode(body)
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer as.Close()
+			rs = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
+					_ = json.NewEncoder(w).Encode(map[string]any{"resource": rs.URL + "/mcp", "authorization_servers": []string{as.URL}})
+					return
+				}
+				w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+rs.URL+`/.well-known/oauth-protected-resource/mcp"`)
+				w.WriteHeader(http.StatusUnauthorized)
+			}))
+			defer rs.Close()
+			anon := anonClient()
+			defer anon.CloseIdleConnections()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s, err := Login(ctx, LoginOptions{Endpoint: rs.URL + "/mcp", OAuth: &config.OAuth{Login: &config.Login{}}, Anonymous: anon, Follow: true})
+			secrets := []string{secret, code, access, "refresh-7a6b"}
+			if v := verifier.Load().(string); v != "" {
+				secrets = append(secrets, v)
+			}
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err %v, want %q", err, tc.want)
+				}
+				for _, v := range secrets {
+					if strings.Contains(err.Error(), v) {
+						t.Errorf("the error carries %q: %v", v, err)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(s.Scopes, []string{"mcp"}) {
+				t.Errorf("scopes %q: a granted scope holding a secret was kept", s.Scopes)
+			}
+		})
 	}
 }

@@ -68,9 +68,9 @@ var ErrNoSession = errors.New("no session")
 func LoadSession(provided, own string) (*Session, error) {
 	var best *Session
 	var errs []error
-	for _, path := range []string{own, provided} {
-		if path == "" {
-			continue
+	for i, path := range []string{own, provided} {
+		if path == "" || (i == 1 && path == own) {
+			continue // check's --oauth.session-file is both
 		}
 		s, err := readSession(path)
 		switch {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,10 @@ const (
 	oauthIDJAGPre    = "MARKER-oauth-idjag-"                // every ID-JAG the identity provider issues
 	oauthTokenPre    = "MARKER-oauth-token-"                // every access token issued
 	oauthClient      = "faults-client"
+	// A person's login (the Login rows).
+	oauthCodePre      = "MARKER-oauth-code-"       // every authorization code
+	oauthRefreshPre   = "MARKER-oauth-refresh-"    // every refresh token
+	oauthDCRSecretPre = "MARKER-oauth-dcr-5ecr3t-" // every client secret registration issues
 )
 
 // oauthPeers is a hostile authorization server, the MCP server it
@@ -58,15 +63,33 @@ type oauthPeers struct {
 	// dpop makes the authorization server advertise DPoP (ES256).
 	dpop bool
 
+	// login makes the authorization server one for a person's login:
+	// it advertises /authorize (PKCE S256, iss) and /register, and its
+	// tokens come with a marker refresh token and expire at once, so
+	// every run refreshes.
+	login bool
+	// authorize answers the authorization request; nil redirects to
+	// its redirect_uri at once with a marker code.
+	authorize func(p *oauthPeers, w http.ResponseWriter, r *http.Request)
+	// register answers dynamic client registration (after it was
+	// counted); nil registers a client with a marker client secret.
+	register func(p *oauthPeers, w http.ResponseWriter, r *http.Request)
+	// refresh answers a refresh_token grant (after it was recorded);
+	// nil issues.
+	refresh func(p *oauthPeers, w http.ResponseWriter, r *http.Request)
+
 	mu     sync.Mutex
 	issued int
 	seen   []string // client assertions and DPoP proofs received
 
 	otherPaths []string // the paths the other host was asked for
 
-	tokenRequests atomic.Int64
-	otherHits     atomic.Int64 // requests the other host received
-	injected      atomic.Bool  // a request carried a header smuggled in a token
+	tokenRequests   atomic.Int64
+	refreshRequests atomic.Int64 // refresh_token grants
+	registrations   atomic.Int64
+	authorizations  atomic.Int64
+	otherHits       atomic.Int64 // requests the other host received
+	injected        atomic.Bool  // a request carried a header smuggled in a token
 }
 
 // start starts the three servers; they stop with the test.
@@ -128,8 +151,15 @@ func (p *oauthPeers) record(r *http.Request) {
 		vals = append(vals, v)
 	}
 	if r.Method == http.MethodPost && r.URL.Path == "/token" {
-		if v := r.PostFormValue("client_assertion"); v != "" {
-			vals = append(vals, v)
+		// The PKCE verifier is driftd's own secret; the Basic credential
+		// carries a registered client's secret.
+		for _, k := range []string{"client_assertion", "code_verifier"} {
+			if v := r.PostFormValue(k); v != "" {
+				vals = append(vals, v)
+			}
+		}
+		if v := r.Header.Get("Authorization"); strings.HasPrefix(v, "Basic ") {
+			vals = append(vals, strings.TrimPrefix(v, "Basic "))
 		}
 	}
 	if r.Header.Get("X-Injected") != "" {
@@ -153,11 +183,31 @@ func (p *oauthPeers) serveAS(w http.ResponseWriter, r *http.Request) {
 		p.tokenRequests.Add(1)
 		_ = r.ParseForm()
 		p.record(r)
-		if p.token != nil {
+		if r.PostFormValue("grant_type") == "refresh_token" {
+			p.refreshRequests.Add(1)
+			if p.refresh != nil {
+				p.refresh(p, w, r)
+				return
+			}
+		} else if p.token != nil {
 			p.token(p, w, r)
 			return
 		}
 		p.issue(w, r, nil)
+	case r.URL.Path == "/authorize" && p.login:
+		p.authorizations.Add(1)
+		if p.authorize != nil {
+			p.authorize(p, w, r)
+			return
+		}
+		p.approve(w, r, nil)
+	case r.URL.Path == "/register" && p.login:
+		p.registrations.Add(1)
+		if p.register != nil {
+			p.register(p, w, r)
+			return
+		}
+		p.registerClient(w, nil)
 	case r.URL.Path == "/idp/token":
 		p.tokenRequests.Add(1)
 		_ = r.ParseForm()
@@ -187,6 +237,14 @@ func (p *oauthPeers) serveASMeta(w http.ResponseWriter, _ *http.Request, extra m
 	if p.dpop {
 		md["dpop_signing_alg_values_supported"] = []string{"ES256"}
 	}
+	if p.login {
+		md["authorization_endpoint"] = p.as.URL + "/authorize"
+		md["registration_endpoint"] = p.as.URL + "/register"
+		md["code_challenge_methods_supported"] = []string{"S256"}
+		md["authorization_response_iss_parameter_supported"] = true
+		md["grant_types_supported"] = []string{"authorization_code", "refresh_token"}
+		md["scopes_supported"] = []string{"mcp", "offline_access"}
+	}
 	maps.Copy(md, extra)
 	b, _ := json.Marshal(md)
 	writeJSON(w, http.StatusOK, b)
@@ -200,11 +258,50 @@ func (p *oauthPeers) issue(w http.ResponseWriter, r *http.Request, extra func(to
 	if r.Header.Get("DPoP") != "" {
 		resp["token_type"] = "DPoP"
 	}
+	if p.login {
+		// Under driftd's 10 s margin: every run refreshes.
+		resp["expires_in"] = 5
+		resp["refresh_token"] = p.newSecret(oauthRefreshPre)
+	}
 	if extra != nil {
 		maps.Copy(resp, extra(tok))
 	}
 	b, _ := json.Marshal(resp)
 	writeJSON(w, http.StatusOK, b)
+}
+
+// newSecret is a fresh marker value with prefix pre.
+func (p *oauthPeers) newSecret(pre string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.issued++
+	return fmt.Sprintf("%s%d-%d", pre, p.issued, time.Now().UnixNano())
+}
+
+// approve answers an authorization request as a server that approves
+// at once: a redirect to its redirect_uri with a marker code, the state
+// and iss, and the extra parameters extra makes of the code.
+func (p *oauthPeers) approve(w http.ResponseWriter, r *http.Request, extra func(code string) url.Values) {
+	q := r.URL.Query()
+	code := p.newSecret(oauthCodePre)
+	v := url.Values{"code": {code}, "state": {q.Get("state")}, "iss": {p.as.URL}}
+	if extra != nil {
+		maps.Copy(v, extra(code))
+	}
+	http.Redirect(w, r, q.Get("redirect_uri")+"?"+v.Encode(), http.StatusFound)
+}
+
+// registerClient answers a dynamic client registration (RFC 7591) with
+// a marker client secret, and the extra members extra makes of it.
+func (p *oauthPeers) registerClient(w http.ResponseWriter, extra func(secret string) map[string]any) {
+	secret := p.newSecret(oauthDCRSecretPre)
+	resp := map[string]any{"client_id": "faults-dcr-client", "client_secret": secret, "client_secret_expires_at": 0,
+		"token_endpoint_auth_method": "client_secret_basic", "redirect_uris": []string{"http://127.0.0.1/callback"}}
+	if extra != nil {
+		maps.Copy(resp, extra(secret))
+	}
+	b, _ := json.Marshal(resp)
+	writeJSON(w, http.StatusCreated, b)
 }
 
 // issueIDJAG answers a token exchange with a fresh marker ID-JAG, with
