@@ -193,7 +193,7 @@ func login(ctx context.Context, o LoginOptions, sec *loginSecrets) (*Session, er
 	}
 	var tok *oauth2.Token
 	if o.Device {
-		tok, err = device(ctx, o, conf, hc, resource)
+		tok, err = device(ctx, o, conf, hc, resource, sec)
 	} else {
 		tok, err = authorizationCode(ctx, o, conf, hc, ln, s.Issuer, md, resource, sec)
 	}
@@ -226,12 +226,13 @@ func login(ctx context.Context, o LoginOptions, sec *loginSecrets) (*Session, er
 
 // device runs the device authorization grant (RFC 8628) through
 // x/oauth2, with the resource parameter.
-func device(ctx context.Context, o LoginOptions, conf *oauth2.Config, hc *http.Client, resource string) (*oauth2.Token, error) {
+func device(ctx context.Context, o LoginOptions, conf *oauth2.Config, hc *http.Client, resource string, sec *loginSecrets) (*oauth2.Token, error) {
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, hc)
 	da, err := conf.DeviceAuth(ctx, oauth2.SetAuthURLParam("resource", resource))
 	if err != nil {
 		return nil, fmt.Errorf("the device authorization request failed: %s", answerError(err))
 	}
+	sec.add(da.DeviceCode) // the user code is shown to the person; the device code is the client's secret
 	if o.ShowDevice != nil {
 		u := da.VerificationURIComplete
 		if u == "" {
