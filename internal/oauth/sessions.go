@@ -77,13 +77,8 @@ func (t *Transport) sessionToken(ctx context.Context, stale string) (*token, err
 	e := ts.entry(src.key())
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.tok != nil && e.tok.value == stale {
-		e.tok = nil
-	}
-	if e.tok.fresh(ts.now()) {
-		c := *e.tok
-		u.use(&c, false)
-		return &c, nil
+	if t := e.cached(ts.now(), stale, u); t != nil {
+		return t, nil
 	}
 	s := e.session
 	if src.Provided != "" || src.Own != "" {
@@ -107,11 +102,7 @@ func (t *Transport) sessionToken(ctx context.Context, stale string) (*token, err
 		return nil, fmt.Errorf("the session's DPoP key: %v", err)
 	}
 	if s.AccessToken != "" && s.AccessToken != stale {
-		tok := &token{value: s.AccessToken, scheme: scheme(s.TokenType, key), issued: s.UpdatedAt, expires: s.Expiry, key: key, issuer: s.Issuer}
-		if s.Expiry.IsZero() {
-			tok.expires = s.UpdatedAt.Add(defaultLifetime)
-		}
-		if tok.fresh(ts.now()) {
+		if tok := s.token(key); tok.fresh(ts.now()) {
 			e.tok = tok
 			c := *tok
 			u.use(&c, false)
@@ -131,10 +122,7 @@ func (t *Transport) sessionToken(ctx context.Context, stale string) (*token, err
 			u.note(fmt.Sprintf("the refreshed session could not be saved: %v", err))
 		}
 	}
-	tok := &token{value: next.AccessToken, scheme: scheme(next.TokenType, key), issued: next.UpdatedAt, expires: next.Expiry, key: key, issuer: next.Issuer}
-	if next.Expiry.IsZero() {
-		tok.expires = next.UpdatedAt.Add(defaultLifetime)
-	}
+	tok := next.token(key)
 	e.tok = tok
 	c := *tok
 	u.use(&c, true)
@@ -207,10 +195,7 @@ func (t *Transport) relogin(ctx context.Context, more []string) (*token, error) 
 	if err != nil {
 		return nil, err
 	}
-	tok := &token{value: s.AccessToken, scheme: scheme(s.TokenType, key), issued: s.UpdatedAt, expires: s.Expiry, key: key, issuer: s.Issuer}
-	if s.Expiry.IsZero() {
-		tok.expires = s.UpdatedAt.Add(defaultLifetime)
-	}
+	tok := s.token(key)
 	e := ts.entry(src.key())
 	e.mu.Lock()
 	e.session, e.tok = s, tok
@@ -306,6 +291,15 @@ func (t *Transport) moved(ctx context.Context, chs []oauthex.Challenge, issuer s
 		return ""
 	}
 	return fmt.Sprintf("the server now names another authorization server than the session's %s", redact(issuer))
+}
+
+// token is the session's access token as presented, bound to key.
+func (s *Session) token(key *signer) *token {
+	t := &token{value: s.AccessToken, scheme: scheme(s.TokenType, key), issued: s.UpdatedAt, expires: s.Expiry, key: key, issuer: s.Issuer}
+	if s.Expiry.IsZero() {
+		t.expires = s.UpdatedAt.Add(defaultLifetime)
+	}
+	return t
 }
 
 // scheme is how a token of type typ is presented.
