@@ -179,9 +179,20 @@ func (t *Transport) refresh(ctx context.Context, s *Session, key *signer) (*Sess
 }
 
 // relogin logs in again through the session source's Login and keeps the
-// new session.
-func (t *Transport) relogin(ctx context.Context, more []string) (*token, error) {
+// new session. One login at a time per session: a conversation's
+// connections refused together wait for the first's login and use it
+// (stale is the token the caller saw refused, "" for none), unless more
+// scopes are asked for.
+func (t *Transport) relogin(ctx context.Context, more []string, stale string) (*token, error) {
 	src, ts, u := t.Session, t.Tokens, usageOf(ctx)
+	e := ts.entry(src.key())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(more) == 0 {
+		if tok := e.cached(ts.now(), stale, u); tok != nil {
+			return tok, nil
+		}
+	}
 	s, err := src.Login(ctx, more)
 	if err != nil {
 		return nil, err
@@ -196,10 +207,7 @@ func (t *Transport) relogin(ctx context.Context, more []string) (*token, error) 
 		return nil, err
 	}
 	tok := s.token(key)
-	e := ts.entry(src.key())
-	e.mu.Lock()
 	e.session, e.tok = s, tok
-	e.mu.Unlock()
 	u.identify(s.Issuer, s.ClientAuth, "authorization_code")
 	c := *tok
 	u.use(&c, true)
@@ -213,7 +221,7 @@ func (t *Transport) roundTripSession(req *http.Request) (*http.Response, error) 
 	tok, err := t.sessionToken(ctx, "")
 	var lr *LoginRequiredError
 	if errors.As(err, &lr) && t.Session.Login != nil {
-		tok, err = t.relogin(ctx, nil)
+		tok, err = t.relogin(ctx, nil, "")
 	}
 	if err != nil {
 		u.fail(err)
@@ -232,13 +240,14 @@ func (t *Transport) roundTripSession(req *http.Request) (*http.Response, error) 
 		case resp.StatusCode == http.StatusUnauthorized && !refreshed:
 			refreshed = true
 			resp = keepRefusal(resp)
+			refused := tok.value
 			if moved := t.moved(ctx, chs, tok.issuer); moved != "" {
 				aerr = t.Session.required(moved)
 			} else {
-				tok, aerr = t.sessionToken(ctx, tok.value)
+				tok, aerr = t.sessionToken(ctx, refused)
 			}
 			if errors.As(aerr, &lr) && t.Session.Login != nil {
-				tok, aerr = t.relogin(ctx, nil)
+				tok, aerr = t.relogin(ctx, nil, refused)
 			}
 		case resp.StatusCode == http.StatusForbidden && tok != nil && challengeError(chs, "") == "insufficient_scope":
 			more := strings.Fields(challengeParam(chs, "scope"))
@@ -248,7 +257,7 @@ func (t *Transport) roundTripSession(req *http.Request) (*http.Response, error) 
 			}
 			stepUps++
 			resp = keepRefusal(resp)
-			tok, aerr = t.relogin(ctx, more)
+			tok, aerr = t.relogin(ctx, more, "")
 		default:
 			return resp, nil
 		}
