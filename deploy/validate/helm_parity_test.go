@@ -176,3 +176,29 @@ func TestChartRefuses(t *testing.T) {
 		})
 	}
 }
+
+// An Ingress without hosts still routes: one rule for any host, on the
+// route prefix.
+func TestChartIngressWithoutHosts(t *testing.T) {
+	vals, err := common.ReadValues([]byte(`{ingress: {enabled: true}, web: {routePrefix: /driftd/}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := renderValues(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &objects{kinds: map[string]int{}}
+	for _, f := range keys(out) {
+		for _, doc := range splitYAML(t, f, out[f]) {
+			o.decode(t, f, doc)
+		}
+	}
+	if len(o.ingresses) != 1 || len(o.ingresses[0].Spec.Rules) != 1 {
+		t.Fatalf("want one Ingress with one rule, have %+v", o.ingresses)
+	}
+	r := o.ingresses[0].Spec.Rules[0]
+	if r.Host != "" || r.HTTP == nil || len(r.HTTP.Paths) != 1 || r.HTTP.Paths[0].Path != "/driftd" {
+		t.Errorf("rule %+v: want any host, path /driftd", r)
+	}
+}
