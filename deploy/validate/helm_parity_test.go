@@ -202,3 +202,35 @@ func TestChartIngressWithoutHosts(t *testing.T) {
 		t.Errorf("rule %+v: want any host, path /driftd", r)
 	}
 }
+
+// secretConfig: true renders config and manifests into a Secret, mounted
+// where the ConfigMap would be, and driftd accepts what it holds.
+func TestChartSecretConfig(t *testing.T) {
+	bin := driftdBinary(t)
+	vals, err := common.ReadValues([]byte(`secretConfig: true`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := renderValues(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &objects{kinds: map[string]int{}}
+	for _, f := range keys(out) {
+		for _, doc := range splitYAML(t, f, out[f]) {
+			o.decode(t, f, doc)
+		}
+	}
+	if len(o.configMaps) != 0 || len(o.secrets) != 1 {
+		t.Fatalf("%d ConfigMaps and %d Secrets, want the configuration in one Secret", len(o.configMaps), len(o.secrets))
+	}
+	w := o.workloads()[0]
+	checkContainer(t, o, w, driftdContainers(&w.template.Spec)[0])
+	data := volumeData(o, w, "config")
+	if _, ok := data["orders.json"]; !ok {
+		t.Errorf("the config volume holds %v, want driftd.yml and orders.json", keys(data))
+	}
+	if msg, err := configCheck(t, bin, secretAsConfigMap(o.secrets[0])); err != nil {
+		t.Errorf("driftd config check: %v\n%s", err, msg)
+	}
+}

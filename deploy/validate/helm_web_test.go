@@ -351,7 +351,7 @@ func startFromPod(t *testing.T, bin string, o *objects, w workload, c *corev1.Co
 	select {
 	case a, ok := <-found:
 		if !ok {
-			t.Fatalf("driftd %q exited without listening", args)
+			t.Fatalf("driftd %q exited without listening:\n%s", args, logs.String())
 		}
 		return a
 	case <-time.After(time.Minute):
