@@ -214,11 +214,11 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
       timeseries('Active findings by severity', 'driftd_findings over time, stacked by severity.', pos(9, 12, 12, 22), [
         range('sum by (severity) (%s)' % t('driftd_findings'), '{{severity}}'),
       ], stacked=true),
-      timeseries('Findings opened and resolved', "increase of driftd_findings_opened_total and driftd_findings_resolved_total: what just broke and what just got fixed (resolved drawn below zero). A series that appeared within the interval counts its whole value: driftd's finding counters appear at their first opening, already at 1, which increase() alone would miss.", pos(8, 12, 0, 31), [
+      timeseries('Findings opened and resolved', "increase of driftd_findings_opened_total and driftd_findings_resolved_total: what just broke and what just got fixed (resolved drawn below zero). A series that appeared within the interval counts its whole value: driftd's finding counters appear at their first opening, already at 1, which increase() alone would miss. A target's initial findings (its first runs in a new state dir) are not openings: their counters appear at 0.", pos(8, 12, 0, 31), [
         range('sum by (severity) (%s)' % opened(t('driftd_findings_opened_total'), '$__rate_interval'), 'opened {{severity}}', 'A'),
         range('-sum by (severity) (%s)' % opened(t('driftd_findings_resolved_total'), '$__rate_interval'), 'resolved {{severity}}', 'B'),
       ], bars=true),
-      timeseries('Opened by rule', 'Findings opened per rule over the chosen window. Counts first openings too (a counter that appeared in the window counts its whole value).', pos(8, 12, 12, 31), [
+      timeseries('Opened by rule', 'Findings opened per rule over the chosen window. Counts first openings too (a counter that appeared in the window counts its whole value), not a target\'s initial findings (its first runs in a new state dir: their counters appear at 0).', pos(8, 12, 12, 31), [
         range('sum by (rule) (%s) > 0' % opened(t('driftd_findings_opened_total'), '$window'), '{{rule}}'),
       ]),
       table('Findings per tool', 'driftd_finding: one row per active finding that names a tool, prompt, resource or resource template (kind; capped at per_tool_series_limit per target; see dropped series below).', pos(8, 12, 0, 39), [
