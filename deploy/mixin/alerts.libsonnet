@@ -18,6 +18,11 @@ local lib = import 'lib.libsonnet';
       anchor = the alert name in lower case). Tests: alerts_test.yml
       (`promtool test rules deploy/prometheus/alerts_test.yml`).
 
+      Two groups: driftd.rules records the series the page alerts read
+      (driftd:tool_missing:active, …; docs/metrics.md, Recording rules), and
+      driftd holds the alerts. Load both: without the recording rules the
+      page alerts never fire.
+
       Severity scheme (the `severity` label, for Alertmanager routing):
         critical  page someone now: agents calling the server are breaking
         warning   a ticket or a chat message for working hours
