@@ -17,8 +17,9 @@ document.addEventListener("click", async (ev) => {
     const body = await resp.text();
     let msg = body.trim();
     try {
+      // The API's envelope: {status, data: {message}} or {status, error}.
       const j = JSON.parse(body);
-      msg = j.status || j.error || msg;
+      msg = (j.data && j.data.message) || j.error || msg;
     } catch (_) {
       // a text/plain answer (/-/reload) is shown as it is
     }
