@@ -49,10 +49,10 @@ type acceptBody struct {
 	By     string `json:"by"`
 }
 
-// acceptAnswer is the data of what POST …/baseline answers: the accept
+// AcceptAnswer is the data of what POST …/baseline answers: the accept
 // as recorded and what happens next, or, with a refusal, the current
 // digest.
-type acceptAnswer struct {
+type AcceptAnswer struct {
 	Message string        `json:"message,omitempty"`
 	Digest  string        `json:"digest,omitempty"`
 	Accept  *state.Accept `json:"accept,omitempty"`
@@ -99,11 +99,11 @@ func (h *handler) baselineAccept(w http.ResponseWriter, r *http.Request) {
 		if body.Digest == "" && de.Current != "" {
 			msg = "no digest given: " + msg
 		}
-		apiFailData(w, http.StatusConflict, msg, acceptAnswer{Digest: de.Current})
+		apiFailData(w, http.StatusConflict, msg, AcceptAnswer{Digest: de.Current})
 	case err != nil:
 		apiFail(w, http.StatusInternalServerError, err.Error())
 	default:
-		apiOK(w, http.StatusAccepted, acceptAnswer{Message: "accept recorded: the next successful run that serves " + acc.Digest +
+		apiOK(w, http.StatusAccepted, AcceptAnswer{Message: "accept recorded: the next successful run that serves " + acc.Digest +
 			" records it as the baseline (a run was started); it expires at " + acc.Expires.Format("2006-01-02 15:04:05Z"), Digest: acc.Digest, Accept: acc})
 	}
 }

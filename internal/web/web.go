@@ -294,13 +294,15 @@ func (h *handler) config(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(b)
 }
 
-// apiResponse is every JSON answer of /api/v1, in the shape of
-// Prometheus' HTTP API: {"status": "success", "data": …}, or on an error
-// {"status": "error", "errorType": …, "error": …} with data where an
-// error has more to say (a refused accept's current digest).
-type apiResponse struct {
+// Response is every JSON answer of /api/v1, in the shape of Prometheus'
+// HTTP API: {"status": "success", "data": …}, or on an error {"status":
+// "error", "errorType": …, "error": …} with data where an error has more
+// to say (a refused accept's current digest). T is the data's type: the
+// handlers answer Response[any], a client (driftd baseline accept) reads
+// Response[[]TargetStatus] or Response[AcceptAnswer].
+type Response[T any] struct {
 	Status    string `json:"status"`
-	Data      any    `json:"data,omitempty"`
+	Data      T      `json:"data,omitempty"`
 	ErrorType string `json:"errorType,omitempty"`
 	Error     string `json:"error,omitempty"`
 }
@@ -312,14 +314,14 @@ type message struct {
 
 // apiOK answers data with status.
 func apiOK(w http.ResponseWriter, status int, data any) {
-	writeJSON(w, status, apiResponse{Status: "success", Data: data})
+	writeJSON(w, status, Response[any]{Status: "success", Data: data})
 }
 
 // apiFail answers an error with status; data may be nil.
 func apiFail(w http.ResponseWriter, status int, msg string) { apiFailData(w, status, msg, nil) }
 
 func apiFailData(w http.ResponseWriter, status int, msg string, data any) {
-	writeJSON(w, status, apiResponse{Status: "error", ErrorType: errorType(status), Error: msg, Data: data})
+	writeJSON(w, status, Response[any]{Status: "error", ErrorType: errorType(status), Error: msg, Data: data})
 }
 
 // errorType names an error's class as Prometheus' API does (bad_data,

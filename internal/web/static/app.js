@@ -30,3 +30,10 @@ document.addEventListener("click", async (ev) => {
     button.disabled = false;
   }
 });
+
+// The index's filter form applies itself when a choice changes; its
+// Apply button does the same without script.
+document.addEventListener("change", (ev) => {
+  const form = ev.target.closest("form[data-autosubmit]");
+  if (form) form.requestSubmit();
+});
