@@ -247,6 +247,11 @@ func TestAPIEnvelope(t *testing.T) {
 			t.Errorf("%s %s: envelope %.300s", tc.method, tc.path, body)
 		}
 	}
+	empty := httptest.NewServer(New(&fleetSource{fakeSource: src}, Options{Metrics: http.NotFoundHandler()}))
+	defer empty.Close()
+	if _, body, _ := do(t, "GET", empty.URL+"/api/v1/targets"); !strings.Contains(body, `"data": []`) {
+		t.Errorf("no targets: %s", body)
+	}
 	_, body, _ := do(t, "GET", srv.URL+"/api/v1/targets")
 	var targets struct{ Data []TargetStatus }
 	if json.Unmarshal([]byte(body), &targets) != nil || len(targets.Data) != 1 || targets.Data[0].Name != "orders" {

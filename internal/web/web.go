@@ -137,7 +137,13 @@ func New(src Source, opts Options) http.Handler {
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "OK\n") })
 	mux.HandleFunc("GET /-/ready", h.ready)
 	mux.HandleFunc("POST /-/reload", h.lifecycle(h.reload))
-	mux.HandleFunc("GET /api/v1/targets", func(w http.ResponseWriter, _ *http.Request) { apiOK(w, http.StatusOK, src.Targets()) })
+	mux.HandleFunc("GET /api/v1/targets", func(w http.ResponseWriter, _ *http.Request) {
+		targets := src.Targets()
+		if targets == nil {
+			targets = []TargetStatus{} // "data": [], not null
+		}
+		apiOK(w, http.StatusOK, targets)
+	})
 	mux.HandleFunc("GET /api/v1/targets/{name}", h.report)
 	mux.HandleFunc("GET /api/v1/targets/{name}/history", h.history)
 	mux.HandleFunc("POST /api/v1/targets/{name}/probe", h.lifecycle(h.probe))
