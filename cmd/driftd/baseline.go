@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/alecthomas/kingpin/v2"
 
@@ -49,14 +50,12 @@ func registerBaseline(app *kingpin.Application, cmds map[string]func(context.Con
 		if err != nil {
 			return err
 		}
+		// The API's envelope (docs/daemon.md#api); an answer that is not
+		// one (the lifecycle flag's refusal is text) is shown as it is.
 		text := sanitize.Text(strings.TrimSpace(string(msg)))
-		var answer struct {
-			Status string `json:"status"`
-			Error  string `json:"error"`
-			Digest string `json:"digest"`
-		}
-		if json.Unmarshal(msg, &answer) == nil {
-			text = sanitize.Text(answer.Status + answer.Error)
+		var answer web.Response[web.AcceptAnswer]
+		if json.Unmarshal(msg, &answer) == nil && answer.Status != "" {
+			text = sanitize.Text(answer.Data.Message + answer.Error)
 		}
 		switch {
 		case code == http.StatusAccepted:
@@ -113,25 +112,10 @@ func (c *daemonClient) showDigests(ctx context.Context, stdout io.Writer) error 
 	}
 	// The list has every target's status, a restored one's too (the
 	// report of /api/v1/targets/NAME waits for a run since start).
-	type pending struct {
-		Digest  string `json:"digest"`
-		Expires string `json:"expires"`
-	}
-	type baseline struct {
-		ServedDigest  string   `json:"served_digest"`
-		Digest        string   `json:"digest"`
-		Origin        string   `json:"origin"`
-		NeedsReview   string   `json:"needs_review"`
-		PendingAccept *pending `json:"pending_accept"`
-	}
-	type row struct {
-		Name     string    `json:"name"`
-		Drift    string    `json:"drift"`
-		Baseline *baseline `json:"baseline"`
-	}
-	var rows []row
-	_ = json.Unmarshal(msg, &rows)
-	i := slices.IndexFunc(rows, func(r row) bool { return r.Name == c.name })
+	var answer web.Response[[]web.TargetStatus]
+	_ = json.Unmarshal(msg, &answer)
+	rows := answer.Data
+	i := slices.IndexFunc(rows, func(r web.TargetStatus) bool { return r.Name == c.name })
 	if code != http.StatusOK || i < 0 || rows[i].Baseline == nil || rows[i].Baseline.ServedDigest == "" {
 		return &exitError{exitUsage, fmt.Errorf("%s: no served surface digest to show (HTTP %d): is it a baseline-mode target with a successful run?", c.name, code)}
 	}
@@ -141,7 +125,7 @@ func (c *daemonClient) showDigests(ctx context.Context, stdout io.Writer) error 
 		fmt.Fprintf(stdout, "  baseline        %s (%s)\n", sanitize.Text(b.Digest), sanitize.Text(b.Origin))
 	}
 	if p := b.PendingAccept; p != nil {
-		fmt.Fprintf(stdout, "  pending accept  %s (expires %s)\n", sanitize.Text(p.Digest), sanitize.Text(p.Expires))
+		fmt.Fprintf(stdout, "  pending accept  %s (expires %s)\n", sanitize.Text(p.Digest), p.Expires.UTC().Format(time.RFC3339))
 	}
 	if b.NeedsReview != "" {
 		fmt.Fprintf(stdout, "  needs review    %s\n", sanitize.Text(b.NeedsReview))

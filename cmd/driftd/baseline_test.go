@@ -23,16 +23,16 @@ func TestBaselineAccept(t *testing.T) {
 		}
 		switch {
 		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/targets":
-			_, _ = w.Write([]byte(`[{"name":"orders","drift":"clean"},{"name":"tofu","drift":"drifted","baseline":{"served_digest":"` + served + `","digest":"sha256:01d","origin":"first_seen"}}]`))
+			_, _ = w.Write([]byte(`{"status":"success","data":[{"name":"orders","drift":"clean"},{"name":"tofu","drift":"drifted","baseline":{"served_digest":"` + served + `","digest":"sha256:01d","origin":"first_seen"}}]}`))
 		case r.URL.Path == "/api/v1/targets/tofu/baseline" && body.Digest != served:
 			w.WriteHeader(http.StatusConflict)
-			_, _ = w.Write([]byte(`{"error":"the served surface has digest ` + served + `","digest":"` + served + `"}`))
+			_, _ = w.Write([]byte(`{"status":"error","errorType":"conflict","error":"the served surface has digest ` + served + `","data":{"digest":"` + served + `"}}`))
 		case r.URL.Path == "/api/v1/targets/tofu/baseline":
 			w.WriteHeader(http.StatusAccepted)
-			_, _ = w.Write([]byte(`{"status":"accept recorded"}`))
+			_, _ = w.Write([]byte(`{"status":"success","data":{"message":"accept recorded","digest":"` + served + `"}}`))
 		case r.URL.Path == "/api/v1/targets/orders/baseline":
 			w.WriteHeader(http.StatusConflict)
-			_, _ = w.Write([]byte(`{"error":"the target is compared against a manifest"}`))
+			_, _ = w.Write([]byte(`{"status":"error","errorType":"conflict","error":"the target is compared against a manifest"}`))
 		default:
 			w.WriteHeader(http.StatusForbidden)
 			_, _ = w.Write([]byte("Lifecycle API is not enabled (--web.enable-lifecycle).\n"))

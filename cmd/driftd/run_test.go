@@ -105,16 +105,18 @@ func TestDemoServesToolMissing(t *testing.T) {
 	})
 	// The challenge's resource_metadata is the mock's own, and it answers.
 	var rep struct {
-		AuthPosture struct {
-			Challenge struct {
-				ResourceMetadata string `json:"resource_metadata"`
-			} `json:"challenge"`
-		} `json:"auth_posture"`
+		Data struct {
+			AuthPosture struct {
+				Challenge struct {
+					ResourceMetadata string `json:"resource_metadata"`
+				} `json:"challenge"`
+			} `json:"auth_posture"`
+		} `json:"data"`
 	}
 	if err := json.Unmarshal([]byte(scrape("http://"+addr+"/api/v1/targets/orders-demo-auth")), &rep); err != nil {
 		t.Fatal(err)
 	}
-	meta := rep.AuthPosture.Challenge.ResourceMetadata
+	meta := rep.Data.AuthPosture.Challenge.ResourceMetadata
 	mock := regexp.MustCompile(`mock MCP server with drift: http://([0-9.:]+)/mcp`).FindStringSubmatch(stdout.String())
 	if mock == nil || !strings.HasPrefix(meta, "http://"+mock[1]+"/.well-known/oauth-protected-resource") ||
 		!strings.Contains(scrape(meta), `"scopes_supported":["orders:read"]`) {

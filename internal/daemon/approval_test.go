@@ -43,7 +43,7 @@ func baselineStatus(t *testing.T, base string) state.BaselineStatus {
 		Name     string                `json:"name"`
 		Baseline *state.BaselineStatus `json:"baseline"`
 	}
-	if err := json.Unmarshal([]byte(body), &rows); err != nil {
+	if err := json.Unmarshal(apiData(body), &rows); err != nil {
 		t.Fatalf("targets: %v", err)
 	}
 	for _, r := range rows {
@@ -137,7 +137,7 @@ func TestAcceptRecordsTheAuthenticatedUser(t *testing.T) {
 		var rows []struct {
 			Baseline *state.BaselineStatus `json:"baseline"`
 		}
-		if json.Unmarshal([]byte(authGet(base+"/api/v1/targets")), &rows) != nil || len(rows) != 1 || rows[0].Baseline == nil {
+		if json.Unmarshal(apiData(authGet(base+"/api/v1/targets")), &rows) != nil || len(rows) != 1 || rows[0].Baseline == nil {
 			return false
 		}
 		digest = rows[0].Baseline.ServedDigest
@@ -148,7 +148,7 @@ func TestAcceptRecordsTheAuthenticatedUser(t *testing.T) {
 	}
 	eventually(t, 20e9, "the accepted baseline in the history", func() bool {
 		var h []state.Event
-		_ = json.Unmarshal([]byte(authGet(base+"/api/v1/targets/tofu/history")), &h)
+		_ = json.Unmarshal(apiData(authGet(base+"/api/v1/targets/tofu/history")), &h)
 		for _, ev := range h {
 			if strings.HasPrefix(ev.Message, "baseline accepted") {
 				if ev.By != "alice" || ev.ClaimedBy != "mallory" || ev.Digest != digest {

@@ -124,7 +124,7 @@ func servedDigest(t *testing.T, base string) string {
 	var v struct {
 		Status state.Status `json:"status"`
 	}
-	if err := json.Unmarshal([]byte(body), &v); err != nil || v.Status.Baseline == nil {
+	if err := json.Unmarshal(apiData(body), &v); err != nil || v.Status.Baseline == nil {
 		t.Fatalf("no baseline status: %v\n%.1000s", err, body)
 	}
 	return v.Status.Baseline.ServedDigest
@@ -146,16 +146,16 @@ func accept(t *testing.T, base, digest, by string, auth ...string) (int, string)
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var answer struct{ Digest string }
+	var answer web.Response[web.AcceptAnswer]
 	_ = json.NewDecoder(resp.Body).Decode(&answer)
-	return resp.StatusCode, answer.Digest
+	return resp.StatusCode, answer.Data.Digest
 }
 
 func history(t *testing.T, base string) []state.Event {
 	t.Helper()
 	_, body := get(t, base+"/api/v1/targets/tofu/history")
 	var h []state.Event
-	if err := json.Unmarshal([]byte(body), &h); err != nil {
+	if err := json.Unmarshal(apiData(body), &h); err != nil {
 		t.Fatalf("history: %v\n%s", err, body)
 	}
 	return h

@@ -66,7 +66,7 @@ targets:
 	}
 	var history []state.Event
 	_, h := get(t, base+"/api/v1/targets/drifting/history")
-	if err := json.Unmarshal([]byte(h), &history); err != nil {
+	if err := json.Unmarshal(apiData(h), &history); err != nil {
 		t.Fatal(err)
 	}
 	if !hasEvent(history, "opened", "MCP-DRIFT-TOOL-MISSING", "b") || !hasEvent(history, "served_change", "", "b") {
@@ -78,7 +78,7 @@ targets:
 	}
 	eventually(t, 10*time.Second, "served_changes in the report", func() bool {
 		_, r := get(t, base+"/api/v1/targets/drifting")
-		json.Unmarshal([]byte(r), &rep)
+		json.Unmarshal(apiData(r), &rep)
 		return len(rep.ServedChanges) > 0
 	})
 	if rep.ServedChanges[0].Change != "CHG-TOOL-REMOVED" || rep.ServedChanges[0].Tool != "b" {

@@ -62,7 +62,7 @@ func (e *sdEnv) gone(target string) {
 func (e *sdEnv) origins() map[string]string {
 	_, body := get(e.t, e.base+"/api/v1/targets")
 	var ts []web.TargetStatus
-	if err := json.Unmarshal([]byte(body), &ts); err != nil {
+	if err := json.Unmarshal(apiData(body), &ts); err != nil {
 		e.t.Fatal(err)
 	}
 	out := map[string]string{}

@@ -47,7 +47,7 @@ targets:
 	}
 	eventually(t, 10*time.Second, "reads in the report", func() bool {
 		_, r := get(t, base+"/api/v1/targets/reads")
-		json.Unmarshal([]byte(r), &rep)
+		json.Unmarshal(apiData(r), &rep)
 		return len(rep.Invocation.Reads) == 2
 	})
 	for _, r := range rep.Invocation.Reads {

@@ -119,6 +119,18 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// apiData is the data of an /api/v1 answer ({"status": "success",
+// "data": …}); an answer that is not one reads as null.
+func apiData(body string) []byte {
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal([]byte(body), &env) != nil || env.Data == nil {
+		return []byte("null")
+	}
+	return env.Data
+}
+
 // post sends a state-changing request as the CLI does, with the header
 // every such request needs (docs/security.md).
 func post(t *testing.T, url string) (int, string) {

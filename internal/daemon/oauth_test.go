@@ -75,7 +75,7 @@ func TestDaemonOneTokenPerCredential(t *testing.T) {
 			} `json:"oauth"`
 		} `json:"auth_posture"`
 	}
-	if err := json.Unmarshal([]byte(api), &rep); err != nil {
+	if err := json.Unmarshal(apiData(api), &rep); err != nil {
 		t.Fatal(err)
 	}
 	if o := rep.AuthPosture.OAuth; o == nil || o.Scheme != "Bearer" || o.ClientAuth != "client_secret_basic" || o.Grant != "client_credentials" || o.TokenExpiresAt == "" {

@@ -51,7 +51,7 @@ targets:
 			Findings []struct{ Rule, Pointer string } `json:"findings"`
 		} `json:"security"`
 	}
-	if err := json.Unmarshal([]byte(api), &rep); err != nil {
+	if err := json.Unmarshal(apiData(api), &rep); err != nil {
 		t.Fatal(err)
 	}
 	rules := map[string]bool{}

@@ -31,7 +31,7 @@ func lastRunOf(t *testing.T, base, name string) (lastRun, bool) {
 		return lastRun{}, false
 	}
 	var r lastRun
-	if err := json.Unmarshal([]byte(body), &r); err != nil {
+	if err := json.Unmarshal(apiData(body), &r); err != nil {
 		t.Fatalf("report of %s: %v", name, err)
 	}
 	return r, true

@@ -37,7 +37,7 @@ func TestOutageOnEverySurface(t *testing.T) {
 		Stale                              bool
 		Findings                           map[string]int
 	}
-	if err := json.Unmarshal([]byte(body), &rows); err != nil || len(rows) != 1 {
+	if err := json.Unmarshal(apiData(body), &rows); err != nil || len(rows) != 1 {
 		t.Fatalf("%v: %s", err, body)
 	}
 	row := rows[0]
@@ -59,7 +59,7 @@ func TestOutageOnEverySurface(t *testing.T) {
 			Message    string
 		} `json:"active_findings"`
 	}
-	if err := json.Unmarshal([]byte(body), &rep); err != nil {
+	if err := json.Unmarshal(apiData(body), &rep); err != nil {
 		t.Fatal(err)
 	}
 	var missing int

@@ -49,13 +49,13 @@ type acceptBody struct {
 	By     string `json:"by"`
 }
 
-// acceptAnswer is what POST …/baseline answers: the accept as recorded,
-// or why not with the current digest.
-type acceptAnswer struct {
-	Status string        `json:"status,omitempty"`
-	Error  string        `json:"error,omitempty"`
-	Digest string        `json:"digest,omitempty"`
-	Accept *state.Accept `json:"accept,omitempty"`
+// AcceptAnswer is the data of what POST …/baseline answers: the accept
+// as recorded and what happens next, or, with a refusal, the current
+// digest.
+type AcceptAnswer struct {
+	Message string        `json:"message,omitempty"`
+	Digest  string        `json:"digest,omitempty"`
+	Accept  *state.Accept `json:"accept,omitempty"`
 }
 
 // baselineAccept is POST /api/v1/targets/{name}/baseline (lifecycle):
@@ -71,14 +71,14 @@ func (h *handler) baselineAccept(w http.ResponseWriter, r *http.Request) {
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxAcceptBody+1))
 	switch {
 	case err != nil:
-		writeJSON(w, http.StatusBadRequest, apiError{"reading the body: " + err.Error()})
+		apiFail(w, http.StatusBadRequest, "reading the body: "+err.Error())
 		return
 	case len(b) > maxAcceptBody:
-		writeJSON(w, http.StatusRequestEntityTooLarge, apiError{"body larger than 4 KiB"})
+		apiFail(w, http.StatusRequestEntityTooLarge, "body larger than 4 KiB")
 		return
 	case len(b) > 0:
 		if err := json.Unmarshal(b, &body); err != nil {
-			writeJSON(w, http.StatusBadRequest, apiError{`body must be {"digest": "sha256:...", "reason": "...", "by": "..."}`})
+			apiFail(w, http.StatusBadRequest, `body must be {"digest": "sha256:...", "reason": "...", "by": "..."}`)
 			return
 		}
 	}
@@ -91,19 +91,19 @@ func (h *handler) baselineAccept(w http.ResponseWriter, r *http.Request) {
 	var de *DigestError
 	switch {
 	case errors.Is(err, ErrUnknownTarget):
-		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
+		apiFail(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, ErrNotBaseline):
-		writeJSON(w, http.StatusConflict, apiError{err.Error()})
+		apiFail(w, http.StatusConflict, err.Error())
 	case errors.As(err, &de):
 		msg := err.Error()
 		if body.Digest == "" && de.Current != "" {
 			msg = "no digest given: " + msg
 		}
-		writeJSON(w, http.StatusConflict, acceptAnswer{Error: msg, Digest: de.Current})
+		apiFailData(w, http.StatusConflict, msg, AcceptAnswer{Digest: de.Current})
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+		apiFail(w, http.StatusInternalServerError, err.Error())
 	default:
-		writeJSON(w, http.StatusAccepted, acceptAnswer{Status: "accept recorded: the next successful run that serves " + acc.Digest +
+		apiOK(w, http.StatusAccepted, AcceptAnswer{Message: "accept recorded: the next successful run that serves " + acc.Digest +
 			" records it as the baseline (a run was started); it expires at " + acc.Expires.Format("2006-01-02 15:04:05Z"), Digest: acc.Digest, Accept: acc})
 	}
 }
@@ -116,13 +116,13 @@ func (h *handler) baselineDownload(w http.ResponseWriter, r *http.Request) {
 	b, err := h.src.Baseline(name)
 	switch {
 	case errors.Is(err, ErrUnknownTarget), errors.Is(err, ErrNoBaseline):
-		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
+		apiFail(w, http.StatusNotFound, err.Error())
 		return
 	case errors.Is(err, ErrNotBaseline):
-		writeJSON(w, http.StatusConflict, apiError{err.Error()})
+		apiFail(w, http.StatusConflict, err.Error())
 		return
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+		apiFail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	// Rendered again: the state file stores it compact, on one line.
@@ -132,7 +132,7 @@ func (h *handler) baselineDownload(w http.ResponseWriter, r *http.Request) {
 		canon, err = m.Canonical()
 	}
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, apiError{"baseline: " + err.Error()})
+		apiFail(w, http.StatusInternalServerError, "baseline: "+err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

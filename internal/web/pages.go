@@ -29,8 +29,9 @@ var funcs = template.FuncMap{
 		}
 		return "in " + d.String()
 	},
-	"ts":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
-	"sev": func(s catalogue.Severity) string { return string(s) },
+	"ts":      func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+	"rfc3339": func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"sev":     func(s catalogue.Severity) string { return string(s) },
 	"count": func(m map[catalogue.Severity]int, s string) int {
 		return m[catalogue.Severity(s)]
 	},
@@ -38,8 +39,8 @@ var funcs = template.FuncMap{
 
 var layout = `{{define "head"}}<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Title}} · driftd</title><link rel="icon" href="{{.Prefix}}/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="{{.Prefix}}/style.css"><script src="{{.Prefix}}/app.js" defer></script></head><body>
-<header><a class="brand" href="{{.Prefix}}/">driftd</a> <nav><a href="{{.Prefix}}/">Targets</a> <a href="{{.Prefix}}/metrics">Metrics</a> <a href="{{.Prefix}}/config">Config</a> <a href="{{.Prefix}}/api/v1/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>
+{{with .Refresh}}<meta http-equiv="refresh" content="{{.}}">{{end}}<title>{{.Title}} · driftd</title><link rel="icon" href="{{.Prefix}}/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="{{.Prefix}}/style.css"><script src="{{.Prefix}}/app.js" defer></script></head><body>
+<header><a class="brand" href="{{.Prefix}}/">driftd</a> <nav><a href="{{.Prefix}}/">Targets</a> <a href="{{.Prefix}}/metrics">Metrics</a> <a href="{{.Prefix}}/config">Config</a> <a href="{{.Prefix}}/rules">Rules</a></nav><span class="ver">{{.Version}}</span></header><main>
 {{if .Config.Failed}}<div class="banner" role="alert"><strong>configuration reload failed</strong> at {{ts .Config.ReloadFailedAt}} ({{ago .Config.ReloadFailedAt}}): the previous configuration keeps running, each target on its last good manifest, until a reload succeeds.
 <ul class="problems">{{range .Config.ReloadProblems}}<li><code>{{.}}</code></li>{{end}}</ul></div>{{end}}{{end}}
 {{define "foot"}}</main></body></html>{{end}}
@@ -50,12 +51,22 @@ var layout = `{{define "head"}}<!doctype html>
 // links them, and a one-shot `driftd check` must not pay for them.
 var indexTmpl = sync.OnceValue(func() *template.Template {
 	return template.Must(template.New("index").Funcs(funcs).Parse(layout + `{{template "head" .}}
-<h1>Targets <small>{{len .Targets}}</small></h1>
+<h1>Targets <small>{{.Fleet.Total}}</small></h1>
+<p class="summary" id="summary">{{range $i, $s := .Fleet.Summary}}{{if $i}}, {{end}}<a class="st-{{$s.State}}" href="{{$s.Href}}">{{$s.Count}} {{$s.State}}</a>{{end}} of {{.Fleet.Total}}{{if .Fleet.Filtered}} · <strong>showing {{.Fleet.Shown}}</strong> <a href="{{.Prefix}}/">clear filters</a>{{end}}
+<span class="asof">as of <time datetime="{{rfc3339 .Fleet.AsOf}}">{{ts .Fleet.AsOf}}</time>{{with .Fleet.Refresh}} · refreshes every {{.}}{{end}}</span></p>
 {{if .Lifecycle}}<p class="actions"><button type="button" data-post="{{.Prefix}}/-/reload">Reload configuration</button><span class="act-result" role="status"></span></p>{{end}}
-{{if not .Targets}}<p class="empty">No targets configured.</p>{{else}}
-<table><thead><tr><th>Target</th><th>Class</th><th>Probe</th><th>Drift</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
-{{range .Targets}}<tr>
-<td><a href="{{$.Prefix}}/targets/{{.Name}}">{{.Name}}</a>{{if .ManifestError}} <span class="badge err" title="{{.ManifestError}}">manifest broken</span>{{end}}<div class="url">{{.URL}}{{if and .Origin (ne .Origin "config")}} · <span class="dim">from {{.Origin}}</span>{{end}}</div></td>
+{{if .Fleet.Total}}<form class="filters" method="get" action="{{.Prefix}}/" data-autosubmit>
+<fieldset><legend>State</legend>{{range .Fleet.States}}<label><input type="checkbox" name="state" value="{{.Value}}"{{if .Selected}} checked{{end}}> {{.Label}}</label> {{end}}</fieldset>
+<label>Severity <select name="severity">{{range .Fleet.Severities}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Label}}</option>{{end}}</select></label>
+{{range .Fleet.Labels}}<label>{{.Key}} <select name="label" data-label="{{.Key}}">{{range .Options}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Label}}</option>{{end}}</select></label>
+{{end}}<label>Sort <select name="sort">{{range .Fleet.Sorts}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Label}}</option>{{end}}</select></label>
+<label>Refresh <select name="refresh">{{range .Fleet.Refreshes}}<option value="{{.Value}}"{{if .Selected}} selected{{end}}>{{.Label}}</option>{{end}}</select></label>
+<button type="submit">Apply</button></form>
+{{with .Fleet.Ignored}}<p class="dim">Not understood, ignored: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}{{end}}
+{{if not .Fleet.Total}}<p class="empty">No targets configured.</p>{{else if not .Targets}}<p class="empty">No target matches these filters. <a href="{{.Prefix}}/">Clear filters</a></p>{{else}}
+<table id="targets"><thead><tr><th>Target</th><th>Class</th><th>Probe</th><th>Drift</th><th>Last run</th><th>Next run</th><th>Schedule</th><th class="n">Error</th><th class="n">Warn</th><th class="n">Info</th></tr></thead><tbody>
+{{range .Targets}}<tr data-target="{{.Name}}">
+<td><a href="{{$.Prefix}}/targets/{{.Name}}">{{.Name}}</a>{{range $k, $v := .Labels}} <span class="label">{{$k}}={{$v}}</span>{{end}}{{if .ManifestError}} <span class="badge err" title="{{.ManifestError}}">manifest broken</span>{{end}}<div class="url">{{.URL}}{{if and .Origin (ne .Origin "config")}} · <span class="dim">from {{.Origin}}</span>{{end}}</div></td>
 <td>{{.Classification}}</td>
 <td>{{if .Running}}<span class="badge run">running</span> {{end}}{{template "health" .Status}}</td>
 <td>{{template "drift" .Status}}</td>
@@ -126,6 +137,21 @@ Nothing is compared and no baseline is recorded from what the server serves unti
 {{template "foot" .}}`))
 })
 
+var rulesTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("rules").Funcs(funcs).Parse(layout + `{{template "head" .}}
+<h1>Rules</h1>
+<p class="dim">The rule catalogue: each rule's default severity (a target's <code>severity:</code> overrides it) and when it fires. A rule id links to its section of <a href="{{.RulesDoc}}">docs/rules.md</a>; <a href="{{.Prefix}}/api/v1/rules">the catalogue as JSON</a>.</p>
+{{range .Rules}}<h2>{{.Family}} <small>{{len .Rules}}</small></h2>
+<table class="rules"><thead><tr><th>Rule</th><th>Severity</th><th>Fires when</th></tr></thead><tbody>
+{{range .Rules}}<tr id="{{.ID}}"><td><a href="{{.DocURL}}"><code>{{.ID}}</code></a></td><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span></td><td>{{.Doc}}</td></tr>
+{{end}}</tbody></table>{{end}}
+<h2>BRK grades <small>{{len .Grades}}</small></h2>
+<table class="rules"><thead><tr><th>Grade</th><th>Severity</th><th>Meaning</th></tr></thead><tbody>
+{{range .Grades}}<tr><td><code>{{.ID}}</code>{{if .Breaking}} <span class="dim">breaking</span>{{end}}</td><td><span class="badge s-{{sev .Severity}}">{{.Severity}}</span></td><td>{{.Doc}}</td></tr>
+{{end}}</tbody></table>
+{{template "foot" .}}`))
+})
+
 type page struct {
 	Title, Version string
 	// Prefix is --web.route-prefix without its trailing slash: every
@@ -146,10 +172,23 @@ type page struct {
 	Config ConfigStatus
 	// Lifecycle shows the buttons that POST (--web.enable-lifecycle).
 	Lifecycle bool
+	// Fleet is the index's summary, filters and stamp.
+	Fleet fleetView
+	// Refresh reloads the page this often (seconds; 0 never).
+	Refresh int
+	// Rules, Grades and RulesDoc are the rules page's.
+	Rules    []ruleFamily
+	Grades   []catalogue.Grade
+	RulesDoc string
 }
 
-func (h *handler) index(w http.ResponseWriter, _ *http.Request) {
-	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: h.src.Targets(), Rejected: h.src.Rejected(), Config: h.src.ConfigStatus(), Lifecycle: h.opts.EnableLifecycle})
+// index is GET /: the fleet at a glance, filtered and ordered as its
+// query asks (fleet.go, docs/daemon.md#status-pages).
+func (h *handler) index(w http.ResponseWriter, r *http.Request) {
+	q := parseFleetQuery(r.URL.Query())
+	targets, view := fleet(h.src.Targets(), q, time.Now(), h.prefix())
+	render(w, indexTmpl(), page{Title: "Targets", Version: h.opts.Version, Prefix: h.prefix(), Targets: targets, Rejected: h.src.Rejected(),
+		Config: h.src.ConfigStatus(), Lifecycle: h.opts.EnableLifecycle, Fleet: view, Refresh: int(q.Refresh / time.Second)})
 }
 
 func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
@@ -162,6 +201,7 @@ func (h *handler) targetPage(w http.ResponseWriter, r *http.Request) {
 	p := page{Title: name, Version: h.opts.Version, Prefix: h.prefix(), Status: st, Logs: h.src.Logs(name), Config: h.src.ConfigStatus(), Lifecycle: h.opts.EnableLifecycle}
 	if run, ok := h.src.Run(name); ok {
 		p.Findings, p.HasServed = run.Findings(), !run.State.ServedLastChange.IsZero()
+		sortFindings(p.Findings)
 		p.Report = run.Report
 	}
 	// Newest first reads better on a page. A history that cannot be read
@@ -195,5 +235,9 @@ ul.problems{margin:.4em 0 0;padding-left:1.2em}.timeline{list-style:none;padding
 table.sbs td{width:50%;padding:0 .4em}table.sbs pre{margin:0;font:12px ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap}
 tr.l-changed td{background:#fff8e1}tr.l-declared td:first-child{background:#ffebee}tr.l-served td:last-child{background:#e8f5e9}
 .kind{font-weight:600}.ev-opened .kind{color:var(--err)}.ev-resolved .kind{color:var(--ok)}.ev-served_change .kind{color:var(--info)}
-.actions{margin:.2em 0 .8em}.act-result{color:var(--dim);margin-left:.6em}
+.actions{margin:.2em 0 .8em}.summary{margin:.2em 0 .6em}.summary a{font-weight:600}.asof{color:var(--dim);margin-left:1em;font-size:12px}
+.st-drifted{color:var(--err)}.st-failing,.st-auth_required{color:var(--warn)}.st-clean{color:var(--ok)}
+form.filters{display:flex;flex-wrap:wrap;gap:.4em 1.2em;align-items:center;margin:.3em 0 .6em;padding:.5em .8em;border:1px solid var(--line);border-radius:4px;background:#fafbfc}
+form.filters fieldset{border:0;padding:0;margin:0}form.filters legend{float:left;margin-right:.5em;color:var(--dim)}form.filters label{color:var(--dim)}
+.label{display:inline-block;font-size:11px;color:var(--dim);border:1px solid var(--line);border-radius:3px;padding:0 .35em}.act-result{color:var(--dim);margin-left:.6em}
 pre.log{background:#f7f8fa;border:1px solid var(--line);padding:.8em;overflow:auto;font-size:12px;max-height:30em}.empty{color:var(--dim)}`

@@ -38,10 +38,10 @@ func (h *handler) manifestDownload(w http.ResponseWriter, r *http.Request) {
 	tools, err := h.src.Served(name)
 	switch {
 	case errors.Is(err, ErrUnknownTarget):
-		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
+		apiFail(w, http.StatusNotFound, err.Error())
 		return
 	case err != nil:
-		writeJSON(w, http.StatusNotFound, apiError{"no served set recorded yet"})
+		apiFail(w, http.StatusNotFound, "no served set recorded yet")
 		return
 	}
 	m := &manifest.Manifest{Tools: tools}
@@ -59,7 +59,7 @@ func (h *handler) manifestDownload(w http.ResponseWriter, r *http.Request) {
 	}
 	b, err := m.Canonical()
 	if err != nil {
-		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+		apiFail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

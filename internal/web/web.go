@@ -137,7 +137,13 @@ func New(src Source, opts Options) http.Handler {
 	mux.HandleFunc("GET /-/healthy", func(w http.ResponseWriter, _ *http.Request) { text(w, http.StatusOK, "OK\n") })
 	mux.HandleFunc("GET /-/ready", h.ready)
 	mux.HandleFunc("POST /-/reload", h.lifecycle(h.reload))
-	mux.HandleFunc("GET /api/v1/targets", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, src.Targets()) })
+	mux.HandleFunc("GET /api/v1/targets", func(w http.ResponseWriter, _ *http.Request) {
+		targets := src.Targets()
+		if targets == nil {
+			targets = []TargetStatus{} // "data": [], not null
+		}
+		apiOK(w, http.StatusOK, targets)
+	})
 	mux.HandleFunc("GET /api/v1/targets/{name}", h.report)
 	mux.HandleFunc("GET /api/v1/targets/{name}/history", h.history)
 	mux.HandleFunc("POST /api/v1/targets/{name}/probe", h.lifecycle(h.probe))
@@ -145,7 +151,8 @@ func New(src Source, opts Options) http.Handler {
 	mux.HandleFunc("GET /api/v1/targets/{name}/baseline", h.baselineDownload)
 	mux.HandleFunc("POST /api/v1/targets/{name}/baseline", h.lifecycle(h.baselineAccept))
 	mux.HandleFunc("GET /targets/{name}/schema", h.schemaView)
-	mux.HandleFunc("GET /api/v1/rules", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, catalogue.Catalogue()) })
+	mux.HandleFunc("GET /api/v1/rules", func(w http.ResponseWriter, _ *http.Request) { apiOK(w, http.StatusOK, catalogue.Catalogue()) })
+	mux.HandleFunc("GET /rules", h.rulesPage)
 	mux.HandleFunc("GET /config", h.config)
 	mux.HandleFunc("GET /{$}", h.index)
 	mux.HandleFunc("GET /targets/{name}", h.targetPage)
@@ -236,13 +243,13 @@ func (h *handler) reload(w http.ResponseWriter, _ *http.Request) {
 func (h *handler) probe(w http.ResponseWriter, r *http.Request) {
 	switch err := h.src.Probe(r.PathValue("name")); {
 	case errors.Is(err, ErrUnknownTarget):
-		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
+		apiFail(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, ErrAlreadyRunning):
-		writeJSON(w, http.StatusConflict, apiError{err.Error()})
+		apiFail(w, http.StatusConflict, err.Error())
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+		apiFail(w, http.StatusInternalServerError, err.Error())
 	default:
-		writeJSON(w, http.StatusAccepted, map[string]string{"status": "probe started"})
+		apiOK(w, http.StatusAccepted, message{"probe started"})
 	}
 }
 
@@ -260,11 +267,11 @@ func (h *handler) report(w http.ResponseWriter, r *http.Request) {
 	run, ok := h.src.Run(r.PathValue("name"))
 	switch {
 	case !ok:
-		writeJSON(w, http.StatusNotFound, apiError{ErrUnknownTarget.Error()})
+		apiFail(w, http.StatusNotFound, ErrUnknownTarget.Error())
 	case run.Report == nil:
-		writeJSON(w, http.StatusNotFound, apiError{"no run has finished yet"})
+		apiFail(w, http.StatusNotFound, "no run has finished yet")
 	default:
-		writeJSON(w, http.StatusOK, reportView{Report: run.Report, Status: run.Status(), ActiveFindings: run.Findings()})
+		apiOK(w, http.StatusOK, reportView{Report: run.Report, Status: run.Status(), ActiveFindings: run.Findings()})
 	}
 }
 
@@ -272,15 +279,15 @@ func (h *handler) history(w http.ResponseWriter, r *http.Request) {
 	events, err := h.src.History(r.PathValue("name"))
 	switch {
 	case errors.Is(err, ErrUnknownTarget):
-		writeJSON(w, http.StatusNotFound, apiError{err.Error()})
+		apiFail(w, http.StatusNotFound, err.Error())
 		return
 	case err != nil:
-		writeJSON(w, http.StatusInternalServerError, apiError{err.Error()})
+		apiFail(w, http.StatusInternalServerError, err.Error())
 		return
 	case events == nil:
 		events = []state.Event{}
 	}
-	writeJSON(w, http.StatusOK, events)
+	apiOK(w, http.StatusOK, events)
 }
 
 func (h *handler) config(w http.ResponseWriter, _ *http.Request) {
@@ -293,8 +300,50 @@ func (h *handler) config(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(b)
 }
 
-type apiError struct {
-	Error string `json:"error"`
+// Response is every JSON answer of /api/v1, in the shape of Prometheus'
+// HTTP API: {"status": "success", "data": …}, or on an error {"status":
+// "error", "errorType": …, "error": …} with data where an error has more
+// to say (a refused accept's current digest). T is the data's type: the
+// handlers answer Response[any], a client (driftd baseline accept) reads
+// Response[[]TargetStatus] or Response[AcceptAnswer].
+type Response[T any] struct {
+	Status    string `json:"status"`
+	Data      T      `json:"data,omitempty"`
+	ErrorType string `json:"errorType,omitempty"`
+	Error     string `json:"error,omitempty"`
+}
+
+// message is the data of an answer that only says what was done.
+type message struct {
+	Message string `json:"message"`
+}
+
+// apiOK answers data with status.
+func apiOK(w http.ResponseWriter, status int, data any) {
+	writeJSON(w, status, Response[any]{Status: "success", Data: data})
+}
+
+// apiFail answers an error with status; data may be nil.
+func apiFail(w http.ResponseWriter, status int, msg string) { apiFailData(w, status, msg, nil) }
+
+func apiFailData(w http.ResponseWriter, status int, msg string, data any) {
+	writeJSON(w, status, Response[any]{Status: "error", ErrorType: errorType(status), Error: msg, Data: data})
+}
+
+// errorType names an error's class as Prometheus' API does (bad_data,
+// not_found, internal, unavailable), with conflict for a 409.
+func errorType(status int) string {
+	switch {
+	case status == http.StatusNotFound:
+		return "not_found"
+	case status == http.StatusConflict:
+		return "conflict"
+	case status == http.StatusServiceUnavailable:
+		return "unavailable"
+	case status >= 500:
+		return "internal"
+	}
+	return "bad_data"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

@@ -219,10 +219,13 @@ func TestLifecycleEnabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var answer struct{ Error, Digest string }
+	var answer struct {
+		Status, ErrorType, Error string
+		Data                     struct{ Digest string }
+	}
 	_ = json.NewDecoder(resp.Body).Decode(&answer)
 	resp.Body.Close()
-	if resp.StatusCode != 409 || answer.Digest != tofuDigest || len(src.accepted) != 0 {
+	if resp.StatusCode != 409 || answer.Status != "error" || answer.ErrorType != "conflict" || answer.Data.Digest != tofuDigest || len(src.accepted) != 0 {
 		t.Fatalf("stale accept: %d %+v %q", resp.StatusCode, answer, src.accepted)
 	}
 	req, _ = http.NewRequest("POST", srv.URL+"/api/v1/targets/tofu/baseline", strings.NewReader(`{"digest":"`+tofuDigest+`","by":"mallory","reason":"reviewed in PR 7"}`))

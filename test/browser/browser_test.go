@@ -4,7 +4,9 @@
 // without console errors, every link on every page resolves (and behind
 // the prefix stays under it), and the outage case — the demo's mock dies
 // under the second daemon — shows the failure banner and the stale
-// findings. Screenshots go to DRIFTD_ARTIFACTS (default
+// findings. A fleet of 200 targets is filtered in the index's form to
+// drifted + team=payments (TestFleetInABrowser, issue 39). Screenshots
+// go to DRIFTD_ARTIFACTS (default
 // ../../.ci/artifacts/browser). It is its own module so that the main one
 // does not carry chromedp; `make browser` runs it, .ci/run too.
 package browser
@@ -20,6 +22,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -320,8 +324,8 @@ func TestPagesInABrowser(t *testing.T) {
 	_ = demo.Wait()
 	waitFor(t, "the prefixed daemon to see the outage", func() bool {
 		_, body := getBody("http://" + web2 + "/driftd/api/v1/targets")
-		var rows []struct{ Health string }
-		return json.Unmarshal([]byte(body), &rows) == nil && len(rows) == 1 && rows[0].Health == "failing"
+		var answer struct{ Data []struct{ Health string } }
+		return json.Unmarshal([]byte(body), &answer) == nil && len(answer.Data) == 1 && answer.Data[0].Health == "failing"
 	})
 	text, _ := b.visit(t, "http://"+web2+"/driftd/targets/orders")
 	for _, want := range []string{"The last run failed", "Failing since", "could not be re-checked", "stale", "MCP-DRIFT-TOOL-MISSING", "nothing was listed, since the run failed"} {
@@ -380,4 +384,136 @@ func (b *browser) buttons(t *testing.T, index string) {
 		t.Errorf("the forged form got %q", text)
 	}
 	b.takeErrors() // the 403 itself is a console error of that page
+}
+
+// TestFleetInABrowser is issue 39's fleet: 200 targets on one mock (each
+// its own URL), every fourth compared against the demo's manifest, so
+// drifted, the others trusting their first sight, so clean; every third
+// is team=payments. The index, filtered in its form to drifted +
+// team=payments, shows exactly those targets, the URL keeps the view,
+// and a target's page lists its ERROR findings first.
+func TestFleetInABrowser(t *testing.T) {
+	bin := binary(t)
+	b := newBrowser(t)
+	repo, _ := filepath.Abs(root)
+
+	// The demo, for its mock.
+	web1, mock := freePort(t), freePort(t)
+	start(t, t.TempDir(), bin, "demo", "--web.listen-address="+web1, "--mock.listen-address="+mock)
+	waitFor(t, "the demo's mock", func() bool { code, _ := getBody("http://" + web1 + "/-/healthy"); return code == 200 })
+
+	const n = 200
+	dir := t.TempDir()
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "global: {schedule: \"@every 15s\", timeout: 5s, state_dir: %s}\ntargets:\n", filepath.Join(dir, "state"))
+	var want []string // drifted and team=payments, by name
+	for i := range n {
+		name, team, env := fmt.Sprintf("svc-%03d", i), "others", "staging"
+		if i%3 == 0 {
+			team = "payments"
+		}
+		if i%2 == 0 {
+			env = "prod"
+		}
+		compare := "baseline: first_seen, severity: {MCP-AUTH-ANONYMOUS-LIST: \"OFF\"}"
+		if i%4 == 0 {
+			compare = "manifest: " + filepath.Join(repo, "examples", "manifests", "orders.json")
+			if team == "payments" {
+				want = append(want, name)
+			}
+		}
+		fmt.Fprintf(&cfg, "  - {name: %s, url: \"http://%s/mcp?instance=%d\", %s, labels: {team: %s, environment: %s}}\n", name, mock, i, compare, team, env)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "driftd.yml"), []byte(cfg.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	web := freePort(t)
+	start(t, dir, bin, "run", "--config.file=driftd.yml", "--web.listen-address="+web)
+	base := "http://" + web
+	waitFor(t, "every target's first run", func() bool {
+		_, body := getBody(base + "/api/v1/targets")
+		var answer struct {
+			Status string
+			Data   []struct{ Drift string }
+		}
+		if json.Unmarshal([]byte(body), &answer) != nil || answer.Status != "success" || len(answer.Data) != n {
+			return false
+		}
+		drift := map[string]int{}
+		for _, r := range answer.Data {
+			drift[r.Drift]++
+		}
+		return drift["drifted"] == n/4 && drift["clean"] == n-n/4
+	})
+
+	rows := func() []string {
+		r, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('#targets tbody tr')).map(r => r.dataset.target)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	search := func() string {
+		s, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`location.search`))
+		return s
+	}
+	// loaded reports whether the page whose query has want is loaded; an
+	// evaluation while the page navigates fails, and is asked again.
+	loaded := func(want string) func() bool {
+		return func() bool {
+			ok, err := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`location.search.includes(`+strconv.Quote(want)+`) && document.readyState === "complete" && !!document.querySelector("#summary")`))
+			return err == nil && ok
+		}
+	}
+	text, _ := b.visit(t, base+"/")
+	if got := rows(); len(got) != n {
+		t.Fatalf("the index shows %d rows of %d", len(got), n)
+	}
+	if !strings.Contains(text, "50 drifted, 0 failing, 150 clean of 200") {
+		t.Errorf("summary line: %.400s", text)
+	}
+	b.screenshot(t, "fleet")
+
+	// The filters as a person sets them: the drifted box (the form
+	// applies itself on a change), then team=payments and Apply. Each
+	// step is one script that returns at once: an action of chromedp's
+	// that the navigation it causes overtakes can wait forever.
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](`document.querySelector("input[name=state][value=drifted]").click()`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the state filter applied", loaded("state=drifted"))
+	if _, err := chromedp.Run(b.ctx, chromedp.Evaluate[any](`document.querySelector("select[data-label=team]").value = "team=payments";
+		document.querySelector("form.filters button[type=submit]").click()`)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the label filter applied", loaded("label=team%3Dpayments"))
+	view := base + "/" + search()
+	if got := rows(); !slices.Equal(got, want) {
+		t.Errorf("drifted + team=payments shows %v, want %v", got, want)
+	}
+	b.screenshot(t, "fleet-filtered")
+	// The URL is the view: loaded afresh, it shows the same rows.
+	text, _ = b.visit(t, view)
+	if got := rows(); !slices.Equal(got, want) || !strings.Contains(text, fmt.Sprintf("showing %d", len(want))) {
+		t.Errorf("%s shows %v", view, got)
+	}
+
+	// A drifted target's findings, ERROR first.
+	b.visit(t, base+"/targets/"+want[0])
+	sevs, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('tr[class^="sev-"]')).map(r => r.className.split(' ')[0].slice(4))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rank := map[string]int{"ERROR": 3, "WARN": 2, "INFO": 1}
+	if len(sevs) < 2 || sevs[0] != "ERROR" || sevs[len(sevs)-1] == "ERROR" ||
+		!slices.IsSortedFunc(sevs, func(a, b string) int { return rank[b] - rank[a] }) {
+		t.Errorf("%s's findings by severity: %v", want[0], sevs)
+	}
+	b.screenshot(t, "fleet-target")
+
+	// The Rules link opens a page, each rule linking to its docs.
+	text, links := b.visit(t, base+"/rules")
+	if !strings.Contains(text, "MCP-DRIFT-TOOL-MISSING") || !slices.Contains(links, "https://github.com/driftd/driftd/blob/main/docs/rules.md#mcp-drift-tool-missing") {
+		t.Errorf("/rules: %.300s", text)
+	}
 }

@@ -57,7 +57,7 @@ func (d *baselineDaemon) status() (served, digest, origin, review string) {
 			NeedsReview string `json:"needs_review"`
 		} `json:"baseline"`
 	}
-	if json.Unmarshal([]byte(get(d.base+"/api/v1/targets").body), &rows) != nil || len(rows) != 1 || rows[0].Baseline == nil {
+	if json.Unmarshal(apiData(get(d.base+"/api/v1/targets").body), &rows) != nil || len(rows) != 1 || rows[0].Baseline == nil {
 		return
 	}
 	b := rows[0].Baseline
@@ -77,10 +77,13 @@ func TestDaemonBaselineStaleDigest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var answer struct{ Error, Digest string }
+	var answer struct {
+		Status, Error string
+		Data          struct{ Digest string }
+	}
 	_ = json.NewDecoder(resp.Body).Decode(&answer)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusConflict || answer.Digest != served {
+	if resp.StatusCode != http.StatusConflict || answer.Status != "error" || answer.Data.Digest != served {
 		t.Fatalf("a stale digest: HTTP %d %+v, want 409 naming %s", resp.StatusCode, answer, served)
 	}
 	time.Sleep(1500 * time.Millisecond) // a run or two

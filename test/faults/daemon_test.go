@@ -167,7 +167,7 @@ func daemonSuite(t *testing.T, span time.Duration) {
 				DurationSeconds float64 `json:"duration_seconds"`
 			} `json:"last_run"`
 		}
-		if err := json.Unmarshal([]byte(get(base+"/api/v1/targets").body), &targets); err != nil {
+		if err := json.Unmarshal(apiData(get(base+"/api/v1/targets").body), &targets); err != nil {
 			t.Fatal(err)
 		}
 		ran := 0
@@ -339,6 +339,19 @@ func scrapeSample(base string) (sample, error) {
 type got struct {
 	body string
 	err  error
+}
+
+// apiData is the data of an /api/v1 answer ({"status": "success",
+// "data": …}, docs/daemon.md#api); an answer that is not one reads as
+// null.
+func apiData(body string) []byte {
+	var env struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal([]byte(body), &env) != nil || env.Data == nil {
+		return []byte("null")
+	}
+	return env.Data
 }
 
 // get fetches url with a 10 s limit, reading at most 16 MiB.

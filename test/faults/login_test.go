@@ -455,7 +455,7 @@ func TestLoginDaemon(t *testing.T) {
 		targets = nil
 		r := get(d.base + "/api/v1/targets")
 		done := 0
-		if r.err == nil && json.Unmarshal([]byte(r.body), &targets) == nil {
+		if r.err == nil && json.Unmarshal(apiData(r.body), &targets) == nil {
 			for _, tg := range targets {
 				if tg.LastRun != nil {
 					done++
@@ -472,7 +472,7 @@ func TestLoginDaemon(t *testing.T) {
 	}
 	// A second run: it refreshes again, with the rotated refresh token.
 	time.Sleep(2500 * time.Millisecond)
-	if err := json.Unmarshal([]byte(get(d.base+"/api/v1/targets").body), &targets); err != nil {
+	if err := json.Unmarshal(apiData(get(d.base+"/api/v1/targets").body), &targets); err != nil {
 		t.Fatal(err)
 	}
 	for _, tg := range targets {
@@ -640,7 +640,7 @@ func TestLoginSessionFiles(t *testing.T) {
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		targets = nil
 		done := 0
-		if r := get(d.base + "/api/v1/targets"); r.err == nil && json.Unmarshal([]byte(r.body), &targets) == nil {
+		if r := get(d.base + "/api/v1/targets"); r.err == nil && json.Unmarshal(apiData(r.body), &targets) == nil {
 			for _, tg := range targets {
 				if tg.LastRun != nil {
 					done++

@@ -536,7 +536,7 @@ func TestDaemonOAuth(t *testing.T) {
 		targets = nil
 		r := get(d.base + "/api/v1/targets")
 		done := 0
-		if r.err == nil && json.Unmarshal([]byte(r.body), &targets) == nil {
+		if r.err == nil && json.Unmarshal(apiData(r.body), &targets) == nil {
 			for _, tg := range targets {
 				if tg.LastRun != nil {
 					done++
@@ -552,7 +552,7 @@ func TestDaemonOAuth(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	time.Sleep(2500 * time.Millisecond)
-	if err := json.Unmarshal([]byte(get(d.base+"/api/v1/targets").body), &targets); err != nil {
+	if err := json.Unmarshal(apiData(get(d.base+"/api/v1/targets").body), &targets); err != nil {
 		t.Fatal(err)
 	}
 	for _, tg := range targets {

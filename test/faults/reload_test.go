@@ -73,7 +73,7 @@ targets:
 	}
 	waitFor("a run started after the break", 20*time.Second, func() bool {
 		r := get(base + "/api/v1/targets/orders")
-		return r.err == nil && json.Unmarshal([]byte(r.body), &last) == nil && last.StartedAt.After(broke)
+		return r.err == nil && json.Unmarshal(apiData(r.body), &last) == nil && last.StartedAt.After(broke)
 	})
 	if !last.Success {
 		t.Errorf("the run after the break failed: %s", get(base+"/api/v1/targets/orders").body)

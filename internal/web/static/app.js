@@ -17,8 +17,9 @@ document.addEventListener("click", async (ev) => {
     const body = await resp.text();
     let msg = body.trim();
     try {
+      // The API's envelope: {status, data: {message}} or {status, error}.
       const j = JSON.parse(body);
-      msg = j.status || j.error || msg;
+      msg = (j.data && j.data.message) || j.error || msg;
     } catch (_) {
       // a text/plain answer (/-/reload) is shown as it is
     }
@@ -28,4 +29,11 @@ document.addEventListener("click", async (ev) => {
   } finally {
     button.disabled = false;
   }
+});
+
+// The index's filter form applies itself when a choice changes; its
+// Apply button does the same without script.
+document.addEventListener("change", (ev) => {
+  const form = ev.target.closest("form[data-autosubmit]");
+  if (form) form.requestSubmit();
 });
