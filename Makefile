@@ -2,13 +2,22 @@
 # artefacts: the container image (make image), the files generated from the
 # monitoring mixin (make mixin), their offline checks (make deploy-check).
 GO       ?= go
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
-REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
-# make image: the image's name, and its time (the commit's, so the same
-# commit gives the same image digest).
-IMAGE    ?= registry.example.com/driftd
+# The version is the VERSION file's (docs/release.md); the image tag is
+# v$(VERSION). The stamp is promu's: prometheus/common/version's variables,
+# set with -X, read by --version and driftd_build_info. The build date is
+# the commit's (SOURCE_DATE_EPOCH), so the same commit builds the same bytes.
+VERSION  ?= $(shell cat VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BRANCH   ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
+BUILD_USER ?= $(shell id -un)@$(shell hostname)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S 2>/dev/null || date -u -r $(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S)
+GOTAGS   ?= netgo
+PROMVERSION := github.com/prometheus/common/version
+LDFLAGS   = -s -w -X $(PROMVERSION).Version=$(VERSION) -X $(PROMVERSION).Revision=$(REVISION) \
+	-X $(PROMVERSION).Branch=$(BRANCH) -X '$(PROMVERSION).BuildUser=$(BUILD_USER)' -X $(PROMVERSION).BuildDate=$(BUILD_DATE)
+# make image and make release: the image's name, without its tag.
+IMAGE    ?= registry.example.com/driftd
 # Fuzz budgets are execution counts, not durations: with a duration Go
 # 1.26's fuzz coordinator can report a bare "context deadline exceeded" as a
 # failure when -fuzztime expires under CPU contention (go.dev/issue/75804,
@@ -18,7 +27,7 @@ FUZZTIME ?= 100000x
 .PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags "$(LDFLAGS)" -o bin/driftd ./cmd/driftd
 
 # What CI runs (.ci/run): vet, the whole suite under the race detector, and
 # each fuzz target briefly (a fixed number of executions each).
@@ -58,8 +67,8 @@ deploy-check:
 # image tool and its test run on this machine's.
 image: build
 	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/image -binary ../../bin/driftd -out ../../bin/driftd-image.tar \
-		-ref '$(IMAGE):$(VERSION)' -version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
-	cd deploy/validate && GOOS= GOARCH= DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='$(VERSION)' \
+		-ref '$(IMAGE):v$(VERSION)' -version 'v$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
+	cd deploy/validate && GOOS= GOARCH= DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='v$(VERSION)' \
 		$(GO) test -count=1 -run '^TestImage$$' .
 
 # Regenerate what comes from the monitoring mixin (deploy/mixin, evaluated
