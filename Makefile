@@ -24,7 +24,7 @@ IMAGE    ?= registry.example.com/driftd
 # fixed in Go 1.27), with no failing input. A count has no deadline to race.
 FUZZTIME ?= 100000x
 
-.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image
+.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image release
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags "$(LDFLAGS)" -o bin/driftd ./cmd/driftd
@@ -70,6 +70,35 @@ image: build
 		-ref '$(IMAGE):v$(VERSION)' -version 'v$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
 	cd deploy/validate && GOOS= GOARCH= DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='v$(VERSION)' \
 		$(GO) test -count=1 -run '^TestImage$$' .
+
+# A release (docs/release.md), from a clean checkout, without a container
+# engine, into dist/: static binaries for RELEASE_PLATFORMS, each with a
+# CycloneDX SBOM (cyclonedx-gomod, run at a pinned version, not a
+# dependency of driftd); the multi-arch OCI image index tagged v$(VERSION)
+# as an OCI layout (dist/image); the chart as driftd-$(VERSION).tgz; and
+# sha256sums.txt. The build user is fixed and every time is the commit's,
+# so two machines build the same bytes. Then deploy/validate TestRelease
+# reads it all back.
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64
+RELEASE_BUILD_USER ?= driftd-release
+CYCLONEDX_GOMOD ?= github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+release: BUILD_USER = $(RELEASE_BUILD_USER)
+release: SHELL := /bin/bash
+release: .SHELLFLAGS := -o pipefail -ec
+release:
+	rm -rf dist && mkdir -p dist
+	for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; \
+		echo "build dist/driftd-$$os-$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -tags '$(GOTAGS)' \
+			-ldflags "$(LDFLAGS)" -o dist/driftd-$$os-$$arch ./cmd/driftd; \
+		GOOS= GOARCH= $(GO) run $(CYCLONEDX_GOMOD) bin -json -licenses -noserial -notimestamp \
+			-version v$(VERSION) -output dist/driftd-$$os-$$arch.cdx.json dist/driftd-$$os-$$arch; \
+	done
+	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/release -dist ../../dist -chart ../helm/driftd \
+		-version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
+	cd deploy/validate && GOOS= GOARCH= DRIFTD_DIST=$(CURDIR)/dist DRIFTD_RELEASE_VERSION='$(VERSION)' \
+		$(GO) test -count=1 -run '^TestRelease$$' .
 
 # Regenerate what comes from the monitoring mixin (deploy/mixin, evaluated
 # with go-jsonnet): deploy/prometheus/alerts.yml, the kustomize
@@ -159,4 +188,4 @@ run: build
 	./bin/driftd demo $(ARGS)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
