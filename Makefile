@@ -73,8 +73,9 @@ image: build
 
 # A release (docs/release.md), from a clean checkout, without a container
 # engine, into dist/: static binaries for RELEASE_PLATFORMS, each with a
-# CycloneDX SBOM (cyclonedx-gomod, run at a pinned version, not a
-# dependency of driftd); the multi-arch OCI image index tagged v$(VERSION)
+# CycloneDX SBOM (cyclonedx-gomod at a pinned version, installed into
+# .cache/tools, not a dependency of driftd; it reads the platform of its
+# package URLs from GOOS/GOARCH); the multi-arch OCI image index tagged v$(VERSION)
 # as an OCI layout (dist/image); the chart as driftd-$(VERSION).tgz; and
 # sha256sums.txt. The build user is fixed and every time is the commit's,
 # so two machines build the same bytes. Then deploy/validate TestRelease
@@ -87,12 +88,13 @@ release: SHELL := /bin/bash
 release: .SHELLFLAGS := -o pipefail -ec
 release:
 	rm -rf dist && mkdir -p dist
+	GOOS= GOARCH= GOBIN=$(CURDIR)/.cache/tools $(GO) install $(CYCLONEDX_GOMOD)
 	for p in $(RELEASE_PLATFORMS); do \
 		os=$${p%/*}; arch=$${p#*/}; \
 		echo "build dist/driftd-$$os-$$arch"; \
 		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -tags '$(GOTAGS)' \
 			-ldflags "$(LDFLAGS)" -o dist/driftd-$$os-$$arch ./cmd/driftd; \
-		GOOS= GOARCH= $(GO) run $(CYCLONEDX_GOMOD) bin -json -licenses -noserial -notimestamp \
+		GOPROXY=off GOOS=$$os GOARCH=$$arch .cache/tools/cyclonedx-gomod bin -json -licenses -noserial -notimestamp \
 			-version v$(VERSION) -output dist/driftd-$$os-$$arch.cdx.json dist/driftd-$$os-$$arch; \
 	done
 	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/release -dist ../../dist -chart ../helm/driftd \

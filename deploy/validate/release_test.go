@@ -7,6 +7,9 @@ import (
 	"debug/elf"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"log"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,7 +24,11 @@ import (
 	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
 	imagevalidate "github.com/google/go-containerregistry/pkg/v1/validate"
 )
 
@@ -101,10 +108,11 @@ func TestRelease(t *testing.T) {
 				t.Errorf("sha256sums.txt lacks %s", f)
 			}
 		}
-		checkSBOM(t, filepath.Join(dist, "driftd-"+p+".cdx.json"), tag)
+		checkSBOM(t, filepath.Join(dist, "driftd-"+p+".cdx.json"), tag, p)
 	}
 	checkReleaseBinary(t, filepath.Join(dist, "driftd-"+runtime.GOOS+"-"+runtime.GOARCH), version)
 	checkReleaseIndex(t, filepath.Join(dist, "image"), tag)
+	checkReleasePush(t, filepath.Join(dist, "image"), tag)
 
 	pkg := filepath.Join(dist, "driftd-"+version+".tgz")
 	if !slices.Contains(sums, filepath.Base(pkg)) {
@@ -146,8 +154,8 @@ func checkSums(t *testing.T, dist string) []string {
 }
 
 // checkSBOM: a CycloneDX document describing driftd at the release's
-// version, listing the modules it was built from.
-func checkSBOM(t *testing.T, path, tag string) {
+// version for its platform (os-arch), listing the modules it was built from.
+func checkSBOM(t *testing.T, path, tag, platform string) {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
@@ -164,8 +172,10 @@ func checkSBOM(t *testing.T, path, tag string) {
 		t.Fatalf("%s: %v", path, err)
 	}
 	mc := bom.Metadata.Component
-	if bom.BOMFormat != "CycloneDX" || mc.Name != "github.com/driftd/driftd" || mc.Version != tag || !strings.Contains(mc.Purl, "@"+tag) {
-		t.Errorf("%s: format %q, component %+v: want CycloneDX, github.com/driftd/driftd %s", path, bom.BOMFormat, mc, tag)
+	goos, goarch, _ := strings.Cut(platform, "-")
+	if bom.BOMFormat != "CycloneDX" || mc.Name != "github.com/driftd/driftd" || mc.Version != tag ||
+		!strings.HasPrefix(mc.Purl, "pkg:golang/github.com/driftd/driftd@"+tag+"?goarch="+goarch+"&goos="+goos+"&") {
+		t.Errorf("%s: format %q, component %+v: want CycloneDX, github.com/driftd/driftd %s for %s/%s", path, bom.BOMFormat, mc, tag, goos, goarch)
 	}
 	if !slices.ContainsFunc(bom.Components, func(c struct{ Name, Version string }) bool {
 		return c.Name == "github.com/prometheus/client_golang"
@@ -256,3 +266,40 @@ func checkReleaseIndex(t *testing.T, dir, tag string) {
 }
 
 var elfMachine = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
+
+// checkReleasePush pushes the layout's one entry to a registry on loopback
+// as `crane push DIR REF` does, and pulls the tag back as a runtime on each
+// platform would.
+func checkReleasePush(t *testing.T, dir, tag string) {
+	t.Helper()
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	defer srv.Close()
+	ref, err := name.NewTag(strings.TrimPrefix(srv.URL, "http://")+"/driftd:"+tag, name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lp, err := layout.ImageIndexFromPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lp.IndexManifest()
+	if err != nil || len(m.Manifests) != 1 {
+		t.Fatalf("%s: %v, %d entries", dir, err, len(m.Manifests))
+	}
+	idx, err := lp.ImageIndex(m.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := remote.WriteIndex(ref, idx); err != nil {
+		t.Fatalf("push %s: %v", ref, err)
+	}
+	for _, arch := range []string{"amd64", "arm64"} {
+		img, err := remote.Image(ref, remote.WithPlatform(v1.Platform{OS: "linux", Architecture: arch}))
+		if err != nil {
+			t.Fatalf("pull %s for linux/%s: %v", ref, arch, err)
+		}
+		if cf, err := img.ConfigFile(); err != nil || cf.Architecture != arch || cf.Config.Labels["org.opencontainers.image.version"] != tag {
+			t.Errorf("pulled %s for linux/%s: %v, got %s labelled %q", ref, arch, err, cf.Architecture, cf.Config.Labels["org.opencontainers.image.version"])
+		}
+	}
+}

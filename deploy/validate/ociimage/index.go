@@ -42,10 +42,10 @@ func Index(o Options, binaries ...string) (v1.ImageIndex, error) {
 	return mutate.Annotations(idx, Labels(o.Version, o.Revision, o.Created)).(v1.ImageIndex), nil
 }
 
-// WriteLayout writes idx as a new OCI image layout directory, the index
-// named tag (org.opencontainers.image.ref.name), which is what `skopeo copy
-// --all oci:DIR:TAG`, `oras cp --from-oci-layout DIR:TAG` and `crane push
-// --index DIR` read. dir must not exist yet.
+// WriteLayout writes idx as a new OCI image layout directory whose one
+// entry is the index, named tag (org.opencontainers.image.ref.name): what
+// `crane push DIR REF`, `skopeo copy --all oci:DIR:TAG` and `oras cp
+// --from-oci-layout DIR:TAG` push. dir must not exist yet.
 func WriteLayout(dir string, idx v1.ImageIndex, tag string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return fmt.Errorf("%s already exists", dir)
