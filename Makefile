@@ -82,6 +82,7 @@ image: build
 # reads it all back.
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64
 RELEASE_BUILD_USER ?= driftd-release
+CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
 CYCLONEDX_GOMOD ?= github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
 release: BUILD_USER = $(RELEASE_BUILD_USER)
 release: SHELL := /bin/bash
@@ -97,7 +98,7 @@ release:
 		GOPROXY=off GOOS=$$os GOARCH=$$arch .cache/tools/cyclonedx-gomod bin -json -licenses -noserial -notimestamp \
 			-version v$(VERSION) -output dist/driftd-$$os-$$arch.cdx.json dist/driftd-$$os-$$arch; \
 	done
-	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/release -dist ../../dist -chart ../helm/driftd \
+	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/release -dist ../../dist -chart ../helm/driftd -ca-certs '$(CA_CERTS)' \
 		-version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
 	cd deploy/validate && GOOS= GOARCH= DRIFTD_DIST=$(CURDIR)/dist DRIFTD_RELEASE_VERSION='$(VERSION)' \
 		$(GO) test -count=1 -run '^TestRelease$$' .
