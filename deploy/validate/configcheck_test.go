@@ -1,10 +1,7 @@
 package validate
 
 import (
-	"os"
-	"os/exec"
 	"path"
-	"path/filepath"
 	"testing"
 )
 
@@ -16,19 +13,16 @@ func TestConfigMapsPassConfigCheck(t *testing.T) {
 	checked := 0
 	for _, bd := range sources() {
 		o := bd.load(t)
-		for _, cm := range o.configMaps {
+		cms := o.configMaps
+		for _, s := range o.secrets { // the configuration from a Secret
+			cms = append(cms, secretAsConfigMap(s))
+		}
+		for _, cm := range cms {
 			if _, ok := cm.Data[path.Base(configFile)]; !ok {
 				continue
 			}
 			t.Run(bd.name+"/"+cm.Name, func(t *testing.T) {
-				dir := t.TempDir()
-				for k, v := range cm.Data {
-					if err := os.WriteFile(filepath.Join(dir, k), []byte(v), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				c := exec.Command(bin, "config", "check", filepath.Join(dir, path.Base(configFile)))
-				if out, err := c.CombinedOutput(); err != nil {
+				if out, err := configCheck(t, bin, cm); err != nil {
 					t.Fatalf("driftd config check: %v\n%s", err, out)
 				}
 			})

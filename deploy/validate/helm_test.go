@@ -40,12 +40,17 @@ type chart struct {
 // charts are the chart's variants, checked as the kustomize builds are.
 // Every file of ci/ must be one (TestEveryChartVariantIsChecked).
 var charts = []source{
-	helm(chart{}, "Deployment", "Service", "ConfigMap", "ServiceAccount"),
+	helm(chart{}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "PersistentVolumeClaim"),
 	helm(chart{values: "ci/monitoring-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "PrometheusRule"),
 	helm(chart{values: "ci/sidecar-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount"),
 	helm(chart{values: "ci/existing-configmap-values.yaml", existing: "testdata/existing-configmap.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount"),
 	helm(chart{values: "ci/persistence-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "PersistentVolumeClaim"),
+	helm(chart{values: "ci/ephemeral-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount"),
 	helm(chart{values: "ci/kubernetes-sd-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "Role", "RoleBinding"),
+	helm(chart{values: "ci/web-auth-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "Secret", "PodDisruptionBudget", "NetworkPolicy"),
+	helm(chart{values: "ci/exposed-values.yaml"}, "Deployment", "Service", "ConfigMap", "ServiceAccount", "ServiceMonitor", "Secret", "Ingress", "HTTPRoute"),
+	helm(chart{values: "ci/sharded-values.yaml"}, "StatefulSet", "Service", "ConfigMap", "ServiceAccount"),
+	helm(chart{values: "ci/secret-config-values.yaml", existing: "testdata/existing-secret-config.yaml"}, "Deployment", "Service", "Secret", "ServiceAccount"),
 }
 
 func helm(c chart, kinds ...string) source {

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"cmp"
 	"fmt"
 	"net"
 	"net/url"
@@ -14,12 +15,15 @@ import (
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
+	gatewayv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -78,7 +82,13 @@ type objects struct {
 	// ClusterRoleBindings: kubernetes_sd's RBAC, and nothing else.
 	roles    []*rbacv1.ClusterRole
 	bindings []*rbacv1.RoleBinding
-	kinds    map[string]int
+	// The chart's optional objects.
+	secrets         []*corev1.Secret
+	pdbs            []*policyv1.PodDisruptionBudget
+	networkPolicies []*networkingv1.NetworkPolicy
+	ingresses       []*networkingv1.Ingress
+	httpRoutes      []*gatewayv1.HTTPRoute
+	kinds           map[string]int
 }
 
 // build runs kustomize on dir (relative to deploy/kubernetes) from the files
@@ -150,6 +160,21 @@ func (o *objects) decode(t *testing.T, where string, y []byte) {
 	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding", "rbac.authorization.k8s.io/v1 RoleBinding":
 		v := &rbacv1.RoleBinding{}
 		o.bindings, into = append(o.bindings, v), v
+	case "v1 Secret":
+		v := &corev1.Secret{}
+		o.secrets, into = append(o.secrets, v), v
+	case "policy/v1 PodDisruptionBudget":
+		v := &policyv1.PodDisruptionBudget{}
+		o.pdbs, into = append(o.pdbs, v), v
+	case "networking.k8s.io/v1 NetworkPolicy":
+		v := &networkingv1.NetworkPolicy{}
+		o.networkPolicies, into = append(o.networkPolicies, v), v
+	case "networking.k8s.io/v1 Ingress":
+		v := &networkingv1.Ingress{}
+		o.ingresses, into = append(o.ingresses, v), v
+	case "gateway.networking.k8s.io/v1 HTTPRoute":
+		v := &gatewayv1.HTTPRoute{}
+		o.httpRoutes, into = append(o.httpRoutes, v), v
 	default:
 		t.Fatalf("%s: no API type known for %q: add it to decode()", id, gk)
 	}
@@ -355,11 +380,12 @@ func checkContainer(t *testing.T, o *objects, w workload, c *corev1.Container) {
 	if errs := validation.IsValidPortName(port.Name); len(errs) > 0 {
 		t.Errorf("%s: port name %q: %v", where, port.Name, errs)
 	}
+	prefix, scheme := webOf(o, w, c)
 	for _, p := range []struct {
 		kind  string
 		probe *corev1.Probe
 		path  string
-	}{{"liveness", c.LivenessProbe, "/-/healthy"}, {"readiness", c.ReadinessProbe, "/-/ready"}} {
+	}{{"liveness", c.LivenessProbe, prefix + "/-/healthy"}, {"readiness", c.ReadinessProbe, prefix + "/-/ready"}} {
 		if p.probe == nil || p.probe.HTTPGet == nil {
 			t.Errorf("%s: no %s httpGet probe", where, p.kind)
 			continue
@@ -367,6 +393,9 @@ func checkContainer(t *testing.T, o *objects, w workload, c *corev1.Container) {
 		g := p.probe.HTTPGet
 		if g.Path != p.path {
 			t.Errorf("%s: %s probe path %q, want %q", where, p.kind, g.Path, p.path)
+		}
+		if got := cmp.Or(g.Scheme, corev1.URISchemeHTTP); got != scheme {
+			t.Errorf("%s: %s probe scheme %s, want %s", where, p.kind, got, scheme)
 		}
 		if !portMatches(g.Port, port) {
 			t.Errorf("%s: %s probe port %s is not driftd's port %s/%d", where, p.kind, g.Port.String(), port.Name, port.ContainerPort)
@@ -410,8 +439,22 @@ func checkContainer(t *testing.T, o *objects, w workload, c *corev1.Container) {
 	if !cfgMount.ReadOnly {
 		t.Errorf("%s: %s should be mounted readOnly", where, configDir)
 	}
-	if v := volumes[cfgMount.Name]; v == nil || v.ConfigMap == nil {
-		t.Fatalf("%s: %s is not a ConfigMap volume", where, configDir)
+	if v := volumes[cfgMount.Name]; v != nil && v.Secret != nil {
+		// The configuration from a Secret (the chart's
+		// configExistingSecretName or secretConfig): held to the same checks.
+		if len(v.Secret.Items) != 0 {
+			t.Errorf("%s: the Secret volume lists items: mount every key, so new manifests need no workload change", where)
+		}
+		for _, x := range o.secrets {
+			if x.Name == v.Secret.SecretName {
+				cm = secretAsConfigMap(x)
+			}
+		}
+		if cm == nil {
+			t.Fatalf("%s: Secret %q is not in the build", where, v.Secret.SecretName)
+		}
+	} else if v == nil || v.ConfigMap == nil {
+		t.Fatalf("%s: %s is not a ConfigMap or Secret volume", where, configDir)
 	} else {
 		if len(v.ConfigMap.Items) != 0 {
 			t.Errorf("%s: the ConfigMap volume lists items: mount every key, so new manifests need no Deployment change", where)
@@ -627,8 +670,17 @@ func TestServiceMonitor(t *testing.T) {
 				t.Fatalf("servicemonitor %s: %d endpoints, want 1", sm.Name, len(sm.Spec.Endpoints))
 			}
 			ep := sm.Spec.Endpoints[0]
-			if ep.Port != "http" || ep.Path != "/metrics" {
-				t.Errorf("servicemonitor %s: endpoint port %q path %q, want http /metrics", sm.Name, ep.Port, ep.Path)
+			prefix, scheme := "", corev1.URISchemeHTTP
+			for _, w := range o.workloads() {
+				for _, c := range driftdContainers(&w.template.Spec) {
+					prefix, scheme = webOf(o, w, c)
+				}
+			}
+			if ep.Port != "http" || ep.Path != prefix+"/metrics" {
+				t.Errorf("servicemonitor %s: endpoint port %q path %q, want http %s/metrics", sm.Name, ep.Port, ep.Path, prefix)
+			}
+			if got := cmp.Or(ep.Scheme.String(), "http"); !strings.EqualFold(got, string(scheme)) {
+				t.Errorf("servicemonitor %s: scheme %s, but driftd serves %s", sm.Name, got, scheme)
 			}
 			sel, err := metav1.LabelSelectorAsSelector(&sm.Spec.Selector)
 			if err != nil {

@@ -77,13 +77,8 @@ func (t *Transport) sessionToken(ctx context.Context, stale string) (*token, err
 	e := ts.entry(src.key())
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.tok != nil && e.tok.value == stale {
-		e.tok = nil
-	}
-	if e.tok.fresh(ts.now()) {
-		c := *e.tok
-		u.use(&c, false)
-		return &c, nil
+	if t := e.cached(ts.now(), stale, u); t != nil {
+		return t, nil
 	}
 	s := e.session
 	if src.Provided != "" || src.Own != "" {
@@ -107,11 +102,7 @@ func (t *Transport) sessionToken(ctx context.Context, stale string) (*token, err
 		return nil, fmt.Errorf("the session's DPoP key: %v", err)
 	}
 	if s.AccessToken != "" && s.AccessToken != stale {
-		tok := &token{value: s.AccessToken, scheme: scheme(s.TokenType, key), issued: s.UpdatedAt, expires: s.Expiry, key: key, issuer: s.Issuer}
-		if s.Expiry.IsZero() {
-			tok.expires = s.UpdatedAt.Add(defaultLifetime)
-		}
-		if tok.fresh(ts.now()) {
+		if tok := s.token(key); tok.fresh(ts.now()) {
 			e.tok = tok
 			c := *tok
 			u.use(&c, false)
@@ -131,10 +122,7 @@ func (t *Transport) sessionToken(ctx context.Context, stale string) (*token, err
 			u.note(fmt.Sprintf("the refreshed session could not be saved: %v", err))
 		}
 	}
-	tok := &token{value: next.AccessToken, scheme: scheme(next.TokenType, key), issued: next.UpdatedAt, expires: next.Expiry, key: key, issuer: next.Issuer}
-	if next.Expiry.IsZero() {
-		tok.expires = next.UpdatedAt.Add(defaultLifetime)
-	}
+	tok := next.token(key)
 	e.tok = tok
 	c := *tok
 	u.use(&c, true)
@@ -191,9 +179,20 @@ func (t *Transport) refresh(ctx context.Context, s *Session, key *signer) (*Sess
 }
 
 // relogin logs in again through the session source's Login and keeps the
-// new session.
-func (t *Transport) relogin(ctx context.Context, more []string) (*token, error) {
+// new session. One login at a time per session: a conversation's
+// connections refused together wait for the first's login and use it
+// (stale is the token the caller saw refused, "" for none), unless more
+// scopes are asked for.
+func (t *Transport) relogin(ctx context.Context, more []string, stale string) (*token, error) {
 	src, ts, u := t.Session, t.Tokens, usageOf(ctx)
+	e := ts.entry(src.key())
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(more) == 0 {
+		if tok := e.cached(ts.now(), stale, u); tok != nil {
+			return tok, nil
+		}
+	}
 	s, err := src.Login(ctx, more)
 	if err != nil {
 		return nil, err
@@ -207,14 +206,8 @@ func (t *Transport) relogin(ctx context.Context, more []string) (*token, error) 
 	if err != nil {
 		return nil, err
 	}
-	tok := &token{value: s.AccessToken, scheme: scheme(s.TokenType, key), issued: s.UpdatedAt, expires: s.Expiry, key: key, issuer: s.Issuer}
-	if s.Expiry.IsZero() {
-		tok.expires = s.UpdatedAt.Add(defaultLifetime)
-	}
-	e := ts.entry(src.key())
-	e.mu.Lock()
+	tok := s.token(key)
 	e.session, e.tok = s, tok
-	e.mu.Unlock()
 	u.identify(s.Issuer, s.ClientAuth, "authorization_code")
 	c := *tok
 	u.use(&c, true)
@@ -228,7 +221,7 @@ func (t *Transport) roundTripSession(req *http.Request) (*http.Response, error) 
 	tok, err := t.sessionToken(ctx, "")
 	var lr *LoginRequiredError
 	if errors.As(err, &lr) && t.Session.Login != nil {
-		tok, err = t.relogin(ctx, nil)
+		tok, err = t.relogin(ctx, nil, "")
 	}
 	if err != nil {
 		u.fail(err)
@@ -247,13 +240,14 @@ func (t *Transport) roundTripSession(req *http.Request) (*http.Response, error) 
 		case resp.StatusCode == http.StatusUnauthorized && !refreshed:
 			refreshed = true
 			resp = keepRefusal(resp)
+			refused := tok.value
 			if moved := t.moved(ctx, chs, tok.issuer); moved != "" {
 				aerr = t.Session.required(moved)
 			} else {
-				tok, aerr = t.sessionToken(ctx, tok.value)
+				tok, aerr = t.sessionToken(ctx, refused)
 			}
 			if errors.As(aerr, &lr) && t.Session.Login != nil {
-				tok, aerr = t.relogin(ctx, nil)
+				tok, aerr = t.relogin(ctx, nil, refused)
 			}
 		case resp.StatusCode == http.StatusForbidden && tok != nil && challengeError(chs, "") == "insufficient_scope":
 			more := strings.Fields(challengeParam(chs, "scope"))
@@ -263,7 +257,7 @@ func (t *Transport) roundTripSession(req *http.Request) (*http.Response, error) 
 			}
 			stepUps++
 			resp = keepRefusal(resp)
-			tok, aerr = t.relogin(ctx, more)
+			tok, aerr = t.relogin(ctx, more, "")
 		default:
 			return resp, nil
 		}
@@ -306,6 +300,15 @@ func (t *Transport) moved(ctx context.Context, chs []oauthex.Challenge, issuer s
 		return ""
 	}
 	return fmt.Sprintf("the server now names another authorization server than the session's %s", redact(issuer))
+}
+
+// token is the session's access token as presented, bound to key.
+func (s *Session) token(key *signer) *token {
+	t := &token{value: s.AccessToken, scheme: scheme(s.TokenType, key), issued: s.UpdatedAt, expires: s.Expiry, key: key, issuer: s.Issuer}
+	if s.Expiry.IsZero() {
+		t.expires = s.UpdatedAt.Add(defaultLifetime)
+	}
+	return t
 }
 
 // scheme is how a token of type typ is presented.

@@ -130,6 +130,21 @@ func (t *token) fresh(now time.Time) bool {
 	return now.Before(t.expires.Add(-margin))
 }
 
+// cached returns a copy of the entry's token when it is fresh at now and
+// not stale, the one a server just refused (which it forgets), recording
+// its use in u; nil otherwise. The caller holds e.mu.
+func (e *entry) cached(now time.Time, stale string, u *Usage) *token {
+	if e.tok != nil && e.tok.value == stale {
+		e.tok = nil
+	}
+	if !e.tok.fresh(now) {
+		return nil
+	}
+	c := *e.tok
+	u.use(&c, false)
+	return &c
+}
+
 // entry returns the entry of key, making it (and evicting the least
 // recently used when full).
 func (ts *Tokens) entry(key string) *entry {
@@ -264,13 +279,8 @@ func (ts *Tokens) token(ctx context.Context, g *grant, stale string) (*token, er
 	e := ts.entry(g.key())
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.tok != nil && e.tok.value == stale {
-		e.tok = nil
-	}
-	if e.tok.fresh(ts.now()) {
-		t := *e.tok
-		g.usage.use(&t, false)
-		return &t, nil
+	if t := e.cached(ts.now(), stale, g.usage); t != nil {
+		return t, nil
 	}
 	tok, err := ts.request(ctx, g)
 	if err != nil {
