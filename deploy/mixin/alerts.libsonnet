@@ -9,38 +9,19 @@ local lib = import 'lib.libsonnet';
     local m(name, matchers='') = lib.metric(cfg, name, matchers),
     local runbook(alert) = cfg.runbookURLPattern % std.asciiLower(alert),
 
-    // One alert per tool (prompt, resource, template: the kind label) from
-    // the per-tool series, and its two extra arms (see MCPToolMissing's
-    // comment), for the findings of one selector.
-    local perToolFinding(matchers) = |||
-      last_over_time(%(finding)s[%(gap)s])
-      or
-      (
-        last_over_time(%(findings)s[%(gap)s]) > 0
-        unless ignoring(kind, tool)
-        last_over_time(%(finding)s[%(gap)s])
-      )
-      or
-      (
-        max_over_time(timestamp(%(finding)s)[%(hold)s:1m])
-        > ignoring(kind, rule, severity, tool) group_left()
-        %(lastSuccess)s
-        and ignoring(kind, rule, severity, tool)
-        %(success)s == 0
-      )
-    ||| % {
-      finding: m('driftd_finding', matchers),
-      findings: m('driftd_findings', matchers),
-      hold: cfg.findingHoldWindow,
-      gap: cfg.findingGapWindow,
-      lastSuccess: m('driftd_probe_last_success_timestamp_seconds'),
-      success: m('driftd_probe_success'),
-    },
+    // A page alert's expression: its recording rule (rules.libsonnet).
+    local page(p) = m($._pageFindings[p].record),
+    local on(labels) = lib.on(cfg, labels),
 
     comment:: |||
       driftd alert rules. Runbooks: docs/runbooks.md (one section per alert,
       anchor = the alert name in lower case). Tests: alerts_test.yml
       (`promtool test rules deploy/prometheus/alerts_test.yml`).
+
+      Two groups: driftd.rules records the series the page alerts read
+      (driftd:tool_missing:active, …; docs/metrics.md, Recording rules), and
+      driftd holds the alerts. Load both: without the recording rules the
+      page alerts never fire.
 
       Severity scheme (the `severity` label, for Alertmanager routing):
         critical  page someone now: agents calling the server are breaking
@@ -70,27 +51,19 @@ local lib = import 'lib.libsonnet';
       rules: [
         {
           comment:: |||
-            One alert per missing tool, from the per-tool series. A series keeps
-            its page for %(gap)s after its last sample: driftd publishes the run
-            saved before a restart at start (driftd_target_restored), so a restart
-            leaves no gap of its own, but one that spans a scrape (a failed
-            scrape marks every series stale) or a replaced pod does; a resolved
-            finding's page ends %(gap)s later. Two extra arms:
-            - a target with findings but no per-tool series (per_tool_series_limit
-              0, or the cap was reached before this rule) still alerts, once per
-              target, from the count;
-            - while the target's runs fail, a per-tool series that was still
-              exported after the last successful run (its last sample is newer
-              than driftd_probe_last_success_timestamp_seconds) keeps the alert
-              firing, for up to %(hold)s. driftd itself keeps a finding active, and on
-              /metrics, through failed runs (only a successful run resolves it:
-              docs/metrics.md), so an outage neither resolves nor re-pages; this
-              arm covers longer gaps: scrapes lost for a while, or a restart on
-              a state file from a release that saved no run. A finding a
-              successful run resolved is older than that run and is not held.
+            One alert per missing tool (per prompt, resource or template for
+            the surface alert: the kind label), read through the recording
+            rules of group driftd.rules: driftd:tool_missing:active is a
+            finding exported in the last %(gap)s (a gap in the scrapes, such as
+            a restart that spans one, does not end the page; a resolved
+            finding's page ends %(gap)s later), or, for a target that exports
+            no per-tool series (per_tool_series_limit 0, or the cap reached),
+            the count, once per target; or a finding held while the target's
+            runs fail, for up to %(hold)s (an outage neither resolves nor
+            re-pages).
           ||| % { hold: cfg.findingHoldWindow, gap: cfg.findingGapWindow },
           alert: 'MCPToolMissing',
-          expr: perToolFinding('rule="MCP-DRIFT-TOOL-MISSING"'),
+          expr: page('toolMissing'),
           'for': cfg.findingFor,
           labels: {
             severity: cfg.pageSeverity,
@@ -115,10 +88,11 @@ local lib = import 'lib.libsonnet';
             Breaking schema changes: MCP-DRIFT-SCHEMA findings driftd grades ERROR
             (every breaking BRK-* grade but BRK-UNPROVABLE, which is WARN and
             shows up in DriftdNewFindings; raise it with severity: {BRK-UNPROVABLE:
-            ERROR} to page on it). Same extra arms as MCPToolMissing.
+            ERROR} to page on it). Read through driftd:schema_breaking:active,
+            built as MCPToolMissing's.
           |||,
           alert: 'MCPBreakingSchemaDrift',
-          expr: perToolFinding('rule="MCP-DRIFT-SCHEMA",severity="ERROR"'),
+          expr: page('schemaBreaking'),
           'for': cfg.findingFor,
           labels: {
             severity: cfg.pageSeverity,
@@ -142,10 +116,11 @@ local lib = import 'lib.libsonnet';
             graded breaking (a required argument added, an argument removed or made
             required), or a template whose uriTemplate changed. The kind label says
             which list; the tool label names the prompt, resource (by uri) or
-            template. Same extra arms as MCPToolMissing.
+            template. Read through driftd:surface_breaking:active, built as
+            MCPToolMissing's.
           |||,
           alert: 'MCPSurfaceBreakingDrift',
-          expr: perToolFinding('rule=~"MCP-DRIFT-(PROMPT-MISSING|PROMPT-ARGUMENT|RESOURCE-MISSING|RESOURCE-TEMPLATE-MISSING|URI-TEMPLATE)",severity="ERROR"'),
+          expr: page('surfaceBreaking'),
           'for': cfg.findingFor,
           labels: {
             severity: cfg.pageSeverity,
@@ -219,10 +194,11 @@ local lib = import 'lib.libsonnet';
           alert: 'MCPAnonymousAccessProduction',
           expr: |||
             %s > 0
-            and on(job, instance, target)
+            and %s
             %s
           ||| % [
             m('driftd_findings', 'rule="MCP-AUTH-ANONYMOUS-LIST",severity="ERROR"'),
+            on(['job', 'instance', 'target']),
             m('driftd_target_info', 'classification="production"'),
           ],
           'for': cfg.anonymousAccessFor,
@@ -278,11 +254,12 @@ local lib = import 'lib.libsonnet';
             %s == 0
             unless ignoring(rule, severity)
             %s
-            unless on(job, instance, target)
+            unless %s
             %s == 1
           ||| % [
             m('driftd_probe_success'),
             m('driftd_findings', 'rule="MCP-DRIFT-PROTOCOL-UNSUPPORTED"'),
+            on(['job', 'instance', 'target']),
             m('driftd_oauth_login_required'),
           ],
           'for': cfg.probeFailingFor,
@@ -417,15 +394,20 @@ local lib = import 'lib.libsonnet';
             A finding opened in the last %s, any rule, any grade. The
             second arm catches a counter series born at its first opening
             (driftd creates the series then, at 1, and increase() cannot see a
-            rise from nothing). After Prometheus has had no data for a while it
-            reports every existing counter once.
+            rise from nothing). A target's initial findings (its first runs in
+            a new state dir: docs/metrics.md) are not openings: driftd creates
+            their counters at 0, which neither arm reads as new, so a first
+            start raises no storm of these. A restart on a state dir opens
+            nothing: the counters of the new process appear only with a new
+            opening, and increase() reads the reset as one. After Prometheus
+            has had no data for a while it reports every counter above 0 once.
           ||| % lib.humanize(cfg.newFindingsWindow),
           alert: 'DriftdNewFindings',
           expr: |||
             increase(%(opened)s[%(window)s]) > 0
             or
             (
-              %(opened)s
+              %(opened)s > 0
               unless
               %(opened)s offset %(window)s
             )

@@ -8,10 +8,24 @@
 // deploy/grafana/driftd.json (`make mixin`).
 {
   _config+:: {
-    // Label matchers added to every driftd_* selector of the alerts and the
-    // dashboard, e.g. 'job="driftd"' or 'namespace="monitoring"'. Empty by
-    // default: every driftd_* series is driftd's own whatever the job name.
+    // Which Prometheus job(s) scrape driftd: a matcher on job added to every
+    // driftd_* selector of the rules and the dashboard, e.g. 'job="driftd"'
+    // or 'job=~"driftd|driftd-shard-.*"'. Empty by default: every driftd_*
+    // series is driftd's own whatever the job name. The dashboard's job
+    // variable offers the jobs this selector leaves.
+    jobSelector: '',
+    // Other label matchers added to every driftd_* selector, e.g.
+    // 'namespace="monitoring"'.
     driftdSelector: '',
+
+    // One Prometheus (Thanos, Mimir, a central Prometheus fed by each
+    // cluster's) for several clusters: the label that names a series'
+    // cluster. The rules' joins always match on it (empty on both sides
+    // when a series has none), so two clusters' driftd never mix;
+    // showMultiCluster shows the dashboard's cluster variable (hidden
+    // otherwise, and then left out of its queries).
+    showMultiCluster: false,
+    clusterLabel: 'cluster',
 
     // `for:` of each alert. A finding's gauge changes only when a run ends,
     // so these assume the usual production schedule of about @every 5m:

@@ -114,10 +114,38 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
 {
   grafanaDashboards+:: {
     local cfg = $._config,
-    // A driftd_* selector: the configured matchers and the target variable.
-    local t(name, more='') = lib.metric(cfg, name, std.join(', ', ['target=~"$target"'] + (if more == '' then [] else [more])), ', '),
+    // The job and cluster variables, as matchers every query carries: the
+    // configured selectors narrow what the variables offer, the variables
+    // what the panels show.
+    local clusterMatcher = '%s=~"$cluster"' % cfg.clusterLabel,
+    local scope = std.join(', ', ['job=~"$job"'] + (if cfg.showMultiCluster then [clusterMatcher] else [])),
+    local dcfg = cfg { driftdSelector: std.join(', ', std.filter(function(m) m != '', [cfg.driftdSelector, scope])) },
+    // A driftd_* selector: the configured matchers, the job (and cluster)
+    // and the target variable.
+    local t(name, more='') = lib.metric(dcfg, name, std.join(', ', ['target=~"$target"'] + (if more == '' then [] else [more])), ', '),
     // A driftd_* selector without the target variable.
-    local all(name) = lib.metric(cfg, name, '', ', '),
+    local all(name) = lib.metric(dcfg, name, '', ', '),
+    // A variable's query: the values of label on driftd_build_info (every
+    // driftd exports it) or driftd_target_info, within matchers.
+    local queryVar(name, label, metric, matchers, hide=0, allValue='.+') = {
+      local q = 'label_values(%s, %s)' % [lib.metric(cfg { driftdSelector: std.join(', ', std.filter(function(m) m != '', [cfg.driftdSelector, matchers])) }, metric, '', ', '), label],
+      name: name,
+      label: label,
+      type: 'query',
+      datasource: ds,
+      definition: q,
+      query: { qryType: 1, query: q, refId: 'PrometheusVariableQueryEditor-VariableQuery' },
+      current: {},
+      hide: hide,
+      includeAll: true,
+      allValue: allValue,
+      multi: true,
+      options: [],
+      refresh: 2,
+      regex: '',
+      skipUrlSync: false,
+      sort: 1,
+    },
     // Counter increases over a window, counting a series born inside it
     // with its whole value: driftd's finding counters appear at their
     // first opening, already at 1, which increase() alone would miss.
@@ -186,11 +214,11 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
       timeseries('Active findings by severity', 'driftd_findings over time, stacked by severity.', pos(9, 12, 12, 22), [
         range('sum by (severity) (%s)' % t('driftd_findings'), '{{severity}}'),
       ], stacked=true),
-      timeseries('Findings opened and resolved', "increase of driftd_findings_opened_total and driftd_findings_resolved_total: what just broke and what just got fixed (resolved drawn below zero). A series that appeared within the interval counts its whole value: driftd's finding counters appear at their first opening, already at 1, which increase() alone would miss.", pos(8, 12, 0, 31), [
+      timeseries('Findings opened and resolved', "increase of driftd_findings_opened_total and driftd_findings_resolved_total: what just broke and what just got fixed (resolved drawn below zero). A series that appeared within the interval counts its whole value: driftd's finding counters appear at their first opening, already at 1, which increase() alone would miss. A target's initial findings (its first runs in a new state dir) are not openings: their counters appear at 0.", pos(8, 12, 0, 31), [
         range('sum by (severity) (%s)' % opened(t('driftd_findings_opened_total'), '$__rate_interval'), 'opened {{severity}}', 'A'),
         range('-sum by (severity) (%s)' % opened(t('driftd_findings_resolved_total'), '$__rate_interval'), 'resolved {{severity}}', 'B'),
       ], bars=true),
-      timeseries('Opened by rule', 'Findings opened per rule over the chosen window. Counts first openings too (a counter that appeared in the window counts its whole value).', pos(8, 12, 12, 31), [
+      timeseries('Opened by rule', 'Findings opened per rule over the chosen window. Counts first openings too (a counter that appeared in the window counts its whole value), not a target\'s initial findings (its first runs in a new state dir: their counters appear at 0).', pos(8, 12, 12, 31), [
         range('sum by (rule) (%s) > 0' % opened(t('driftd_findings_opened_total'), '$window'), '{{rule}}'),
       ]),
       table('Findings per tool', 'driftd_finding: one row per active finding that names a tool, prompt, resource or resource template (kind; capped at per_tool_series_limit per target; see dropped series below).', pos(8, 12, 0, 39), [
@@ -331,25 +359,10 @@ local pos(h, w, x, y) = { h: h, w: w, x: x, y: y };
           regex: '',
           skipUrlSync: false,
         },
-        {
-          local q = 'label_values(%s, target)' % all('driftd_target_info'),
-          name: 'target',
-          label: 'Target',
-          type: 'query',
-          datasource: ds,
-          definition: q,
-          query: { qryType: 1, query: q, refId: 'PrometheusVariableQueryEditor-VariableQuery' },
-          current: {},
-          hide: 0,
-          includeAll: true,
-          allValue: '.*',
-          multi: true,
-          options: [],
-          refresh: 2,
-          regex: '',
-          skipUrlSync: false,
-          sort: 1,
-        },
+        // Hidden unless showMultiCluster; .* keeps series without the label.
+        queryVar('cluster', cfg.clusterLabel, 'driftd_build_info', '', hide=if cfg.showMultiCluster then 0 else 2, allValue='.*') + { label: 'Cluster' },
+        queryVar('job', 'job', 'driftd_build_info', if cfg.showMultiCluster then clusterMatcher else '') + { label: 'Job' },
+        queryVar('target', 'target', 'driftd_target_info', scope, allValue='.*') + { label: 'Target' },
         {
           local choices = ['15m', '30m', '1h', '6h', '12h', '1d'],
           local default = '1h',

@@ -1,11 +1,17 @@
 // Helpers shared by the alerts and the dashboard.
 {
-  // metric selects name with the configured driftdSelector and the given
-  // matchers, joined by sep: name alone when both are empty.
+  // metric selects name with the configured jobSelector and
+  // driftdSelector and the given matchers, joined by sep: name alone when
+  // all are empty.
   metric(cfg, name, matchers='', sep=','):: (
-    local all = std.filter(function(m) m != '', [cfg.driftdSelector, matchers]);
+    local all = std.filter(function(m) m != '', [cfg.jobSelector, cfg.driftdSelector, matchers]);
     if std.length(all) == 0 then name else name + '{' + std.join(sep, all) + '}'
   ),
+
+  // on is the label list of a one-to-one join on a target's (or an
+  // instance's) identity: the cluster label first, so that two clusters'
+  // driftd with the same job and instance never match.
+  on(cfg, labels):: 'on(%s)' % std.join(', ', [cfg.clusterLabel] + labels),
 
   // fold joins the lines of a text block with spaces, as a YAML folded
   // scalar (>-) reads them: the source stays wrapped, the value one line.

@@ -149,8 +149,13 @@ func TestGrafanaDashboard(t *testing.T) {
 	if !ok || tv.Type != "query" {
 		t.Fatalf("want a query variable target, have %+v", tv)
 	}
-	if q := tv.query(); q != "label_values(driftd_target_info, target)" {
-		t.Errorf("target variable query %q, want label_values(driftd_target_info, target)", q)
+	if q := tv.query(); q != `label_values(driftd_target_info{job=~"$job"}, target)` {
+		t.Errorf(`target variable query %q, want label_values(driftd_target_info{job=~"$job"}, target)`, q)
+	}
+	for _, name := range []string{"job", "cluster"} {
+		if v, ok := byName[name]; !ok || v.Type != "query" || !strings.HasPrefix(v.query(), "label_values(driftd_build_info") {
+			t.Errorf("want a query variable %s over driftd_build_info, have %+v", name, v)
+		}
 	}
 	if tv.Datasource == nil || tv.Datasource.UID != "${datasource}" {
 		t.Errorf("target variable datasource %+v, want uid ${datasource}", tv.Datasource)
@@ -172,7 +177,7 @@ func TestGrafanaDashboard(t *testing.T) {
 			continue
 		}
 		for _, n := range names {
-			if !slices.Contains(exported[n], m[2]) {
+			if !slices.Contains(exported[n], m[2]) && !slices.Contains(scrapeLabels, m[2]) {
 				t.Errorf("variable %s: %s has no label %q", v.Name, n, m[2])
 			}
 		}

@@ -74,14 +74,29 @@ func init() {
 }
 
 // Labels that the scrape adds to every series (static configs, the
-// prometheus-operator's ServiceMonitor relabelling), besides a metric's own.
-var scrapeLabels = []string{"job", "instance", "namespace", "pod", "service", "container", "endpoint"}
+// prometheus-operator's ServiceMonitor relabelling, a cluster's external
+// label), besides a metric's own.
+var scrapeLabels = []string{"job", "instance", "namespace", "pod", "service", "container", "endpoint", "cluster"}
+
+// recorded is every series the mixin's recording rules (deploy/mixin/
+// rules.libsonnet) write, with the labels each carries: rules and alerts
+// may read them as they read driftd's own. TestRecordingRulesAreKnown
+// holds this list to the mixin's.
+var recorded = map[string][]string{
+	"driftd:finding_breaking:timestamp": {"target", "kind", "rule", "severity", "tool"},
+	"driftd:finding_breaking:exported":  {"target", "kind", "rule", "severity", "tool"},
+	"driftd:findings_breaking:untooled": {"target", "rule", "severity"},
+	"driftd:finding_breaking:held":      {"target", "kind", "rule", "severity", "tool"},
+	"driftd:tool_missing:active":        {"target", "kind", "rule", "severity", "tool"},
+	"driftd:schema_breaking:active":     {"target", "kind", "rule", "severity", "tool"},
+	"driftd:surface_breaking:active":    {"target", "kind", "rule", "severity", "tool"},
+}
 
 var promql = parser.NewParser(parser.Options{})
 
 // exprMetrics parses a PromQL expression and returns the metric names it
-// selects. Every selector must name a metric driftd exports (or up, when
-// allowUp), and match only on labels that metric has.
+// selects. Every selector must name a metric driftd exports, a series the
+// mixin records, or up (when allowUp), and match only on labels it has.
 func exprMetrics(expr string, allowUp bool) ([]string, error) {
 	e, err := promql.ParseExpr(expr)
 	if err != nil {
@@ -108,6 +123,9 @@ func exprMetrics(expr string, allowUp bool) ([]string, error) {
 			return nil
 		}
 		lbls, ok := exported[name]
+		if !ok {
+			lbls, ok = recorded[name]
+		}
 		if !ok {
 			errs = append(errs, fmt.Sprintf("%q is not a metric driftd exports", name))
 			return nil
@@ -139,6 +157,8 @@ func TestExprMetrics(t *testing.T) {
 		{`histogram_quantile(0.9, sum by (le) (rate(driftd_probe_duration_seconds_bucket{target=~".*"}[5m])))`, true},
 		{`driftd_target_info{team="payments"}`, true},
 		{`driftd_findings{pod="x"}`, true},
+		{`driftd:tool_missing:active{tool="x"}`, true},
+		{`driftd:findings_breaking:untooled{tool="x"}`, false},
 		{`driftd_probe_duration_seconds`, false}, // a histogram's own name is no series
 		{`driftd_findings{tool="x"}`, false},     // only driftd_finding has tool
 		{`driftd_nope`, false},

@@ -69,7 +69,10 @@ func TestLifecycleEndpointsNeedTheFlag(t *testing.T) {
 	if code, _ := post(t, base+"/api/v1/targets/nope/probe"); code != 404 {
 		t.Fatalf("probe of unknown target: %d", code)
 	}
-	if code, _ := get(t, base+"/-/ready"); code != 200 {
-		t.Fatalf("ready: %d", code)
-	}
+	// Ready once the start's restore and first sync are done: on a busy
+	// machine that can be after the first request.
+	eventually(t, 20*time.Second, "/-/ready to answer 200", func() bool {
+		code, _ := get(t, base+"/-/ready")
+		return code == 200
+	})
 }

@@ -145,6 +145,8 @@ type targetState struct {
 // them all up front (rule × severity, CHG ids): it is created at its
 // first event, which its created time records, so a scraper that reads
 // OpenMetrics' _created sees that first event as an increase from 0.
+// driftd_findings_opened_total's counters of a target's initial findings
+// (state.Transition.Initial) are created at 0 instead: no event.
 type lazyCount struct {
 	n       uint64
 	created time.Time
@@ -155,6 +157,12 @@ type lazyCount struct {
 type lazyCounts map[string]*lazyCount
 
 func (c *lazyCounts) inc(key string, now time.Time) {
+	c.create(key, now).n++
+}
+
+// create returns the counter of key, creating it at 0 at now if it does
+// not exist yet: the series appears without counting an event.
+func (c *lazyCounts) create(key string, now time.Time) *lazyCount {
 	if *c == nil {
 		*c = lazyCounts{}
 	}
@@ -163,7 +171,7 @@ func (c *lazyCounts) inc(key string, now time.Time) {
 		lc = &lazyCount{created: now}
 		(*c)[key] = lc
 	}
-	lc.n++
+	return lc
 }
 
 // New creates the metrics and registers every driftd series with reg:
@@ -371,7 +379,14 @@ func (m *Metrics) Observe(r *state.Run) {
 		}
 	}
 	for _, e := range r.Opened {
-		st.opened.inc(e.Rule+"\xff"+string(e.Severity), now)
+		if r.Initial {
+			// What the target already had when its state began is not
+			// news: the counter is created at 0, so neither increase()
+			// nor a series born at 1 reads it as an opening.
+			st.opened.create(e.Rule+"\xff"+string(e.Severity), now)
+		} else {
+			st.opened.inc(e.Rule+"\xff"+string(e.Severity), now)
+		}
 	}
 	for _, e := range r.Resolved {
 		st.resolved.inc(e.Rule+"\xff"+string(e.Severity), now)

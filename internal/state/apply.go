@@ -17,6 +17,14 @@ type Transition struct {
 	Opened        []Event
 	Resolved      []Event
 	ServedChanges []Event
+	// Initial is true when the run was diffed against a state that never
+	// recorded a listing (NeverListed): a target's first runs in a new
+	// state dir, or after its file was moved aside. Its Opened are then
+	// the findings the target already had, not news: they are recorded
+	// and kept in the history as opened, but driftd_findings_opened_total
+	// creates their counters at 0 instead of counting them, so a first
+	// start pages nobody with "new finding" (docs/metrics.md).
+	Initial bool
 	// Changed is true when the State differs from what is on disk (or a
 	// previous Save failed): only then does the caller call Save.
 	Changed bool
@@ -78,7 +86,7 @@ func apply(c *probe.Caches, prev *State, now time.Time, findings []catalogue.Fin
 		snap:             prev.snap,
 		snapPending:      prev.snapPending,
 	}
-	var tr Transition
+	tr := Transition{Initial: prev.NeverListed()}
 	findingsChanged := diffFindings(prev, next, now, findings, servedOK, &tr)
 	servedChanged := false
 	if servedOK {
@@ -206,7 +214,7 @@ func unchanged(c *probe.Caches, prev *State, findings []catalogue.Finding, serve
 	if !servedOK {
 		return true
 	}
-	if prev.ServedLastChange.IsZero() && prev.ToolHashes.Len() == 0 {
+	if prev.NeverListed() {
 		return false // the first listing must be recorded
 	}
 	clear(seen)

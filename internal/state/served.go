@@ -29,7 +29,7 @@ var (
 // changes to tr and, when the set changed, records the new hashes and the
 // snapshot to write in next. It reports whether the set changed.
 func diffServed(c *probe.Caches, prev, next *State, now time.Time, served []Tool, loadPrev func() ([]Tool, error), tr *Transition) bool {
-	first := prev.ServedLastChange.IsZero() && prev.ToolHashes.Len() == 0
+	first := prev.NeverListed()
 	hashes := newHashesBuilder(len(served))
 	cur := make([]Tool, 0, len(served))
 	var added []string

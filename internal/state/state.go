@@ -185,6 +185,15 @@ func NewState(target string) *State {
 	}
 }
 
+// NeverListed reports whether st has never recorded a successful listing
+// of the served set: the state of a target that has not yet been compared
+// since its state file was created (a new state dir, a file moved aside).
+// The first listing is recorded silently (no served changes), and the
+// findings opened until then are initial (Transition.Initial).
+func (st *State) NeverListed() bool {
+	return st.ServedLastChange.IsZero() && st.ToolHashes.Len() == 0
+}
+
 // Active returns the active findings sorted by rule, tool, pointer and
 // fingerprint: the order the finding gauges cap their series in. It is
 // shared; do not modify it.

@@ -27,7 +27,8 @@ const (
 )
 
 // exportSnippet evaluates the mixin into one JSON document: the rule
-// groups, the dashboards, and the hidden `comment::` fields that become
+// groups (the recording rules' first, as the alerts read them), the
+// dashboards, and the hidden `comment::` fields that become
 // comments in the rule file (hidden, so no consumer of the mixin sees them).
 const exportSnippet = `
 local mixin = (import 'mixin.libsonnet') + { _config+:: std.extVar('config') };
@@ -37,7 +38,7 @@ local groups(x) = if std.objectHasAll(x, 'groups') then x.groups else [];
   comment: comment(mixin.prometheusAlerts),
   groups: [
     g { comment::: comment(g), rules: [r { comment::: comment(r) } for r in g.rules] }
-    for g in groups(mixin.prometheusAlerts) + groups(mixin.prometheusRules)
+    for g in groups(mixin.prometheusRules) + groups(mixin.prometheusAlerts)
   ],
   dashboards: mixin.grafanaDashboards,
 }
