@@ -2,9 +2,9 @@
 # `make image` builds the same layout without Docker (an OCI tar in bin/);
 # deploy/validate holds the two to the same paths, user, port and labels.
 #
-#   docker build -t driftd \
-#     --build-arg VERSION=$(git describe --tags --always --dirty) \
-#     --build-arg REVISION=$(git rev-parse --short HEAD) .
+#   docker build -t driftd:v$(cat VERSION) \
+#     --build-arg VERSION=$(cat VERSION) --build-arg REVISION=$(git rev-parse HEAD) \
+#     --build-arg BRANCH=$(git rev-parse --abbrev-ref HEAD) .
 #   docker run --rm -p 9820:9820 -v "$PWD/driftd.yml:/etc/driftd/driftd.yml:ro" driftd
 #
 # The default command runs the daemon on /etc/driftd/driftd.yml; the state
@@ -19,24 +19,25 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ARG VERSION=0.1.0-dev
+ARG VERSION=devel
 ARG REVISION=unknown
+ARG BRANCH=unknown
 ARG TARGETOS
 ARG TARGETARCH
 RUN CGO_ENABLED=0 GOOS=${TARGETOS} GOARCH=${TARGETARCH} \
-    go build -trimpath \
-      -ldflags "-s -w -X main.version=${VERSION} -X main.revision=${REVISION}" \
+    go build -trimpath -tags netgo \
+      -ldflags "-s -w -X github.com/prometheus/common/version.Version=${VERSION} -X github.com/prometheus/common/version.Revision=${REVISION} -X github.com/prometheus/common/version.Branch=${BRANCH}" \
       -o /out/driftd ./cmd/driftd \
  && mkdir -p /out/state
 
 FROM gcr.io/distroless/static-debian12:nonroot
-ARG VERSION=0.1.0-dev
+ARG VERSION=devel
 ARG REVISION=unknown
 LABEL org.opencontainers.image.title="driftd" \
       org.opencontainers.image.description="Probes MCP servers for drift and exports Prometheus metrics" \
       org.opencontainers.image.source="https://github.com/driftd/driftd" \
       org.opencontainers.image.url="https://github.com/driftd/driftd" \
-      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.version="v${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.licenses="Apache-2.0"
 COPY --from=build /out/driftd /usr/local/bin/driftd

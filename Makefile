@@ -2,23 +2,32 @@
 # artefacts: the container image (make image), the files generated from the
 # monitoring mixin (make mixin), their offline checks (make deploy-check).
 GO       ?= go
-VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.1.0-dev)
-REVISION ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(REVISION)
-# make image: the image's name, and its time (the commit's, so the same
-# commit gives the same image digest).
-IMAGE    ?= registry.example.com/driftd
+# The version is the VERSION file's (docs/release.md); the image tag is
+# v$(VERSION). The stamp is promu's: prometheus/common/version's variables,
+# set with -X, read by --version and driftd_build_info. The build date is
+# the commit's (SOURCE_DATE_EPOCH), so the same commit builds the same bytes.
+VERSION  ?= $(shell cat VERSION)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BRANCH   ?= $(shell git rev-parse --abbrev-ref HEAD 2>/dev/null || echo unknown)
+BUILD_USER ?= $(shell id -un)@$(shell hostname)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+BUILD_DATE ?= $(shell date -u -d @$(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S 2>/dev/null || date -u -r $(SOURCE_DATE_EPOCH) +%Y%m%d-%H:%M:%S)
+GOTAGS   ?= netgo
+PROMVERSION := github.com/prometheus/common/version
+LDFLAGS   = -s -w -X $(PROMVERSION).Version=$(VERSION) -X $(PROMVERSION).Revision=$(REVISION) \
+	-X $(PROMVERSION).Branch=$(BRANCH) -X '$(PROMVERSION).BuildUser=$(BUILD_USER)' -X $(PROMVERSION).BuildDate=$(BUILD_DATE)
+# make image and make release: the image's name, without its tag.
+IMAGE    ?= registry.example.com/driftd
 # Fuzz budgets are execution counts, not durations: with a duration Go
 # 1.26's fuzz coordinator can report a bare "context deadline exceeded" as a
 # failure when -fuzztime expires under CPU contention (go.dev/issue/75804,
 # fixed in Go 1.27), with no failing input. A count has no deadline to race.
 FUZZTIME ?= 100000x
 
-.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image
+.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image release
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/driftd ./cmd/driftd
+	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags "$(LDFLAGS)" -o bin/driftd ./cmd/driftd
 
 # What CI runs (.ci/run): vet, the whole suite under the race detector, and
 # each fuzz target briefly (a fixed number of executions each).
@@ -58,9 +67,41 @@ deploy-check:
 # image tool and its test run on this machine's.
 image: build
 	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/image -binary ../../bin/driftd -out ../../bin/driftd-image.tar \
-		-ref '$(IMAGE):$(VERSION)' -version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
-	cd deploy/validate && GOOS= GOARCH= DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='$(VERSION)' \
+		-ref '$(IMAGE):v$(VERSION)' -version 'v$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
+	cd deploy/validate && GOOS= GOARCH= DRIFTD_IMAGE=$(CURDIR)/bin/driftd-image.tar DRIFTD_IMAGE_VERSION='v$(VERSION)' \
 		$(GO) test -count=1 -run '^TestImage$$' .
+
+# A release (docs/release.md), from a clean checkout, without a container
+# engine, into dist/: static binaries for RELEASE_PLATFORMS, each with a
+# CycloneDX SBOM (cyclonedx-gomod at a pinned version, installed into
+# .cache/tools, not a dependency of driftd; it reads the platform of its
+# package URLs from GOOS/GOARCH); the multi-arch OCI image index tagged v$(VERSION)
+# as an OCI layout (dist/image); the chart as driftd-$(VERSION).tgz; and
+# sha256sums.txt. The build user is fixed and every time is the commit's,
+# so two machines build the same bytes. Then deploy/validate TestRelease
+# reads it all back.
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64
+RELEASE_BUILD_USER ?= driftd-release
+CA_CERTS ?= /etc/ssl/certs/ca-certificates.crt
+CYCLONEDX_GOMOD ?= github.com/CycloneDX/cyclonedx-gomod/cmd/cyclonedx-gomod@v1.10.0
+release: BUILD_USER = $(RELEASE_BUILD_USER)
+release: SHELL := /bin/bash
+release: .SHELLFLAGS := -o pipefail -ec
+release:
+	rm -rf dist && mkdir -p dist
+	GOOS= GOARCH= GOBIN=$(CURDIR)/.cache/tools $(GO) install $(CYCLONEDX_GOMOD)
+	for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; \
+		echo "build dist/driftd-$$os-$$arch"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -tags '$(GOTAGS)' \
+			-ldflags "$(LDFLAGS)" -o dist/driftd-$$os-$$arch ./cmd/driftd; \
+		GOPROXY=off GOOS=$$os GOARCH=$$arch .cache/tools/cyclonedx-gomod bin -json -licenses -noserial -notimestamp \
+			-version v$(VERSION) -output dist/driftd-$$os-$$arch.cdx.json dist/driftd-$$os-$$arch; \
+	done
+	cd deploy/validate && GOOS= GOARCH= $(GO) run ./cmd/release -dist ../../dist -chart ../helm/driftd -ca-certs '$(CA_CERTS)' \
+		-version '$(VERSION)' -revision '$(REVISION)' -created '$(SOURCE_DATE_EPOCH)'
+	cd deploy/validate && GOOS= GOARCH= DRIFTD_DIST=$(CURDIR)/dist DRIFTD_RELEASE_VERSION='$(VERSION)' \
+		$(GO) test -count=1 -run '^TestRelease$$' .
 
 # Regenerate what comes from the monitoring mixin (deploy/mixin, evaluated
 # with go-jsonnet): deploy/prometheus/alerts.yml, the kustomize
@@ -150,4 +191,4 @@ run: build
 	./bin/driftd demo $(ARGS)
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

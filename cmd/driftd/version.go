@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -12,29 +13,48 @@ import (
 	"github.com/driftd/driftd/internal/metrics"
 )
 
-// Set at build time: go build -ldflags "-X main.version=… -X main.revision=…"
-// (the Makefile's LDFLAGS). Branch, build user and date are
-// prometheus/common/version's own variables, set the way promu sets them:
-// -X github.com/prometheus/common/version.Branch=….
-var (
-	version  = "0.1.0-dev"
-	revision = "unknown"
-)
+// The version is stamped the way promu stamps Prometheus' binaries, into
+// prometheus/common/version's own variables (the Makefile's LDFLAGS):
+//
+//	-X github.com/prometheus/common/version.Version=0.2.0
+//	-X github.com/prometheus/common/version.Revision=…  .Branch=…
+//	-X github.com/prometheus/common/version.BuildUser=…  .BuildDate=…
+//
+// so --version, `driftd version`, the startup log line and
+// driftd_build_info all read one source. version is that source's value
+// for the commands that name themselves (User-Agent, reports).
+var version string
 
-// init hands the ldflags values to prometheus/common/version, so
-// --version, `driftd version`, the startup log line and driftd_build_info
-// all read one source. Without a stamped revision, the one Go recorded
-// from the VCS (if any) is used.
 func init() {
-	promversion.Version = version
-	if revision != "unknown" {
-		promversion.Revision = revision
+	if promversion.Version == "" {
+		promversion.Version = unstampedVersion()
 	}
+	version = promversion.Version
 }
 
-// buildInfo is what driftd_build_info exposes.
+// unstampedVersion is the version of a binary built without the
+// Makefile: the module version Go recorded (`go install
+// github.com/driftd/driftd/cmd/driftd@v0.2.0` gives 0.2.0; a build in a
+// checkout, a pseudo-version from its VCS tags), else "devel".
+func unstampedVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return strings.TrimPrefix(bi.Main.Version, "v")
+	}
+	return "devel"
+}
+
+// buildInfo is what driftd_build_info exposes and the daemon identifies
+// itself as (User-Agent, traces).
 func buildInfo() metrics.BuildInfo {
-	return metrics.BuildInfo{Version: promversion.Version, Revision: promversion.GetRevision(), GoVersion: promversion.GoVersion}
+	return metrics.BuildInfo{
+		Version:   promversion.Version,
+		Revision:  promversion.GetRevision(),
+		Branch:    promversion.Branch,
+		GoVersion: promversion.GoVersion,
+		GoOS:      promversion.GoOS,
+		GoArch:    promversion.GoArch,
+		Tags:      promversion.GetTags(),
+	}
 }
 
 // versionText is version.Print's layout without the lines a plain
@@ -51,6 +71,7 @@ func versionText() string {
 		{"build date", promversion.BuildDate},
 		{"go version", promversion.GoVersion},
 		{"platform", promversion.GoOS + "/" + promversion.GoArch},
+		{"tags", promversion.GetTags()},
 	} {
 		if l[1] != "" {
 			fmt.Fprintf(&b, "  %-17s %s\n", l[0]+":", l[1])
@@ -61,7 +82,7 @@ func versionText() string {
 
 func registerVersion(app *kingpin.Application, cmds map[string]func(context.Context, io.Writer, io.Writer) error) {
 	app.Version(versionText())
-	cmd := app.Command("version", "Print version, revision, branch, build user and date, Go version and platform (the same as --version).")
+	cmd := app.Command("version", "Print version, revision, branch, build user and date, Go version, platform and build tags (the same as --version).")
 	cmds[cmd.FullCommand()] = func(_ context.Context, stdout, _ io.Writer) error {
 		_, err := fmt.Fprintln(stdout, versionText())
 		return err

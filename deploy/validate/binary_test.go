@@ -19,6 +19,10 @@ var (
 
 const testVersion = "0.0.0-validate"
 
+// promVersion is the package whose variables the Makefile, the Dockerfile
+// and promu stamp with -X.
+const promVersion = "github.com/prometheus/common/version"
+
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binDir != "" {
@@ -48,7 +52,7 @@ func driftdBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(binDir, "driftd")
-		b := exec.Command(goBin, "build", "-trimpath", "-ldflags", "-s -w -X main.version="+testVersion+" -X main.revision=validate", "-o", binPath, "./cmd/driftd")
+		b := exec.Command(goBin, "build", "-trimpath", "-ldflags", "-s -w -X "+promVersion+".Version="+testVersion+" -X "+promVersion+".Revision=validate", "-o", binPath, "./cmd/driftd")
 		b.Dir = root
 		b.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := b.CombinedOutput(); err != nil {

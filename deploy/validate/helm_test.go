@@ -13,6 +13,7 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
+	chartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/lint"
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
@@ -115,6 +116,12 @@ func renderValues(vals map[string]any) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return renderLoaded(c, vals)
+}
+
+// renderLoaded renders a chart already loaded, from its directory or a
+// packaged .tgz.
+func renderLoaded(c *chartv2.Chart, vals map[string]any) (map[string]string, error) {
 	cvals, err := util.CoalesceValues(c, vals)
 	if err != nil {
 		return nil, err

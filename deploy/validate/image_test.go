@@ -97,8 +97,9 @@ func TestImage(t *testing.T) {
 	if err := os.WriteFile(exe, bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// The image's version is its tag (v0.2.0), the binary's without the v.
 	out, err := exec.Command(exe, "version").CombinedOutput()
-	if err != nil || (version != "" && !strings.Contains(string(out), version)) {
+	if err != nil || (version != "" && !strings.Contains(string(out), "version "+strings.TrimPrefix(version, "v")+" ")) {
 		t.Errorf("the image's driftd version: %v\n%s\nwant version %q", err, out, version)
 	}
 }

@@ -26,7 +26,7 @@ func init() {
 		add(name+"_sum", lbls...)
 		add(name+"_count", lbls...)
 	}
-	add("driftd_build_info", "version", "revision", "goversion")
+	add("driftd_build_info", "version", "revision", "branch", "goversion", "goos", "goarch", "tags")
 	add("driftd_config_last_reload_successful")
 	add("driftd_config_last_reload_success_timestamp_seconds")
 	add("driftd_targets")

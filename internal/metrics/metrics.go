@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp"
@@ -28,8 +29,19 @@ import (
 	"github.com/driftd/driftd/internal/state"
 )
 
-// BuildInfo identifies the running binary.
-type BuildInfo struct{ Version, Revision, GoVersion string }
+// BuildInfo identifies the running binary: prometheus/common/version's
+// fields, as driftd_build_info labels them.
+type BuildInfo struct{ Version, Revision, Branch, GoVersion, GoOS, GoArch, Tags string }
+
+// collector is client_golang's driftd_build_info, the one Prometheus and
+// the exporters register, labelled from b rather than from the package
+// variables so that what the daemon was given is what it exposes.
+func (b BuildInfo) collector() prometheus.Collector {
+	return versioncollector.NewCollector("driftd", versioncollector.WithExtraConstLabels(prometheus.Labels{
+		"version": b.Version, "revision": b.Revision, "branch": b.Branch,
+		"goversion": b.GoVersion, "goos": b.GoOS, "goarch": b.GoArch, "tags": b.Tags,
+	}))
+}
 
 // Options choose how much detail the per-target series carry.
 type Options struct {
@@ -186,9 +198,6 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 			Help: "Targets whose state files were removed, gone from the configuration and discovery for global.state_retention."}),
 	}
 	m.info = targetInfoLabels(nil)
-	buildInfo := prometheus.NewGauge(prometheus.GaugeOpts{Name: "driftd_build_info", Help: "driftd build information.",
-		ConstLabels: prometheus.Labels{"version": build.Version, "revision": build.Revision, "goversion": build.GoVersion}})
-	buildInfo.Set(1)
 	durationOpts := prometheus.HistogramOpts{Name: "driftd_probe_duration_seconds", Help: "Duration of probe runs.", Buckets: durationBuckets}
 	var duration prometheus.Collector
 	if opts.PerTargetHistograms {
@@ -198,7 +207,7 @@ func New(reg prometheus.Registerer, build BuildInfo, opts Options) *Metrics {
 		m.duration = prometheus.NewHistogram(durationOpts)
 		duration = m.duration
 	}
-	reg.MustRegister(buildInfo, m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
+	reg.MustRegister(build.collector(), m.reloadOK, m.reloadTime, m.targetCount, m.requests, m.requestDuration, m.lateness,
 		m.otlpFailures, m.stateWrite, m.stateRead, m.stateRemoved, duration)
 	m.sd = newSDMetrics(reg)
 	if ring := opts.LogRing; ring != nil {

@@ -55,7 +55,7 @@ func observed(rep *probe.Report) *state.Run {
 var clock = time.Date(2026, 12, 2, 12, 1, 0, 0, time.UTC)
 
 func scenario(reg *prometheus.Registry, opts Options) *Metrics {
-	m := New(reg, BuildInfo{Version: "1.0.0", Revision: "abc", GoVersion: "go1.26.8"}, opts)
+	m := New(reg, BuildInfo{Version: "1.0.0", Revision: "abc", Branch: "main", GoVersion: "go1.26.8", GoOS: "linux", GoArch: "amd64", Tags: "netgo"}, opts)
 	m.now = func() time.Time { return clock }
 	m.SetTargets([]Target{{Name: "orders", Labels: map[string]string{"team": "payments"}, SeriesLimit: 2, Ignores: 1}, {Name: "search", SeriesLimit: 200}})
 	m.SetInterval("orders", 5*time.Minute)

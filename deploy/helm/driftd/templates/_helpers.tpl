@@ -56,7 +56,7 @@ app.kubernetes.io/component: monitor
 {{- end }}
 
 {{- define "driftd.image" -}}
-{{- $tag := default .Chart.AppVersion .Values.image.tag }}
+{{- $tag := default (printf "v%s" .Chart.AppVersion) .Values.image.tag }}
 {{- if .Values.image.digest }}
 {{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
 {{- else }}
