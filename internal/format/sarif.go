@@ -225,8 +225,20 @@ func ruleDescriptor(r catalogue.Rule) sarifDescriptor {
 		},
 		HelpURI:              uri,
 		DefaultConfiguration: &sarifConfig{Level: sarifLevel(r.Severity)},
-		Properties:           map[string]any{"tags": []string{string(r.Family)}},
+		Properties:           ruleProperties(r),
 	}
+}
+
+// ruleProperties are a rule's SARIF properties: its family as a tag and,
+// for the MCP-SEC rules, the "security" tag and a security-severity, so
+// that code scanning files their results as security alerts (GitHub reads
+// the number: 9.0 and up critical, 7.0 high, 4.0 medium, below low).
+func ruleProperties(r catalogue.Rule) map[string]any {
+	if r.Family != catalogue.FamilySec {
+		return map[string]any{"tags": []string{string(r.Family)}}
+	}
+	score := map[catalogue.Severity]string{catalogue.Error: "8.0", catalogue.Warn: "5.0", catalogue.Info: "2.0"}[r.Severity]
+	return map[string]any{"tags": []string{string(r.Family), "security"}, "security-severity": score}
 }
 
 // pascal turns MCP-DRIFT-TOOL-MISSING into McpDriftToolMissing, the
