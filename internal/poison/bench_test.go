@@ -47,7 +47,7 @@ func scanAll(tools []mcp.Tool) int {
 	for _, t := range tools {
 		n += len(s.Tool(t))
 	}
-	return n + len(Names(tools, nil))
+	return n + len(Names(tools, nil, nil))
 }
 
 func parseAll(tb testing.TB, raws []json.RawMessage) []mcp.Tool {

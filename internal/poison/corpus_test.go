@@ -85,7 +85,7 @@ func TestBenignCorpus(t *testing.T) {
 	for _, tl := range tools {
 		fs = append(fs, s.Tool(tl)...)
 	}
-	fs = append(fs, Names(tools, tools)...)
+	fs = append(fs, Names(tools, tools, nil)...)
 	for _, tl := range tools {
 		fs = append(fs, Growth("", tl.Name, tl.Description, tl.Description)...)
 	}

@@ -5,75 +5,44 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
-// confusables maps the look-alike runes driftd folds to the ASCII letter
-// they imitate: the Cyrillic and Greek letters that render like Latin
-// ones. Fullwidth forms, digits, case and invisible characters are folded
-// in fold. A small table, not Unicode's full confusables list: it covers
-// what a name in A-Za-z0-9_-. can be imitated with.
-var confusables = map[rune]byte{
-	// Cyrillic
-	'а': 'a', 'в': 'b', 'е': 'e', 'ѕ': 's', 'і': 'i', 'ј': 'j', 'к': 'k', 'м': 'm', 'н': 'h', 'о': 'o',
-	'р': 'p', 'с': 'c', 'т': 't', 'у': 'y', 'х': 'x', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l', 'ү': 'y', 'һ': 'h',
-	'А': 'a', 'В': 'b', 'Е': 'e', 'Ѕ': 's', 'І': 'l', 'Ј': 'j', 'К': 'k', 'М': 'm', 'Н': 'h', 'О': 'o',
-	'Р': 'p', 'С': 'c', 'Т': 't', 'У': 'y', 'Х': 'x', 'Ԁ': 'd', 'Ԛ': 'q', 'Ԝ': 'w', 'Ӏ': 'l',
-	// Greek
-	'α': 'a', 'ο': 'o', 'ρ': 'p', 'ν': 'v', 'κ': 'k', 'ι': 'i', 'τ': 't', 'υ': 'u', 'χ': 'x', 'γ': 'y',
-	'Α': 'a', 'Β': 'b', 'Ε': 'e', 'Ζ': 'z', 'Η': 'h', 'Ι': 'l', 'Κ': 'k', 'Μ': 'm', 'Ν': 'n', 'Ο': 'o',
-	'Ρ': 'p', 'Τ': 't', 'Υ': 'y', 'Χ': 'x',
-}
-
-// fold returns name as it reads: look-alikes and fullwidth forms to ASCII,
-// 0 to o, 1 and | and a capital I to l, - to _, ASCII to lower case, and
-// invisible and tag characters dropped. A name already in its folded form
-// is returned as is.
+// fold returns name as it reads: invisible and tag characters dropped,
+// compatibility forms (fullwidth letters) folded by NFKC, then the
+// skeleton of Unicode's confusables data (UTS #39, through
+// github.com/mtibben/confusables: Cyrillic а and Latin a, 0 and O, 1, I
+// and l, rn and m read alike), in lower case, with - read as _. Two
+// names with the same fold read alike.
 func fold(name string) string {
-	plain := true
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if c >= 0x80 || c >= 'A' && c <= 'Z' || c == '0' || c == '1' || c == '|' || c == '-' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return name
-	}
 	var b strings.Builder
 	b.Grow(len(name))
 	for _, r := range name {
-		if r >= 0xFF01 && r <= 0xFF5E { // fullwidth ASCII
-			r -= 0xFEE0
+		if !isInvisible(r) && !isTag(r) {
+			b.WriteRune(r)
 		}
-		if c, ok := confusables[r]; ok {
-			r = rune(c)
-		}
-		switch {
-		case isInvisible(r), isTag(r):
-			continue
-		case r == 'I', r == '1', r == '|':
-			r = 'l'
-		case r == '0':
-			r = 'o'
-		case r == '-':
-			r = '_'
-		case r >= 'A' && r <= 'Z':
-			r += 'a' - 'A'
-		}
-		b.WriteRune(r)
 	}
-	return b.String()
+	// The skeleton before and after lower case: capital I reads as l
+	// (which lower case would lose), a Cyrillic М as M and so as m.
+	s := confusables.Skeleton(norm.NFKC.String(b.String()))
+	s = confusables.Skeleton(strings.ToLower(s))
+	return strings.ReplaceAll(strings.ToLower(s), "-", "_")
 }
 
 // Names returns the MCP-SEC-CONFUSABLE-NAME findings of a served tool
-// list: a served tool whose name folds to the folded name of an earlier
-// served tool with another name, or of a declared tool (declared may be
-// nil) it is not. Equal names are MCP-CONF-DUPLICATE-TOOL, not this.
-func Names(served, declared []mcp.Tool) []catalogue.Finding {
+// list: a served name that reads like, but is not, another served name, a
+// declared name (declared may be nil), or a tool of another server the
+// same agents use (shadow, the target's shadow_tools). Equal names are
+// MCP-CONF-DUPLICATE-TOOL, not this. The finding lands on the look-alike:
+// of two served names that read alike, the one the manifest does not
+// declare, else the one with characters outside printable ASCII, else the
+// later one.
+func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 	exact := make(map[string]bool, len(declared))
 	decl := make(map[string]string, len(declared))
 	for _, d := range declared {
@@ -82,20 +51,59 @@ func Names(served, declared []mcp.Tool) []catalogue.Finding {
 			decl[f] = d.Name
 		}
 	}
+	others := make(map[string]string, len(shadow))
+	for _, name := range shadow {
+		if f := fold(name); others[f] == "" {
+			others[f] = name
+		}
+	}
 	first := make(map[string]string, len(served))
+	reported := map[string]bool{}
 	var out []catalogue.Finding
+	report := func(name, other, whose string) {
+		if !reported[name] {
+			reported[name] = true
+			out = append(out, confusable(name, other, whose))
+		}
+	}
 	for _, t := range served {
 		f := fold(t.Name)
 		if other, ok := first[f]; ok && other != t.Name {
-			out = append(out, confusable(t.Name, other, "an earlier served tool"))
+			if imposter(other, t.Name, exact) {
+				report(other, t.Name, "another served tool")
+			} else {
+				report(t.Name, other, "another served tool")
+			}
 		} else if !ok {
 			first[f] = t.Name
 		}
 		if other, ok := decl[f]; ok && !exact[t.Name] {
-			out = append(out, confusable(t.Name, other, "the declared tool"))
+			report(t.Name, other, "the declared tool")
+		}
+		if other, ok := others[f]; ok && other != t.Name {
+			report(t.Name, other, "the other server's tool (shadow_tools)")
 		}
 	}
 	return out
+}
+
+// imposter reports whether a, served before b with a name that reads the
+// same, is the look-alike: b is declared and a is not, or a has
+// characters outside printable ASCII and b has none.
+func imposter(a, b string, declared map[string]bool) bool {
+	if declared[a] != declared[b] {
+		return declared[b]
+	}
+	return !printableASCII(a) && printableASCII(b)
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // confusable reports name, which reads as other: where the two first

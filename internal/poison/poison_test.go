@@ -272,19 +272,19 @@ func TestNames(t *testing.T) {
 		served, declared []string
 		want             string // tool: message fragment, or "" for none
 	}{
-		{[]string{"read_file", "rеad_file"}, nil, "rеad_file: earlier served tool \"read_file\" after confusable folding; it first differs at byte 1 (2 bytes)"}, // Cyrillic е
-		{[]string{"send_email", "ｓｅｎｄ_email"}, nil, "ｓｅｎｄ_email: earlier served tool"},
-		{[]string{"get_token", "get_t0ken"}, nil, "get_t0ken: earlier"},
-		{[]string{"delete_all", "delete_aII"}, nil, "delete_aII: earlier"},
-		{[]string{"list-files", "list_files"}, nil, "list_files: earlier"},
-		{[]string{"list_files", "list_fi\u200bles"}, nil, "list_fi\u200bles: earlier"},
+		{[]string{"read_file", "rеad_file"}, nil, "rеad_file: another served tool \"read_file\" after confusable folding; it first differs at byte 1 (2 bytes)"}, // Cyrillic е
+		{[]string{"send_email", "ｓｅｎｄ_email"}, nil, "ｓｅｎｄ_email: another served tool"},
+		{[]string{"get_token", "get_t0ken"}, nil, "get_t0ken: another"},
+		{[]string{"delete_all", "delete_aII"}, nil, "delete_aII: another"},
+		{[]string{"list-files", "list_files"}, nil, "list_files: another"},
+		{[]string{"list_files", "list_fi\u200bles"}, nil, "list_fi\u200bles: another"},
 		{[]string{"transfer_funds"}, []string{"transfer_fυnds"}, "transfer_funds: the declared tool \"transfer_fυnds\""},
 		{[]string{"transfer_fυnds"}, []string{"transfer_funds"}, "transfer_fυnds: the declared tool \"transfer_funds\""},
 		{[]string{"read_file", "read_files", "write_file"}, []string{"read_file"}, ""},
 		{[]string{"a", "a"}, nil, ""}, // a duplicate is MCP-CONF-DUPLICATE-TOOL
 	}
 	for _, c := range cases {
-		fs := Names(tools(c.served...), tools(c.declared...))
+		fs := Names(tools(c.served...), tools(c.declared...), nil)
 		switch {
 		case c.want == "":
 			if len(fs) != 0 {
@@ -330,6 +330,42 @@ func TestTableRows(t *testing.T) {
 			if len(w) < minWord || len(w) > maxWord || strings.ToLower(w) != w {
 				t.Errorf("%s: trigger word %q: want %d-%d lower-case letters", d.rule, w, minWord, maxWord)
 			}
+		}
+	}
+}
+
+// TestNamesLookAlikeAndShadow: the finding lands on the look-alike even
+// when it is served first, UTS #39's multi-letter confusables count (rn
+// reads as m), and a tool of another server the same agents use
+// (shadow_tools) is checked too.
+func TestNamesLookAlikeAndShadow(t *testing.T) {
+	tools := func(names ...string) []mcp.Tool {
+		out := make([]mcp.Tool, len(names))
+		for i, n := range names {
+			out[i] = mcp.Tool{Name: n}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		served, declared, shadow []string
+		want                     string
+	}{
+		{[]string{"rеad_file", "read_file"}, nil, nil, "rеad_file: another served tool \"read_file\""},
+		{[]string{"merge_pr", "rnerge_pr"}, []string{"merge_pr"}, nil, "rnerge_pr: \"merge_pr\" after confusable folding"},
+		{[]string{"sеnd_message"}, nil, []string{"send_message"}, "sеnd_message: the other server's tool (shadow_tools) \"send_message\""},
+		{[]string{"send_message"}, nil, []string{"send_message"}, ""}, // the same name is shadowing, not a look-alike
+		{[]string{"list_issues"}, nil, []string{"create_issue"}, ""},
+	} {
+		fs := Names(tools(c.served...), tools(c.declared...), c.shadow)
+		if c.want == "" {
+			if len(fs) != 0 {
+				t.Errorf("%v: %+v", c.served, fs)
+			}
+			continue
+		}
+		tool, frag, _ := strings.Cut(c.want, ": ")
+		if len(fs) != 1 || fs[0].Tool != tool || !strings.Contains(fs[0].Message, frag) {
+			t.Errorf("%v: %+v, want %s", c.served, fs, c.want)
 		}
 	}
 }

@@ -78,7 +78,7 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 	if r.declared != nil && r.declared.Declares(mcp.KindTool) {
 		declared = r.declared.Tools
 	}
-	for _, f := range poison.Names(l.tools, declared) {
+	for _, f := range poison.Names(l.tools, declared, r.t.ShadowTools) {
 		r.emitFrom(l.exchangeOf(f.Tool), f)
 	}
 }

@@ -52,7 +52,7 @@ func (r *run) postureOf(old, new *manifest.Manifest) {
 			r.emitFrom(nil, r.scan.Tool(t)...)
 		}
 	}
-	r.emitFrom(nil, poison.Names(new.Tools, declared)...)
+	r.emitFrom(nil, poison.Names(new.Tools, declared, nil)...)
 	for _, k := range mcp.ItemKinds {
 		for _, it := range new.Items[k] {
 			r.emitFrom(nil, r.scan.Item(it)...)
