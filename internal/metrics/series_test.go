@@ -107,3 +107,45 @@ func TestSeriesPerHealthyTarget(t *testing.T) {
 		})
 	}
 }
+
+// TestSeriesAt10kHealthyTargets counts the series of /metrics with
+// 10,000 healthy targets, the text format's sample lines: the per-target
+// ones are TestSeriesPerHealthyTarget's 10 a target, and the instance's
+// own (build, reloads, MCP requests, lateness, faults, the duration
+// histogram) are the rest. Run with -v to print the figure.
+func TestSeriesAt10kHealthyTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 targets")
+	}
+	const n = 10_000
+	reg := prometheus.NewRegistry()
+	m := New(reg, BuildInfo{Version: "1"}, Options{})
+	ts := make([]Target, n)
+	for i := range ts {
+		ts[i] = Target{Name: fmt.Sprintf("server-%05d", i), SeriesLimit: 200}
+	}
+	m.SetTargets(ts)
+	for _, tg := range ts {
+		m.SetInterval(tg.Name, 5*time.Minute)
+		m.Observe(observed(healthyRun(tg.Name, false)))
+	}
+	count := func(accept string) (all, perTarget int) {
+		body, _ := scrape(t, m.Handler(reg), accept)
+		for line := range strings.SplitSeq(string(body), "\n") {
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			all++
+			if strings.Contains(line, `target="`) {
+				perTarget++
+			}
+		}
+		return all, perTarget
+	}
+	all, perTarget := count("")
+	omAll, omPerTarget := count(openMetrics)
+	t.Logf("%d targets: %d series (%d per-target, %.1f a target); OpenMetrics %d samples (%d per-target)", n, all, perTarget, float64(perTarget)/n, omAll, omPerTarget)
+	if perTarget != 10*n || omPerTarget != 12*n {
+		t.Errorf("%d per-target series and %d OpenMetrics samples, want %d and %d", perTarget, omPerTarget, 10*n, 12*n)
+	}
+}
