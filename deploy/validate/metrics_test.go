@@ -50,7 +50,6 @@ func init() {
 	add("driftd_findings_opened_total", "target", "rule", "severity")
 	add("driftd_findings_resolved_total", "target", "rule", "severity")
 	add("driftd_served_changes_total", "target", "change")
-	add("driftd_served_last_change_timestamp_seconds", "target")
 	add("driftd_findings_ignored", "target")
 	add("driftd_ignores_stale", "target")
 	add("driftd_mcp_requests_total", "method", "outcome")

@@ -67,7 +67,7 @@ func TestOpenMetrics(t *testing.T) {
 	for _, must := range []string{
 		"# TYPE driftd_probes counter\n",
 		`driftd_probes_total{result="success",target="orders"} 1` + "\n" + `driftd_probes_created{result="success",target="orders"} ` + created + "\n",
-		`driftd_probe_failures_total{reason="dns",target="orders"} 0` + "\n" + `driftd_probe_failures_created{reason="dns",target="orders"} ` + created + "\n",
+		`driftd_probe_failures_total{reason="timeout",target="search"} 1` + "\n" + `driftd_probe_failures_created{reason="timeout",target="search"} ` + created + "\n",
 		`driftd_findings_opened_created{rule="MCP-DRIFT-TOOL-MISSING",severity="ERROR",target="orders"} ` + created + "\n",
 		"driftd_mcp_requests_created{",
 		"driftd_probe_duration_seconds_created ",
@@ -204,9 +204,11 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	}
 }
 
-// TestCountersStartAtZero: a scheduled target has its counters at 0, one
-// for every value of their labels, before its first run, each created
-// when it was scheduled; the first failure is then an increase from 0.
+// TestCountersStartAtZero: a scheduled target has driftd_probes_total at
+// 0, both results, before its first run, created when it was scheduled,
+// so its first failure is an increase from 0. The counters a healthy
+// target never counts — a failure's reason, a skipped run — are created
+// at their first event, with that time as _created, at 1.
 func TestCountersStartAtZero(t *testing.T) {
 	reg := prometheus.NewPedanticRegistry()
 	m := New(reg, BuildInfo{Version: "1"}, Options{PerTargetHistograms: true})
@@ -214,7 +216,7 @@ func TestCountersStartAtZero(t *testing.T) {
 	m.SetTargets([]Target{{Name: "new", SeriesLimit: 10}})
 	body, ct := scrape(t, m.Handler(reg), openMetrics)
 	fams := decode(t, body, ct)
-	want := map[string]int{"driftd_probes_total": 2, "driftd_probe_failures_total": len(mcp.Reasons), "driftd_probe_skipped_total": 1}
+	want := map[string]int{"driftd_probes_total": 2, "driftd_probe_failures_total": 0, "driftd_probe_skipped_total": 0}
 	for name, n := range want {
 		ms := fams[name].GetMetric()
 		if len(ms) != n {
@@ -229,20 +231,29 @@ func TestCountersStartAtZero(t *testing.T) {
 	if h := fams["driftd_probe_duration_seconds"].GetMetric(); len(h) != 1 || h[0].GetHistogram().GetSampleCount() != 0 {
 		t.Errorf("per-target histogram %v, want one, empty", h)
 	}
-	for _, r := range mcp.Reasons {
-		if !bytes.Contains(body, fmt.Appendf(nil, `driftd_probe_failures_total{reason=%q,target="new"} 0`, r)) {
-			t.Errorf("no driftd_probe_failures_total at 0 for reason %s", r)
-		}
-	}
 	later := clock.Add(time.Minute)
 	m.now = func() time.Time { return later }
 	m.Observe(observed(fixedReport("new", false)))
+	m.Skipped("new")
 	m.Observe(observed(fixedReport("new", true, catalogue.Finding{Rule: catalogue.DriftToolMissing, Severity: catalogue.Error, Tool: "a"})))
 	body, ct = scrape(t, m.Handler(reg), openMetrics)
 	fams = decode(t, body, ct)
-	for _, s := range fams["driftd_probe_failures_total"].GetMetric() {
-		if s.GetLabel()[0].GetValue() == string(mcp.ReasonTimeout) && s.GetCounter().GetValue() != 1 {
-			t.Errorf("driftd_probe_failures_total{reason=timeout} %v, want 1", s.GetCounter().GetValue())
+	for name, reason := range map[string]string{"driftd_probe_failures_total": string(mcp.ReasonTimeout), "driftd_probe_skipped_total": ""} {
+		ms := fams[name].GetMetric()
+		if len(ms) != 1 {
+			t.Fatalf("%s: %d series after one event, want 1", name, len(ms))
+		}
+		c := ms[0].GetCounter()
+		if c.GetValue() != 1 || !c.GetCreatedTimestamp().AsTime().Equal(later) {
+			t.Errorf("%s %v: %v created %v, want 1 created at its first event %v", name, ms[0].GetLabel(), c.GetValue(), c.GetCreatedTimestamp().AsTime(), later)
+		}
+		if reason != "" && ms[0].GetLabel()[0].GetValue() != reason {
+			t.Errorf("%s: labels %v, want reason %s", name, ms[0].GetLabel(), reason)
+		}
+	}
+	for _, s := range fams["driftd_probes_total"].GetMetric() {
+		if c := s.GetCounter(); c.GetValue() != 1 || !c.GetCreatedTimestamp().AsTime().Equal(clock) {
+			t.Errorf("driftd_probes_total %v: %v created %v, want 1 created %v", s.GetLabel(), c.GetValue(), c.GetCreatedTimestamp().AsTime(), clock)
 		}
 	}
 	opened := fams["driftd_findings_opened_total"].GetMetric()

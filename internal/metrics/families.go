@@ -28,7 +28,6 @@ const (
 	famSuccess
 	famProbes
 	famServedChanges
-	famServedChange
 	famInfo
 	famRestored
 	famTools
@@ -48,17 +47,16 @@ var families = [numFamilies]family{
 	famOAuthExpiry:    {"driftd_oauth_token_expiry_timestamp_seconds", "gauge", "When the access token the target's last run presented expires (targets with an oauth identity)."},
 	famOAuthIssued:    {"driftd_oauth_token_issued_timestamp_seconds", "gauge", "When driftd received the access token the target's last run presented; time() minus it is the token's age."},
 	famOAuthRequests:  {"driftd_oauth_token_requests_total", "counter", "Token requests the target's runs sent, by outcome: success, the OAuth error code, other_error, or failed (no OAuth answer)."},
-	famFailures:       {"driftd_probe_failures_total", "counter", "Failed probe runs by reason."},
+	famFailures:       {"driftd_probe_failures_total", "counter", "Failed probe runs by reason, each reason created at its first failure."},
 	famInterval:       {"driftd_probe_interval_seconds", "gauge", "The current period of the target's schedule."},
 	famLastDuration:   {"driftd_probe_last_duration_seconds", "gauge", "Duration of the target's last run."},
 	famLastRun:        {"driftd_probe_last_run_timestamp_seconds", "gauge", "When the target's last run ended."},
 	famLastSuccess:    {"driftd_probe_last_success_timestamp_seconds", "gauge", "When the target's last successful run ended."},
-	famSkipped:        {"driftd_probe_skipped_total", "counter", "Runs that were due while the previous run of the target still ran."},
+	famSkipped:        {"driftd_probe_skipped_total", "counter", "Runs that were due while the previous run of the target still ran, created at the first."},
 	famSuccess:        {"driftd_probe_success", "gauge", "Whether the last run of the target could list and compare its tools."},
 	famProbes:         {"driftd_probes_total", "counter", "Probe runs by result."},
 	famServedChanges:  {"driftd_served_changes_total", "counter", "Run-to-run changes of the served tool set, by CHG id."},
-	famServedChange:   {"driftd_served_last_change_timestamp_seconds", "gauge", "When the served tool set last changed between runs."},
 	famInfo:           {"driftd_target_info", "gauge", "Identity of a target: its classification, the protocol revision and server it established, and its configured labels."},
-	famRestored:       {"driftd_target_restored", "gauge", "1 while the target's series are its last run saved before driftd started (no run since start), else 0."},
+	famRestored:       {"driftd_target_restored", "gauge", "1 while the target's series are its last run saved before driftd started (no run since start); absent otherwise."},
 	famTools:          {"driftd_tools", "gauge", "Tools declared in the manifest and served on the last successful listing."},
 }

@@ -41,16 +41,6 @@ func (r *rendered) family(f int) []byte {
 	return r.b[from:r.end[f]]
 }
 
-// sortedReasons is mcp.Reasons in label order.
-var sortedReasons = func() []string {
-	out := make([]string, len(mcp.Reasons))
-	for i, r := range mcp.Reasons {
-		out[i] = string(r)
-	}
-	slices.Sort(out)
-	return out
-}()
-
 // sortedOutcomes are oauth.Outcomes' indices in label order.
 var sortedOutcomes = func() []int {
 	out := make([]int, len(oauth.Outcomes))
@@ -145,10 +135,7 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 			}
 		}
 	case famFailures:
-		for _, r := range sortedReasons {
-			w.counter(name, st.failures[slices.Index(mcp.Reasons, mcp.Reason(r))], st.since, "reason", r)
-		}
-		w.lazy(name, st.otherFailures, "reason")
+		w.lazy(name, st.failures, "reason")
 	case famInterval:
 		if st.interval > 0 {
 			w.gauge(name, st.interval.Seconds())
@@ -166,7 +153,7 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 			w.gauge(name, unixSeconds(st.lastSuccess))
 		}
 	case famSkipped:
-		w.counter(name, st.skipped, st.since)
+		w.lazy(name, st.skipped)
 	case famSuccess:
 		if rep != nil {
 			w.gauge(name, boolValue(rep.Success))
@@ -176,17 +163,13 @@ func (st *targetState) renderFamily(w *lineWriter, f int, info []string) {
 		w.counter(name, st.probesOK, st.since, "result", "success")
 	case famServedChanges:
 		w.lazy(name, st.servedChanges, "change")
-	case famServedChange:
-		if rep != nil && !st.run.State.ServedLastChange.IsZero() {
-			w.gauge(name, unixSeconds(st.run.State.ServedLastChange))
-		}
 	case famInfo:
 		if rep != nil {
 			w.gauge(name, 1, st.infoLabels(info)...)
 		}
 	case famRestored:
-		if rep != nil {
-			w.gauge(name, boolValue(st.restored))
+		if rep != nil && st.restored {
+			w.gauge(name, 1)
 		}
 	case famTools:
 		if rep != nil {
