@@ -2,27 +2,40 @@ package daemon
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/memo"
 )
 
-// manifestCache shares parsed manifests between targets by content hash and
-// re-reads a file only when its size or modification time changed, so a
-// rewritten manifest (or a ConfigMap swap) is picked up at the next run.
+// manifestCache reads the targets' manifest files. Per file it keeps what
+// says whether the file is the one read last time — its size,
+// modification time and the SHA-256 of its bytes — and nothing of its
+// size: the parsed manifests live in the program's byte-bounded memo
+// (probe.Caches.Manifests), shared by content hash between the targets
+// that declare one file or equal ones. A file whose size or time changed
+// is read again at the next run (a rewritten manifest, a ConfigMap swap);
+// one whose parsed form the memo let go is read again, hashed, and
+// parsed if its bytes are still those hashed (docs/scaling.md).
 type manifestCache struct {
 	mu     sync.Mutex
 	byPath map[string]cachedManifest
-	byHash map[[32]byte]*manifest.Manifest
+	parsed *memo.Memo[[32]byte, *manifest.Manifest]
 }
 
 type cachedManifest struct {
 	size int64
 	mod  time.Time
 	hash [32]byte
+	// last is set only while the file is broken (it cannot be read or
+	// parsed): its last good version, held here so that its targets are
+	// compared against it however long the file stays broken, whatever
+	// the memo lets go. Nil while the file reads.
+	last *manifest.Manifest
 }
 
 // maxManifestBytes bounds a manifest read from disk: far above any a
@@ -30,72 +43,105 @@ type cachedManifest struct {
 // only stops a file that is not a manifest from filling memory.
 const maxManifestBytes = 1 << 30
 
-func newManifestCache() *manifestCache {
-	return &manifestCache{byPath: map[string]cachedManifest{}, byHash: map[[32]byte]*manifest.Manifest{}}
+// newManifestCache returns a cache keeping parsed manifests in parsed (a
+// nil memo keeps none: every load parses).
+func newManifestCache(parsed *memo.Memo[[32]byte, *manifest.Manifest]) *manifestCache {
+	return &manifestCache{byPath: map[string]cachedManifest{}, parsed: parsed}
 }
 
 func (c *manifestCache) load(path string) (*manifest.Manifest, error) {
+	m, _, err := c.read(path)
+	return m, err
+}
+
+// read returns the manifest at path, and the last good version of it
+// when the file cannot be read or parsed now (nil when none is known).
+func (c *manifestCache) read(path string) (*manifest.Manifest, *manifest.Manifest, error) {
+	c.mu.Lock()
+	e, known := c.byPath[path]
+	c.mu.Unlock()
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, c.broken(path, e, known), err
 	}
-	c.mu.Lock()
-	if e, ok := c.byPath[path]; ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
-		m := c.byHash[e.hash]
-		c.mu.Unlock()
-		return m, nil
+	same := known && e.size == fi.Size() && e.mod.Equal(fi.ModTime())
+	if same {
+		if m, ok := c.parsed.Get(e.hash); ok {
+			return m, nil, nil
+		}
 	}
-	c.mu.Unlock()
 	// A manifest named by a target file may be anything in its directory:
 	// read only if it is a regular file, so a FIFO cannot hold a reload.
 	b, err := atomicfile.ReadFile(path, maxManifestBytes)
 	if err != nil {
-		return nil, err
+		return nil, c.broken(path, e, known), err
 	}
 	sum := sha256.Sum256(b)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.byHash[sum]
+	m, ok := c.parsed.Get(sum)
 	if !ok {
 		// Parse the bytes that were hashed: reading the file again could
-		// file a newer content under the old hash.
+		// file a newer content under the old hash. The manifest keeps
+		// none of b (manifest.FromBytes), which goes when this returns.
 		if m, err = manifest.FromBytes(path, b); err != nil {
-			return nil, err
+			return nil, c.broken(path, e, known), err
 		}
-		c.byHash[sum] = m
+		c.parsed.Put(sum, m)
 	}
+	c.mu.Lock()
 	c.byPath[path] = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
-	c.gc()
-	return m, nil
+	c.mu.Unlock()
+	return m, nil, nil
 }
 
-// gc drops parsed manifests no path refers to any more.
-func (c *manifestCache) gc() {
-	used := map[[32]byte]bool{}
-	for _, e := range c.byPath {
-		used[e.hash] = true
+// broken returns the last good version of the file at path, which was e
+// (known) before it broke, and holds it on the path's entry until the
+// file reads again. The last good version is the memo's, if it still
+// has it: a file that breaks while its manifest was let go has none
+// (docs/daemon.md), and its targets fail with reason config.
+func (c *manifestCache) broken(path string, e cachedManifest, known bool) *manifest.Manifest {
+	if !known {
+		return nil
 	}
-	for h := range c.byHash {
-		if !used[h] {
-			delete(c.byHash, h)
+	last := e.last
+	if last == nil {
+		var ok bool
+		if last, ok = c.parsed.Get(e.hash); !ok {
+			return nil
 		}
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.byPath[path]; ok && cur.hash == e.hash {
+		cur.last = last
+		c.byPath[path] = cur
+	}
+	return last
 }
 
 // loadOrLast is load, except that when the file cannot be read or parsed
 // now, it returns the last version of it that could be, with the error:
 // a manifest that breaks on disk leaves its targets compared against the
 // last good one, not failing (docs/daemon.md). The manifest is nil when
-// no version of the file has loaded since the daemon started.
+// no version of the file has loaded since the daemon started, or when
+// the last one's parsed form had been let go when the file broke.
 func (c *manifestCache) loadOrLast(path string) (*manifest.Manifest, error) {
-	m, err := c.load(path)
+	m, last, err := c.read(path)
 	if err == nil {
 		return m, nil
 	}
+	if last == nil {
+		if c.known(path) {
+			return nil, fmt.Errorf("%w (its last good version is no longer cached)", err)
+		}
+		return nil, err
+	}
+	return last, err
+}
+
+// known reports whether a version of the file at path has loaded.
+func (c *manifestCache) known(path string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.byPath[path]; ok {
-		return c.byHash[e.hash], err
-	}
-	return nil, err
+	_, ok := c.byPath[path]
+	return ok
 }

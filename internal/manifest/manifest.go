@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 
@@ -164,6 +165,30 @@ func (m *Manifest) PostureClean(i int, clean func(raw []byte) bool) bool {
 	return i < len(*p) && (*p)[i]
 }
 
+// Weight is an estimate of the bytes m keeps alive as parsed, for a
+// cache weighted by bytes: each definition's JSON, the strings read from
+// it (name, title, description, a few of an item's), and the structs
+// holding them. It does not count what runs remember on m (Compared,
+// PostureClean), which its owner adds. A parsed manifest holds no slice
+// of the file it was read from (FromBytes), so this is the whole of it.
+func (m *Manifest) Weight() int {
+	const toolSize, itemSize = int(unsafe.Sizeof(mcp.Tool{})), int(unsafe.Sizeof(mcp.Item{}))
+	w := int(unsafe.Sizeof(*m)) + len(m.Path)
+	for _, t := range m.Tools {
+		w += toolSize + len(t.Raw) + len(t.Name) + len(t.Title) + len(t.Description)
+	}
+	for _, items := range m.Items {
+		w += 64 // the map slot and the slice
+		for _, it := range items {
+			w += itemSize + len(it.Raw) + len(it.Key) + len(it.Name) + len(it.Title) + len(it.Description) + len(it.URI) + len(it.MimeType)
+			for _, a := range it.Arguments {
+				w += int(unsafe.Sizeof(a)) + len(a.Name)
+			}
+		}
+	}
+	return w
+}
+
 // Declares reports whether the manifest declares the list of k.
 func (m *Manifest) Declares(k mcp.Kind) bool {
 	if k == mcp.KindTool {
@@ -192,8 +217,10 @@ func Load(path string) (*Manifest, error) {
 }
 
 // FromBytes parses b as the manifest file at path, for callers that have
-// read (and hashed) the file themselves. Like Parse's, the manifest may
-// hold slices of b.
+// read (and hashed) the file themselves. The manifest holds no slice of
+// b (the tools are compacted into a buffer of their own, the other
+// items' definitions copied as they are read), so a caller that keeps
+// the manifest need not keep the file: TestFromBytesKeepsNoFileBytes.
 func FromBytes(path string, b []byte) (*Manifest, error) {
 	m, err := parse(b, filepath.Ext(path))
 	if err != nil {
@@ -207,9 +234,7 @@ func FromBytes(path string, b []byte) (*Manifest, error) {
 // Parse reads manifest bytes. ext (".json", ".yaml", ".yml" or "") picks the
 // syntax; without one, text that does not start with { or [ is YAML.
 // Every error is an *Error, with the line and column of a syntax error.
-// The manifest may hold slices of b (definitions declared as they are
-// written, when nothing in them is to be compacted): b must not change
-// afterwards.
+// The manifest holds no slice of b (FromBytes).
 func Parse(b []byte, ext string) (*Manifest, error) {
 	m, err := parse(b, ext)
 	if err != nil {
