@@ -9,6 +9,7 @@ import (
 
 	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/memo"
 )
 
@@ -31,6 +32,12 @@ type cachedManifest struct {
 	size int64
 	mod  time.Time
 	hash [32]byte
+	// tools is the manifest's manifest.ToolsDigest and count its tools,
+	// when it declares tools only (indexed): a run served a listing of
+	// that digest needs no more of the manifest (resolve).
+	tools   [32]byte
+	count   int
+	indexed bool
 	// last is set only while the file is broken (it cannot be read or
 	// parsed): its last good version, held here so that its targets are
 	// compared against it however long the file stays broken, whatever
@@ -87,10 +94,50 @@ func (c *manifestCache) read(path string) (*manifest.Manifest, *manifest.Manifes
 		}
 		c.parsed.Put(sum, m)
 	}
+	e = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
+	if m.ToolsOnly() {
+		e.tools, e.indexed = manifest.ToolsDigest(m.Tools)
+		e.count = len(m.Tools)
+	}
 	c.mu.Lock()
-	c.byPath[path] = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
+	c.byPath[path] = e
 	c.mu.Unlock()
 	return m, nil, nil
+}
+
+// indexed returns the digest entry of the file at path when a run can
+// decide against it: the file's size and time are those of the version
+// read last, which declares tools only (and no call plans the run, which
+// the caller checks: probe.PrepareResolved). ok is false otherwise; the
+// run then loads the manifest first (loadOrLast).
+func (c *manifestCache) indexed(path string) (e cachedManifest, ok bool) {
+	c.mu.Lock()
+	e, known := c.byPath[path]
+	c.mu.Unlock()
+	if !known || !e.indexed || e.last != nil {
+		return e, false
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() != e.size || !fi.ModTime().Equal(e.mod) {
+		return e, false
+	}
+	return e, true
+}
+
+// resolve is the declared manifest of a run of the file at path, whose
+// digest entry was e (indexed) when the run started, given the served
+// tools: the parsed manifest while the memo keeps it; else, for a
+// listing of the manifest's digest, manifest.Served — the listing is
+// what was declared, and the file is not read; else the file's, as
+// loadOrLast gives it (with the error when the file broke meanwhile).
+func (c *manifestCache) resolve(path string, e cachedManifest, served []mcp.Tool) (*manifest.Manifest, error) {
+	if m, ok := c.parsed.Get(e.hash); ok {
+		return m, nil
+	}
+	if d, ok := manifest.ToolsDigest(served); ok && d == e.tools {
+		return manifest.Served(path, served), nil
+	}
+	return c.loadOrLast(path)
 }
 
 // broken returns the last good version of the file at path, which was e

@@ -179,6 +179,22 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 	if tc.t.Baseline != "" {
 		return d.probeBaseline(ctx, tc, t, opts)
 	}
+	// A file unchanged since it was read, which declares tools only, is
+	// known by its digest: the run reads it only if the listing differs
+	// (docs/scaling.md).
+	if e, ok := d.manifests.indexed(tc.t.Manifest); ok {
+		path := tc.t.Manifest
+		if p, ok := probe.PrepareResolved(*tc.t, e.count, func(_ context.Context, served []mcp.Tool) (*manifest.Manifest, error) {
+			m, err := d.manifests.resolve(path, e, served)
+			if m == nil {
+				return nil, err
+			}
+			t.noteManifest(path, err, log)
+			return m, nil
+		}); ok {
+			return probe.Run(ctx, p, opts), false
+		}
+	}
 	m, err := d.manifests.loadOrLast(tc.t.Manifest)
 	if m == nil {
 		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts), false

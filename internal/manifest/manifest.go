@@ -9,6 +9,7 @@ package manifest
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -188,6 +189,42 @@ func (m *Manifest) Weight() int {
 	}
 	return w
 }
+
+// ToolsDigest is the SHA-256 of tools' names and Sums (mcp.Tool.Sum), in
+// order: two lists of one digest are the same tools in the same order,
+// equal in all a comparison reads. ok is false when a tool has no Sum (a
+// definition built by hand), which no digest can stand for. A daemon
+// keeps a declared manifest's digest instead of the manifest
+// (docs/scaling.md): a listing of the same digest compares with it as
+// with itself (Served).
+func ToolsDigest(tools []mcp.Tool) (digest [sha256.Size]byte, ok bool) {
+	h := sha256.New()
+	var n [8]byte
+	for _, t := range tools {
+		if t.Sum == (jsonscan.Sum{}) {
+			return digest, false
+		}
+		binary.LittleEndian.PutUint64(n[:], uint64(len(t.Name)))
+		h.Write(n[:])
+		h.Write([]byte(t.Name))
+		h.Write(t.Sum[:])
+	}
+	h.Sum(digest[:0])
+	return digest, true
+}
+
+// Served is a manifest at path that declares exactly tools (a copy of the
+// list, sharing the definitions). For a listing whose ToolsDigest is a
+// tools-only manifest's, it is that manifest as every run's check reads
+// it — the same names in the same order, each tool equal in all a
+// comparison reads — without reading the file.
+func Served(path string, tools []mcp.Tool) *Manifest {
+	return &Manifest{Path: path, Tools: slices.Clone(tools)}
+}
+
+// ToolsOnly reports whether m declares tools and no other list: the
+// manifests a ToolsDigest stands for.
+func (m *Manifest) ToolsOnly() bool { return !m.NoTools && len(m.Items) == 0 }
 
 // Declares reports whether the manifest declares the list of k.
 func (m *Manifest) Declares(k mcp.Kind) bool {

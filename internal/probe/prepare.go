@@ -10,6 +10,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/poison"
 )
 
@@ -46,6 +47,15 @@ type Prepared struct {
 	// calls may be pending: the invocation gates read the manifest before
 	// anything is sent (PrepareBeside).
 	Pending func(context.Context) (*manifest.Manifest, error)
+	// Resolve, if set (Declared and Pending nil), gives the declared
+	// manifest once the tools are listed, from the served tools: a
+	// daemon that keeps a manifest's digest, not the manifest, answers
+	// manifest.Served for a listing of that digest and reads the file
+	// only for one that differs (PrepareResolved). An error ends the run
+	// as config, as Pending's does. DeclaredTools is the manifest's
+	// count of tools, reported before the listing as Declared's is.
+	Resolve       func(ctx context.Context, served []mcp.Tool) (*manifest.Manifest, error)
+	DeclaredTools int
 }
 
 // Prepare checks the invocation gates of t against declared and plans the
@@ -60,6 +70,17 @@ func Prepare(t config.Target, declared *manifest.Manifest) *Prepared {
 		p.Invocation = &Invocation{Seed: t.Invoke.Seed, Planned: []PlannedCall{}, Findings: []catalogue.Finding{}, Refused: p.Refused.Error()}
 	}
 	return p
+}
+
+// PrepareResolved is Prepare for a tools-only manifest of count tools
+// that resolve gives once the tools are listed (Prepared.Resolve). ok is
+// false when t plans calls: their gates read the manifest before
+// anything is sent, so the caller loads it and calls Prepare.
+func PrepareResolved(t config.Target, count int, resolve func(context.Context, []mcp.Tool) (*manifest.Manifest, error)) (p *Prepared, ok bool) {
+	if plansCalls(t) {
+		return nil, false
+	}
+	return &Prepared{Target: t, Resolve: resolve, DeclaredTools: count}, true
 }
 
 // plansCalls reports whether t names calls, gets or reads, or asks for
