@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/driftd/driftd/internal/atomicfile"
@@ -26,6 +27,9 @@ type manifestCache struct {
 	mu     sync.Mutex
 	byPath map[string]cachedManifest
 	parsed *memo.Memo[[32]byte, *manifest.Manifest]
+	// reads counts the files read, for tests: a run served what its
+	// manifest declares reads none.
+	reads atomic.Int64
 }
 
 type cachedManifest struct {
@@ -79,6 +83,7 @@ func (c *manifestCache) read(path string) (*manifest.Manifest, *manifest.Manifes
 	}
 	// A manifest named by a target file may be anything in its directory:
 	// read only if it is a regular file, so a FIFO cannot hold a reload.
+	c.reads.Add(1)
 	b, err := atomicfile.ReadFile(path, maxManifestBytes)
 	if err != nil {
 		return nil, c.broken(path, e, known), err
