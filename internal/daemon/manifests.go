@@ -131,25 +131,48 @@ func (c *manifestCache) indexed(path string) (e cachedManifest, ok bool) {
 
 // resolve is the declared manifest of a run of the file at path, whose
 // digest entry was e (indexed) when the run started, given the served
-// tools: the parsed manifest while the memo keeps it; else, for a
-// listing of the manifest's digest, manifest.Served — the listing is
-// what was declared, and the file is not read; else the file's, as
-// loadOrLast gives it (with the error when the file broke meanwhile).
+// tools: servedAs's, else the file's, as loadOrLast gives it (with the
+// error when the file broke meanwhile).
 func (c *manifestCache) resolve(path string, e cachedManifest, served []mcp.Tool) (*manifest.Manifest, error) {
-	if m, ok := c.parsed.Get(e.hash); ok {
+	if m, ok := c.servedAs(path, e, served); ok {
 		return m, nil
 	}
-	if d, ok := manifest.ToolsDigest(served); ok && d == e.tools {
-		return manifest.Served(path, served), nil
-	}
 	return c.loadOrLast(path)
+}
+
+// servedAs is the manifest of entry e when a run needs no file to
+// compare served against it: the parsed manifest while the memo keeps
+// it; else, for a listing of the manifest's digest, manifest.Served —
+// the listing is what was declared. ok is false otherwise.
+func (c *manifestCache) servedAs(path string, e cachedManifest, served []mcp.Tool) (*manifest.Manifest, bool) {
+	if m, ok := c.parsed.Get(e.hash); ok {
+		return m, true
+	}
+	if e.last != nil {
+		return e.last, true
+	}
+	if d, ok := manifest.ToolsDigest(served); ok && e.indexed && d == e.tools {
+		return manifest.Served(path, served), true
+	}
+	return nil, false
+}
+
+// lastIndexed is the entry of the last version of the file at path that
+// loaded, when that version declares tools only: a run whose file is
+// broken, and whose last good manifest the memo let go, can still be
+// compared against it when the server serves what it declared.
+func (c *manifestCache) lastIndexed(path string) (cachedManifest, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byPath[path]
+	return e, ok && e.indexed
 }
 
 // broken returns the last good version of the file at path, which was e
 // (known) before it broke, and holds it on the path's entry until the
 // file reads again. The last good version is the memo's, if it still
-// has it: a file that breaks while its manifest was let go has none
-// (docs/daemon.md), and its targets fail with reason config.
+// has it; else there is none to hold, and a run compares against the
+// last good version's digest (lastIndexed): docs/daemon.md.
 func (c *manifestCache) broken(path string, e cachedManifest, known bool) *manifest.Manifest {
 	if !known {
 		return nil
@@ -175,7 +198,8 @@ func (c *manifestCache) broken(path string, e cachedManifest, known bool) *manif
 // a manifest that breaks on disk leaves its targets compared against the
 // last good one, not failing (docs/daemon.md). The manifest is nil when
 // no version of the file has loaded since the daemon started, or when
-// the last one's parsed form had been let go when the file broke.
+// the memo had let the last one go when the file broke (then its digest
+// may still decide a run: lastIndexed).
 func (c *manifestCache) loadOrLast(path string) (*manifest.Manifest, error) {
 	m, last, err := c.read(path)
 	if err == nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,8 +98,10 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 		}
 		return b
 	}
+	wants := map[string][]byte{}
 	for _, tg := range targets {
 		want := run(keeps, tg.name)
+		wants[tg.name] = want
 		first := run(forgets, tg.name) // reads the file: no entry yet
 		reads := forgets.manifests.reads.Load()
 		second := run(forgets, tg.name)
@@ -108,6 +111,28 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 		read := forgets.manifests.reads.Load() > reads
 		if read == tg.same {
 			t.Errorf("%s: second run read the file: %v, want %v", tg.name, read, !tg.same)
+		}
+	}
+
+	// Broken after the memo let the manifest go: a server serving what
+	// the last good version declared is still compared against it; one
+	// that drifted cannot be, and fails as config, saying why.
+	for _, tg := range targets[:2] {
+		write(tg.name+".json", []byte(`{"tools": [`))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, tg := range targets[:2] {
+		tc := forgets.cfg.Load().byName[tg.name]
+		bodies := &mcp.Bodies{}
+		rep, _ := forgets.probe(ctx, tc, &target{}, slog.New(slog.DiscardHandler), bodies)
+		bodies.Release()
+		got, _ := json.Marshal(map[string]any{"findings": rep.Findings, "against": rep.ComparedAgainst, "tools": rep.Tools, "prompts": rep.Prompts})
+		switch {
+		case tg.same && (!rep.Success || !bytes.Equal(got, wants[tg.name])):
+			t.Errorf("%s broken, served as declared: success %v, %s\nwant its last good version's verdict %s", tg.name, rep.Success, got, wants[tg.name])
+		case !tg.same && (rep.Success || rep.FailureReason != mcp.ReasonConfig || !strings.Contains(rep.FailureMessage, "differ from that version")):
+			t.Errorf("%s broken, drifted: success %v, %s %q; want a config failure saying the tools differ", tg.name, rep.Success, rep.FailureReason, rep.FailureMessage)
 		}
 	}
 	if n := forgets.caches.Manifests().Len(); n != 0 {
