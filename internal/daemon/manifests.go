@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/atomicfile"
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/memo"
+	"github.com/driftd/driftd/internal/probe"
 )
 
 // manifestCache reads the targets' manifest files. Per file it keeps what
@@ -108,6 +110,32 @@ func (c *manifestCache) read(path string) (*manifest.Manifest, *manifest.Manifes
 	c.byPath[path] = e
 	c.mu.Unlock()
 	return m, nil, nil
+}
+
+// current reports whether the file at path is the version that loaded
+// last, as far as its size and time say, and that version is not
+// broken: a reload need not read it again to know it loads. The memo
+// may have let its parsed form go; a run reads it again if it needs it.
+func (c *manifestCache) current(path string) bool {
+	c.mu.Lock()
+	e, known := c.byPath[path]
+	c.mu.Unlock()
+	if !known || e.last != nil {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() == e.size && fi.ModTime().Equal(e.mod)
+}
+
+// check is load for a reload's checks of target t (targetProblems): a
+// manifest file that is current, of a target that plans no calls, is not
+// read again, and the manifest is nil: nothing is to be checked in it.
+// A fleet's reload then costs a stat per manifest, not a parse.
+func (c *manifestCache) check(t config.Target) (*manifest.Manifest, error) {
+	if !probe.PlansCalls(t) && c.current(t.Manifest) {
+		return nil, nil
+	}
+	return c.load(t.Manifest)
 }
 
 // indexed returns the digest entry of the file at path when a run can

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/probe"
 )
@@ -147,5 +148,37 @@ func TestManifestCacheKeepsHashesNotManifests(t *testing.T) {
 	n2, err2 := nc.load(path)
 	if err1 != nil || err2 != nil || n1 == n2 {
 		t.Errorf("without a memo: %v %v, same manifest %v", err1, err2, n1 == n2)
+	}
+}
+
+// TestManifestCacheCheckReadsOnlyChanges: a reload's check of a manifest
+// file that loaded and has not changed since reads nothing, even when no
+// parsed form is kept; a changed file, a target that plans calls (whose
+// gates read the manifest) and a broken file are read.
+func TestManifestCacheCheckReadsOnlyChanges(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.json")
+	write := func(body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"tools": [{"name": "a"}]}`)
+	c := newManifestCache(nil) // keeps no parsed manifest
+	tg := config.Target{Manifest: path}
+	if m, err := c.check(tg); err != nil || m == nil {
+		t.Fatalf("first check: %v, %v; want the manifest read", m, err)
+	}
+	if m, err := c.check(tg); err != nil || m != nil || c.reads.Load() != 1 {
+		t.Fatalf("unchanged: %v, %v, %d reads; want nothing read", m, err, c.reads.Load())
+	}
+	calls := tg
+	calls.Invoke.Execute = true
+	if m, err := c.check(calls); err != nil || m == nil || c.reads.Load() != 2 {
+		t.Fatalf("a target planning calls: %v, %v, %d reads; want the manifest read", m, err, c.reads.Load())
+	}
+	write(`{"tools": [`)
+	if _, err := c.check(tg); err == nil {
+		t.Fatal("a broken file passed the check")
 	}
 }

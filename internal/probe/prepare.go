@@ -87,6 +87,10 @@ func PrepareResolved(t config.Target, count int, resolve func(context.Context, [
 // --execute: then there is a plan, and its gates read the manifest.
 func plansCalls(t config.Target) bool { return t.Invoke.Named() || t.Invoke.Execute }
 
+// PlansCalls is plansCalls, for a daemon deciding whether a target's
+// manifest must be read before its run or its reload's checks.
+func PlansCalls(t config.Target) bool { return plansCalls(t) }
+
 // PrepareBeside is Prepare for a manifest that load reads beside the run:
 // when t plans no calls, load runs in a goroutine while the run connects
 // (Prepared.Pending); otherwise the gates need the manifest first, and it
