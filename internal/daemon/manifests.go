@@ -13,6 +13,7 @@ import (
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/memo"
+	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/probe"
 )
 
@@ -44,6 +45,12 @@ type cachedManifest struct {
 	tools   [32]byte
 	count   int
 	indexed bool
+	// raw is the manifest's manifest.RawDigest and clean its tools'
+	// PostureClean answers, one bit each: a listing byte for byte the
+	// manifest's tools is not scanned again for what the manifest was
+	// found clean of.
+	raw   [32]byte
+	clean []uint64
 	// last is set only while the file is broken (it cannot be read or
 	// parsed): its last good version, held here so that its targets are
 	// compared against it however long the file stays broken, whatever
@@ -105,6 +112,13 @@ func (c *manifestCache) read(path string) (*manifest.Manifest, *manifest.Manifes
 	if m.ToolsOnly() {
 		e.tools, e.indexed = manifest.ToolsDigest(m.Tools)
 		e.count = len(m.Tools)
+		e.raw = manifest.RawDigest(m.Tools)
+		e.clean = make([]uint64, (len(m.Tools)+63)/64)
+		for i := range m.Tools {
+			if m.PostureClean(i, poison.Clean) {
+				e.clean[i/64] |= 1 << (i % 64)
+			}
+		}
 	}
 	c.mu.Lock()
 	c.byPath[path] = e
@@ -180,7 +194,14 @@ func (c *manifestCache) servedAs(path string, e cachedManifest, served []mcp.Too
 		return e.last, true
 	}
 	if d, ok := manifest.ToolsDigest(served); ok && e.indexed && d == e.tools {
-		return manifest.Served(path, served), true
+		var clean []bool
+		if manifest.RawDigest(served) == e.raw {
+			clean = make([]bool, len(served))
+			for i := range clean {
+				clean[i] = e.clean[i/64]&(1<<(i%64)) != 0
+			}
+		}
+		return manifest.Served(path, served, clean), true
 	}
 	return nil, false
 }

@@ -213,13 +213,35 @@ func ToolsDigest(tools []mcp.Tool) (digest [sha256.Size]byte, ok bool) {
 	return digest, true
 }
 
+// RawDigest is the SHA-256 of the jsonscan.Sum of each tool's definition
+// as written (mcp.Tool.Raw), in order: two lists of one RawDigest are
+// byte for byte the same definitions, so what was worked out from one's
+// bytes (PostureClean) holds for the other's.
+func RawDigest(tools []mcp.Tool) (digest [sha256.Size]byte) {
+	h := sha256.New()
+	for _, t := range tools {
+		sum := jsonscan.SumOf(t.Raw)
+		h.Write(sum[:])
+	}
+	h.Sum(digest[:0])
+	return digest
+}
+
 // Served is a manifest at path that declares exactly tools (a copy of the
 // list, sharing the definitions). For a listing whose ToolsDigest is a
 // tools-only manifest's, it is that manifest as every run's check reads
 // it — the same names in the same order, each tool equal in all a
-// comparison reads — without reading the file.
-func Served(path string, tools []mcp.Tool) *Manifest {
-	return &Manifest{Path: path, Tools: slices.Clone(tools)}
+// comparison reads — without reading the file. clean, if not nil, is
+// PostureClean's answer for each of tools, known already (for a listing
+// of the manifest's RawDigest: the manifest's answers); else it is worked
+// out from tools' bytes when a run asks.
+func Served(path string, tools []mcp.Tool, clean []bool) *Manifest {
+	m := &Manifest{Path: path, Tools: slices.Clone(tools)}
+	if clean != nil && len(clean) == len(tools) {
+		flags := slices.Clone(clean)
+		m.postureClean.Store(&flags)
+	}
+	return m
 }
 
 // ToolsOnly reports whether m declares tools and no other list: the
