@@ -49,16 +49,18 @@ type Caches struct {
 // decoded 50-tool listing keeps about twice its 150 KB); the digests and
 // root types are small fixed-size answers, some 80 bytes each.
 //
-// The parsed manifests take a sixteenth: 4 MiB of the default 64 MiB, a
-// few hundred ~30-tool manifests, and one of at most 256 KiB (a memo
-// keeps no entry over a sixteenth of its share: some 100 benchgen tools;
-// a larger manifest is read again at each run of a target that declares
-// it, or kept by a larger --cache.max-bytes).
+// The parsed manifests take an eighth: 8 MiB of the default 64 MiB, each
+// weighed twice its parsed size (manifestWeight): some 40 manifests of 30
+// benchgen tools (~100 KB parsed each), some 500 of 30 small tools, and
+// none over 512 KiB of weight (a memo keeps no entry over a sixteenth of
+// its share): about 80 benchgen tools. A larger manifest is read again
+// by a run that needs it (docs/scaling.md), or kept by a larger
+// --cache.max-bytes.
 const (
 	digestShare   = 2 // 1/32: 26,000 definitions in the default 64 MiB
 	rootsShare    = 1 // 1/64
 	decodedShare  = 16
-	manifestShare = 4
+	manifestShare = 8
 	schemaShare   = 64 - digestShare - rootsShare - decodedShare - manifestShare
 
 	// digestWeight and rootWeight are an entry's bytes: its key, its
