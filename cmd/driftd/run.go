@@ -77,7 +77,7 @@ func addDaemonFlags(cmd *kingpin.CmdClause, listen, logFormat string) *daemonFla
 		readTimeout: cmd.Flag("web.read-timeout", "How long a client may take to send a whole request, headers and body; a slower one is disconnected.").Default("30s").Duration(),
 		log:         addLogFlags(cmd, logFormat),
 		ringBytes:   cmd.Flag("log.ring-bytes", "Bytes of recent log lines kept in memory for the status pages, all targets together.").Default("4MiB").Bytes(),
-		cache:       cmd.Flag("cache.max-bytes", "Bytes the caches of answers worked out from content (schema parses, compile checks and diffs; served definitions' digests; decoded answers) may hold, all targets together.").Default("64MiB").Bytes(),
+		cache:       cmd.Flag("cache.max-bytes", "Bytes the caches of answers worked out from content (schema parses, compile checks and diffs; served definitions' digests; decoded answers; parsed manifests) may hold, all targets together.").Default("64MiB").Bytes(),
 		perTarget:   cmd.Flag("metrics.per-target-histograms", "Give driftd_probe_duration_seconds a target label (15 series per target; off, one histogram for the instance and driftd_probe_last_duration_seconds per target).").Bool(),
 		memLimit:    cmd.Flag("auto-gomemlimit", "Set the Go runtime's soft memory limit (GOMEMLIMIT) to --auto-gomemlimit.ratio of the cgroup's memory limit, so the heap is collected harder near a container's limit instead of being OOM-killed. GOMEMLIMIT in the environment wins.").Default("true").Bool(),
 		memRatio:    cmd.Flag("auto-gomemlimit.ratio", "The share of the cgroup's memory limit --auto-gomemlimit gives the Go runtime, in (0, 1].").Default("0.9").Float64(),

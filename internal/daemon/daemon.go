@@ -216,7 +216,6 @@ func New(opts Options) (*Daemon, error) {
 		metrics:   metrics.New(reg, opts.Build, mopts),
 		targets:   map[string]*target{},
 		logs:      logs,
-		manifests: newManifestCache(),
 		caches:    probe.NewCaches(opts.CacheBytes),
 		tokens:    oauth.NewTokens(),
 		reloads:   make(chan chan error),
@@ -225,6 +224,7 @@ func New(opts Options) (*Daemon, error) {
 		sweeps:    make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
+	d.manifests = newManifestCache(d.caches.Manifests())
 	d.warnConfig(cfg)
 	d.cfg.Store(rc)
 	return d, nil

@@ -2,27 +2,60 @@ package daemon
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/driftd/driftd/internal/atomicfile"
+	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
+	"github.com/driftd/driftd/internal/memo"
+	"github.com/driftd/driftd/internal/poison"
+	"github.com/driftd/driftd/internal/probe"
 )
 
-// manifestCache shares parsed manifests between targets by content hash and
-// re-reads a file only when its size or modification time changed, so a
-// rewritten manifest (or a ConfigMap swap) is picked up at the next run.
+// manifestCache reads the targets' manifest files. Per file it keeps what
+// says whether the file is the one read last time — its size,
+// modification time and the SHA-256 of its bytes — and nothing of its
+// size: the parsed manifests live in the program's byte-bounded memo
+// (probe.Caches.Manifests), shared by content hash between the targets
+// that declare one file or equal ones. A file whose size or time changed
+// is read again at the next run (a rewritten manifest, a ConfigMap swap);
+// one whose parsed form the memo let go is read again, hashed, and
+// parsed if its bytes are still those hashed (docs/scaling.md).
 type manifestCache struct {
 	mu     sync.Mutex
 	byPath map[string]cachedManifest
-	byHash map[[32]byte]*manifest.Manifest
+	parsed *memo.Memo[[32]byte, *manifest.Manifest]
+	// reads counts the files read, for tests: a run served what its
+	// manifest declares reads none.
+	reads atomic.Int64
 }
 
 type cachedManifest struct {
 	size int64
 	mod  time.Time
 	hash [32]byte
+	// tools is the manifest's manifest.ToolsDigest and count its tools,
+	// when it declares tools only (indexed): a run served a listing of
+	// that digest needs no more of the manifest (resolve).
+	tools   [32]byte
+	count   int
+	indexed bool
+	// raw is the manifest's manifest.RawDigest and clean its tools'
+	// PostureClean answers, one bit each: a listing byte for byte the
+	// manifest's tools is not scanned again for what the manifest was
+	// found clean of.
+	raw   [32]byte
+	clean []uint64
+	// last is set only while the file is broken (it cannot be read or
+	// parsed): its last good version, held here so that its targets are
+	// compared against it however long the file stays broken, whatever
+	// the memo lets go. Nil while the file reads.
+	last *manifest.Manifest
 }
 
 // maxManifestBytes bounds a manifest read from disk: far above any a
@@ -30,72 +63,210 @@ type cachedManifest struct {
 // only stops a file that is not a manifest from filling memory.
 const maxManifestBytes = 1 << 30
 
-func newManifestCache() *manifestCache {
-	return &manifestCache{byPath: map[string]cachedManifest{}, byHash: map[[32]byte]*manifest.Manifest{}}
+// newManifestCache returns a cache keeping parsed manifests in parsed (a
+// nil memo keeps none: every load parses).
+func newManifestCache(parsed *memo.Memo[[32]byte, *manifest.Manifest]) *manifestCache {
+	return &manifestCache{byPath: map[string]cachedManifest{}, parsed: parsed}
 }
 
 func (c *manifestCache) load(path string) (*manifest.Manifest, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if e, ok := c.byPath[path]; ok && e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
-		m := c.byHash[e.hash]
-		c.mu.Unlock()
-		return m, nil
-	}
-	c.mu.Unlock()
-	// A manifest named by a target file may be anything in its directory:
-	// read only if it is a regular file, so a FIFO cannot hold a reload.
-	b, err := atomicfile.ReadFile(path, maxManifestBytes)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(b)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	m, ok := c.byHash[sum]
-	if !ok {
-		// Parse the bytes that were hashed: reading the file again could
-		// file a newer content under the old hash.
-		if m, err = manifest.FromBytes(path, b); err != nil {
-			return nil, err
-		}
-		c.byHash[sum] = m
-	}
-	c.byPath[path] = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
-	c.gc()
-	return m, nil
+	m, _, err := c.read(path)
+	return m, err
 }
 
-// gc drops parsed manifests no path refers to any more.
-func (c *manifestCache) gc() {
-	used := map[[32]byte]bool{}
-	for _, e := range c.byPath {
-		used[e.hash] = true
+// read returns the manifest at path, and the last good version of it
+// when the file cannot be read or parsed now (nil when none is known).
+func (c *manifestCache) read(path string) (*manifest.Manifest, *manifest.Manifest, error) {
+	c.mu.Lock()
+	e, known := c.byPath[path]
+	c.mu.Unlock()
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, c.broken(path, e, known), err
 	}
-	for h := range c.byHash {
-		if !used[h] {
-			delete(c.byHash, h)
+	same := known && e.size == fi.Size() && e.mod.Equal(fi.ModTime())
+	if same {
+		if m, ok := c.parsed.Get(e.hash); ok {
+			return m, nil, nil
 		}
 	}
+	// A manifest named by a target file may be anything in its directory:
+	// read only if it is a regular file, so a FIFO cannot hold a reload.
+	c.reads.Add(1)
+	b, err := atomicfile.ReadFile(path, maxManifestBytes)
+	if err != nil {
+		return nil, c.broken(path, e, known), err
+	}
+	sum := sha256.Sum256(b)
+	m, ok := c.parsed.Get(sum)
+	if !ok {
+		// Parse the bytes that were hashed: reading the file again could
+		// file a newer content under the old hash. The manifest keeps
+		// none of b (manifest.FromBytes), which goes when this returns.
+		if m, err = manifest.FromBytes(path, b); err != nil {
+			return nil, c.broken(path, e, known), err
+		}
+		c.parsed.Put(sum, m)
+	}
+	e = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
+	if m.ToolsOnly() {
+		e.tools, e.indexed = manifest.ToolsDigest(m.Tools)
+		e.count = len(m.Tools)
+		e.raw = manifest.RawDigest(m.Tools)
+		e.clean = make([]uint64, (len(m.Tools)+63)/64)
+		for i := range m.Tools {
+			if m.PostureClean(i, poison.Clean) {
+				e.clean[i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+	c.mu.Lock()
+	c.byPath[path] = e
+	c.mu.Unlock()
+	return m, nil, nil
+}
+
+// current reports whether the file at path is the version that loaded
+// last, as far as its size and time say, and that version is not
+// broken: a reload need not read it again to know it loads. The memo
+// may have let its parsed form go; a run reads it again if it needs it.
+func (c *manifestCache) current(path string) bool {
+	c.mu.Lock()
+	e, known := c.byPath[path]
+	c.mu.Unlock()
+	if !known || e.last != nil {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Size() == e.size && fi.ModTime().Equal(e.mod)
+}
+
+// check is load for a reload's checks of target t (targetProblems): a
+// manifest file that is current, of a target that plans no calls, is not
+// read again, and the manifest is nil: nothing is to be checked in it.
+// A fleet's reload then costs a stat per manifest, not a parse.
+func (c *manifestCache) check(t config.Target) (*manifest.Manifest, error) {
+	if !probe.PlansCalls(t) && c.current(t.Manifest) {
+		return nil, nil
+	}
+	return c.load(t.Manifest)
+}
+
+// indexed returns the digest entry of the file at path when a run can
+// decide against it: the file's size and time are those of the version
+// read last, which declares tools only (and no call plans the run, which
+// the caller checks: probe.PrepareResolved). ok is false otherwise; the
+// run then loads the manifest first (loadOrLast).
+func (c *manifestCache) indexed(path string) (e cachedManifest, ok bool) {
+	c.mu.Lock()
+	e, known := c.byPath[path]
+	c.mu.Unlock()
+	if !known || !e.indexed || e.last != nil {
+		return e, false
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() != e.size || !fi.ModTime().Equal(e.mod) {
+		return e, false
+	}
+	return e, true
+}
+
+// resolve is the declared manifest of a run of the file at path, whose
+// digest entry was e (indexed) when the run started, given the served
+// tools: servedAs's, else the file's, as loadOrLast gives it (with the
+// error when the file broke meanwhile).
+func (c *manifestCache) resolve(path string, e cachedManifest, served []mcp.Tool) (*manifest.Manifest, error) {
+	if m, ok := c.servedAs(path, e, served); ok {
+		return m, nil
+	}
+	return c.loadOrLast(path)
+}
+
+// servedAs is the manifest of entry e when a run needs no file to
+// compare served against it: the parsed manifest while the memo keeps
+// it; else, for a listing of the manifest's digest, manifest.Served —
+// the listing is what was declared. ok is false otherwise.
+func (c *manifestCache) servedAs(path string, e cachedManifest, served []mcp.Tool) (*manifest.Manifest, bool) {
+	if m, ok := c.parsed.Get(e.hash); ok {
+		return m, true
+	}
+	if e.last != nil {
+		return e.last, true
+	}
+	if d, ok := manifest.ToolsDigest(served); ok && e.indexed && d == e.tools {
+		var clean []bool
+		if manifest.RawDigest(served) == e.raw {
+			clean = make([]bool, len(served))
+			for i := range clean {
+				clean[i] = e.clean[i/64]&(1<<(i%64)) != 0
+			}
+		}
+		return manifest.Served(path, served, clean), true
+	}
+	return nil, false
+}
+
+// lastIndexed is the entry of the last version of the file at path that
+// loaded, when that version declares tools only: a run whose file is
+// broken, and whose last good manifest the memo let go, can still be
+// compared against it when the server serves what it declared.
+func (c *manifestCache) lastIndexed(path string) (cachedManifest, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.byPath[path]
+	return e, ok && e.indexed
+}
+
+// broken returns the last good version of the file at path, which was e
+// (known) before it broke, and holds it on the path's entry until the
+// file reads again. The last good version is the memo's, if it still
+// has it; else there is none to hold, and a run compares against the
+// last good version's digest (lastIndexed): docs/daemon.md.
+func (c *manifestCache) broken(path string, e cachedManifest, known bool) *manifest.Manifest {
+	if !known {
+		return nil
+	}
+	last := e.last
+	if last == nil {
+		var ok bool
+		if last, ok = c.parsed.Get(e.hash); !ok {
+			return nil
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.byPath[path]; ok && cur.hash == e.hash {
+		cur.last = last
+		c.byPath[path] = cur
+	}
+	return last
 }
 
 // loadOrLast is load, except that when the file cannot be read or parsed
 // now, it returns the last version of it that could be, with the error:
 // a manifest that breaks on disk leaves its targets compared against the
 // last good one, not failing (docs/daemon.md). The manifest is nil when
-// no version of the file has loaded since the daemon started.
+// no version of the file has loaded since the daemon started, or when
+// the memo had let the last one go when the file broke (then its digest
+// may still decide a run: lastIndexed).
 func (c *manifestCache) loadOrLast(path string) (*manifest.Manifest, error) {
-	m, err := c.load(path)
+	m, last, err := c.read(path)
 	if err == nil {
 		return m, nil
 	}
+	if last == nil {
+		if c.known(path) {
+			return nil, fmt.Errorf("%w (its last good version is no longer cached)", err)
+		}
+		return nil, err
+	}
+	return last, err
+}
+
+// known reports whether a version of the file at path has loaded.
+func (c *manifestCache) known(path string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.byPath[path]; ok {
-		return c.byHash[e.hash], err
-	}
-	return nil, err
+	_, ok := c.byPath[path]
+	return ok
 }

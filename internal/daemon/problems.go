@@ -19,7 +19,7 @@ import (
 // `driftd config check` and a reload ask the same questions: config check
 // fails on manifests and warns on files (a Secret is often not mounted
 // where it runs); a reload refuses both (docs/daemon.md).
-func targetProblems(cfg *config.Config, load func(string) (*manifest.Manifest, error)) (manifests, files []error) {
+func targetProblems(cfg *config.Config, load func(config.Target) (*manifest.Manifest, error)) (manifests, files []error) {
 	for i, t := range cfg.Targets {
 		for _, f := range config.ClientFiles(&t.HTTPClient.HTTPClientConfig) {
 			if err := readable(f.Path); err != nil {
@@ -29,13 +29,16 @@ func targetProblems(cfg *config.Config, load func(string) (*manifest.Manifest, e
 		if t.Manifest == "" {
 			continue // compared against a baseline, or reported by config as required
 		}
-		m, err := load(t.Manifest)
+		m, err := load(t) // nil, nil: a file known to load, with nothing to check in it
 		if err != nil {
 			var me *manifest.Error
 			if errors.As(err, &me) {
 				me.Path = besideConfig(cfg.Path, me.Path)
 			}
 			manifests = append(manifests, cfg.Problem(fmt.Sprintf("targets[%d].manifest", i), err))
+			continue
+		}
+		if m == nil {
 			continue
 		}
 		if p := probe.Prepare(t, m); p.Refused != nil {

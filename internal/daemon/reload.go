@@ -122,7 +122,7 @@ type reloadFailure struct {
 // target's checks away. The manifests are read through the daemon's
 // cache: an unchanged file is not parsed again.
 func (d *Daemon) checkTargets(cfg *config.Config) error {
-	manifests, files := targetProblems(cfg, d.manifests.load)
+	manifests, files := targetProblems(cfg, d.manifests.check)
 	return sortedByLine(append(manifests, files...))
 }
 

@@ -227,6 +227,9 @@ func (d *Daemon) apply(old, rc *runtimeConfig) {
 		if tc.t.Baseline != "" {
 			continue // compared against its recorded baseline, no file
 		}
+		if d.manifests.current(tc.t.Manifest) {
+			continue // loaded, and unchanged since: the reload's checks read it
+		}
 		if m, err := d.manifests.loadOrLast(tc.t.Manifest); m == nil {
 			d.log.Error("manifest unreadable: the target fails with reason config until it is fixed",
 				"target", tc.t.Name, "manifest", tc.t.Manifest, "err", err)
@@ -294,7 +297,7 @@ func CheckConfig(path string) ([]byte, []string, error) {
 		_, err = buildRuntime(cfg, nil, Options{})
 		errs = append(errs, err)
 	}
-	manifests, files := targetProblems(cfg, manifest.Load)
+	manifests, files := targetProblems(cfg, func(t config.Target) (*manifest.Manifest, error) { return manifest.Load(t.Manifest) })
 	errs = append(errs, manifests...)
 	warnings := cfg.Warnings()
 	for _, f := range files {

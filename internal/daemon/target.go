@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -179,8 +180,39 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 	if tc.t.Baseline != "" {
 		return d.probeBaseline(ctx, tc, t, opts)
 	}
+	// A file unchanged since it was read, which declares tools only, is
+	// known by its digest: the run reads it only if the listing differs
+	// (docs/scaling.md).
+	if e, ok := d.manifests.indexed(tc.t.Manifest); ok {
+		path := tc.t.Manifest
+		if p, ok := probe.PrepareResolved(*tc.t, e.count, func(_ context.Context, served []mcp.Tool) (*manifest.Manifest, error) {
+			m, err := d.manifests.resolve(path, e, served)
+			if m == nil {
+				return nil, err
+			}
+			t.noteManifest(path, err, log)
+			return m, nil
+		}); ok {
+			return probe.Run(ctx, p, opts), false
+		}
+	}
 	m, err := d.manifests.loadOrLast(tc.t.Manifest)
 	if m == nil {
+		// Broken, and its last good manifest let go: a server serving
+		// what that version declared is still compared against it, by
+		// its digest.
+		if e, ok := d.manifests.lastIndexed(tc.t.Manifest); ok {
+			path := tc.t.Manifest
+			if p, ok := probe.PrepareResolved(*tc.t, e.count, func(_ context.Context, served []mcp.Tool) (*manifest.Manifest, error) {
+				if m, ok := d.manifests.servedAs(path, e, served); ok {
+					t.noteManifest(path, err, log)
+					return m, nil
+				}
+				return nil, fmt.Errorf("%w; the server's tools differ from that version's", err)
+			}); ok {
+				return probe.Run(ctx, p, opts), false
+			}
+		}
 		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts), false
 	}
 	t.noteManifest(tc.t.Manifest, err, log)

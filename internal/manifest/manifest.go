@@ -9,6 +9,7 @@ package manifest
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"unsafe"
 
 	"gopkg.in/yaml.v3"
 
@@ -164,6 +166,88 @@ func (m *Manifest) PostureClean(i int, clean func(raw []byte) bool) bool {
 	return i < len(*p) && (*p)[i]
 }
 
+// Weight is an estimate of the bytes m keeps alive as parsed, for a
+// cache weighted by bytes: each definition's JSON, the strings read from
+// it (name, title, description, a few of an item's), and the structs
+// holding them. It does not count what runs remember on m (Compared,
+// PostureClean), which its owner adds. A parsed manifest holds no slice
+// of the file it was read from (FromBytes), so this is the whole of it.
+func (m *Manifest) Weight() int {
+	const toolSize, itemSize = int(unsafe.Sizeof(mcp.Tool{})), int(unsafe.Sizeof(mcp.Item{}))
+	w := int(unsafe.Sizeof(*m)) + len(m.Path)
+	for _, t := range m.Tools {
+		w += toolSize + len(t.Raw) + len(t.Name) + len(t.Title) + len(t.Description)
+	}
+	for _, items := range m.Items {
+		w += 64 // the map slot and the slice
+		for _, it := range items {
+			w += itemSize + len(it.Raw) + len(it.Key) + len(it.Name) + len(it.Title) + len(it.Description) + len(it.URI) + len(it.MimeType)
+			for _, a := range it.Arguments {
+				w += int(unsafe.Sizeof(a)) + len(a.Name)
+			}
+		}
+	}
+	return w
+}
+
+// ToolsDigest is the SHA-256 of tools' names and Sums (mcp.Tool.Sum), in
+// order: two lists of one digest are the same tools in the same order,
+// equal in all a comparison reads. ok is false when a tool has no Sum (a
+// definition built by hand), which no digest can stand for. A daemon
+// keeps a declared manifest's digest instead of the manifest
+// (docs/scaling.md): a listing of the same digest compares with it as
+// with itself (Served).
+func ToolsDigest(tools []mcp.Tool) (digest [sha256.Size]byte, ok bool) {
+	h := sha256.New()
+	var n [8]byte
+	for _, t := range tools {
+		if t.Sum == (jsonscan.Sum{}) {
+			return digest, false
+		}
+		binary.LittleEndian.PutUint64(n[:], uint64(len(t.Name)))
+		h.Write(n[:])
+		h.Write([]byte(t.Name))
+		h.Write(t.Sum[:])
+	}
+	h.Sum(digest[:0])
+	return digest, true
+}
+
+// RawDigest is the SHA-256 of the jsonscan.Sum of each tool's definition
+// as written (mcp.Tool.Raw), in order: two lists of one RawDigest are
+// byte for byte the same definitions, so what was worked out from one's
+// bytes (PostureClean) holds for the other's.
+func RawDigest(tools []mcp.Tool) (digest [sha256.Size]byte) {
+	h := sha256.New()
+	for _, t := range tools {
+		sum := jsonscan.SumOf(t.Raw)
+		h.Write(sum[:])
+	}
+	h.Sum(digest[:0])
+	return digest
+}
+
+// Served is a manifest at path that declares exactly tools (a copy of the
+// list, sharing the definitions). For a listing whose ToolsDigest is a
+// tools-only manifest's, it is that manifest as every run's check reads
+// it — the same names in the same order, each tool equal in all a
+// comparison reads — without reading the file. clean, if not nil, is
+// PostureClean's answer for each of tools, known already (for a listing
+// of the manifest's RawDigest: the manifest's answers); else it is worked
+// out from tools' bytes when a run asks.
+func Served(path string, tools []mcp.Tool, clean []bool) *Manifest {
+	m := &Manifest{Path: path, Tools: slices.Clone(tools)}
+	if clean != nil && len(clean) == len(tools) {
+		flags := slices.Clone(clean)
+		m.postureClean.Store(&flags)
+	}
+	return m
+}
+
+// ToolsOnly reports whether m declares tools and no other list: the
+// manifests a ToolsDigest stands for.
+func (m *Manifest) ToolsOnly() bool { return !m.NoTools && len(m.Items) == 0 }
+
 // Declares reports whether the manifest declares the list of k.
 func (m *Manifest) Declares(k mcp.Kind) bool {
 	if k == mcp.KindTool {
@@ -192,8 +276,10 @@ func Load(path string) (*Manifest, error) {
 }
 
 // FromBytes parses b as the manifest file at path, for callers that have
-// read (and hashed) the file themselves. Like Parse's, the manifest may
-// hold slices of b.
+// read (and hashed) the file themselves. The manifest holds no slice of
+// b (the tools are compacted into a buffer of their own, the other
+// items' definitions copied as they are read), so a caller that keeps
+// the manifest need not keep the file: TestFromBytesKeepsNoFileBytes.
 func FromBytes(path string, b []byte) (*Manifest, error) {
 	m, err := parse(b, filepath.Ext(path))
 	if err != nil {
@@ -207,9 +293,7 @@ func FromBytes(path string, b []byte) (*Manifest, error) {
 // Parse reads manifest bytes. ext (".json", ".yaml", ".yml" or "") picks the
 // syntax; without one, text that does not start with { or [ is YAML.
 // Every error is an *Error, with the line and column of a syntax error.
-// The manifest may hold slices of b (definitions declared as they are
-// written, when nothing in them is to be compacted): b must not change
-// afterwards.
+// The manifest holds no slice of b (FromBytes).
 func Parse(b []byte, ext string) (*Manifest, error) {
 	m, err := parse(b, ext)
 	if err != nil {

@@ -1,10 +1,13 @@
 package manifest
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/driftd/driftd/internal/mcp"
 )
 
 func TestLoadShapesAgree(t *testing.T) {
@@ -196,5 +199,46 @@ func TestDeclaredSchemasCompact(t *testing.T) {
 	// Nothing can be appended into what follows a definition.
 	if raw := want.Tools[0].Raw; cap(raw) != len(raw) {
 		t.Errorf("a definition can be appended into the next (cap %d, len %d)", cap(raw), len(raw))
+	}
+}
+
+// TestFromBytesKeepsNoFileBytes: a manifest from FromBytes holds no slice
+// of the bytes it was parsed from (a daemon keeps manifests, not files):
+// overwriting them changes none of its definitions.
+func TestFromBytesKeepsNoFileBytes(t *testing.T) {
+	b := []byte(`{"tools": [{"name": "t", "inputSchema": {"type": "object"}}],
+	  "prompts": [{"name": "p", "arguments": [{"name": "a"}]}],
+	  "resources": [{"uri": "file:///r", "name": "r"}]}`)
+	m, err := FromBytes("m.json", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before [][]byte
+	for _, k := range mcp.ItemKinds {
+		for _, it := range m.Items[k] {
+			before = append(before, bytes.Clone(it.Raw))
+		}
+	}
+	before = append(before, bytes.Clone(m.Tools[0].Raw))
+	for i := range b {
+		b[i] = 'x'
+	}
+	var after [][]byte
+	for _, k := range mcp.ItemKinds {
+		for _, it := range m.Items[k] {
+			after = append(after, it.Raw)
+		}
+	}
+	after = append(after, m.Tools[0].Raw)
+	if len(after) != 3 {
+		t.Fatalf("%d definitions, want 3", len(after))
+	}
+	for i := range before {
+		if !bytes.Equal(before[i], after[i]) {
+			t.Errorf("definition %d changed with the file's bytes: %s", i, after[i])
+		}
+	}
+	if w := m.Weight(); w < len(before[0])+len(before[1])+len(before[2]) {
+		t.Errorf("Weight %d is less than the definitions' bytes", w)
 	}
 }

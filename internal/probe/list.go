@@ -95,7 +95,11 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 	// answers tools/list while it is read. It is awaited whatever the
 	// listing's outcome, so a failed run reports what it was compared
 	// against, and an unreadable manifest fails it first, as before.
-	if !r.awaitManifest(ctx) {
+	var served []mcp.Tool
+	if l != nil {
+		served = l.tools
+	}
+	if !r.awaitManifest(ctx, served) {
 		return l, false
 	}
 	r.conformListing(ctx, l, s.Era == mcp.EraModern)

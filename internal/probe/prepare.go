@@ -10,6 +10,7 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/poison"
 )
 
@@ -46,6 +47,15 @@ type Prepared struct {
 	// calls may be pending: the invocation gates read the manifest before
 	// anything is sent (PrepareBeside).
 	Pending func(context.Context) (*manifest.Manifest, error)
+	// Resolve, if set (Declared and Pending nil), gives the declared
+	// manifest once the tools are listed, from the served tools: a
+	// daemon that keeps a manifest's digest, not the manifest, answers
+	// manifest.Served for a listing of that digest and reads the file
+	// only for one that differs (PrepareResolved). An error ends the run
+	// as config, as Pending's does. DeclaredTools is the manifest's
+	// count of tools, reported before the listing as Declared's is.
+	Resolve       func(ctx context.Context, served []mcp.Tool) (*manifest.Manifest, error)
+	DeclaredTools int
 }
 
 // Prepare checks the invocation gates of t against declared and plans the
@@ -62,9 +72,24 @@ func Prepare(t config.Target, declared *manifest.Manifest) *Prepared {
 	return p
 }
 
+// PrepareResolved is Prepare for a tools-only manifest of count tools
+// that resolve gives once the tools are listed (Prepared.Resolve). ok is
+// false when t plans calls: their gates read the manifest before
+// anything is sent, so the caller loads it and calls Prepare.
+func PrepareResolved(t config.Target, count int, resolve func(context.Context, []mcp.Tool) (*manifest.Manifest, error)) (p *Prepared, ok bool) {
+	if plansCalls(t) {
+		return nil, false
+	}
+	return &Prepared{Target: t, Resolve: resolve, DeclaredTools: count}, true
+}
+
 // plansCalls reports whether t names calls, gets or reads, or asks for
 // --execute: then there is a plan, and its gates read the manifest.
 func plansCalls(t config.Target) bool { return t.Invoke.Named() || t.Invoke.Execute }
+
+// PlansCalls is plansCalls, for a daemon deciding whether a target's
+// manifest must be read before its run or its reload's checks.
+func PlansCalls(t config.Target) bool { return plansCalls(t) }
 
 // PrepareBeside is Prepare for a manifest that load reads beside the run:
 // when t plans no calls, load runs in a goroutine while the run connects

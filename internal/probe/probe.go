@@ -78,6 +78,8 @@ type run struct {
 	declared *manifest.Manifest
 	// pending is a manifest still being read (Prepared.Pending).
 	pending func(context.Context) (*manifest.Manifest, error)
+	// resolve is Prepared.Resolve, until the listing is in.
+	resolve func(context.Context, []mcp.Tool) (*manifest.Manifest, error)
 	opts    Options
 	// ref names what the declared surface is in messages: "manifest", or
 	// "baseline" for a baseline-mode target.
@@ -124,6 +126,11 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 	t := p.Target
 	r := newRun(t, p.Declared, opts, start)
 	r.pending = p.Pending
+	if p.Resolve != nil && p.Declared == nil && p.Pending == nil {
+		r.resolve = p.Resolve
+		r.rep.ComparedAgainst = "manifest"
+		r.rep.Tools.Declared = p.DeclaredTools
+	}
 	defer r.budget.Release()
 	if p.Baseline {
 		r.ref = "baseline"
@@ -226,15 +233,20 @@ func (r *run) setDeclared(declared *manifest.Manifest) {
 	}
 }
 
-// awaitManifest waits for a pending manifest (Prepared.Pending), if any,
-// and reports whether the run goes on: one that could not be read ends it
+// awaitManifest waits for a pending manifest (Prepared.Pending), or
+// resolves one from the served tools (Prepared.Resolve), if any, and
+// reports whether the run goes on: one that could not be read ends it
 // as config.
-func (r *run) awaitManifest(ctx context.Context) bool {
-	if r.pending == nil {
+func (r *run) awaitManifest(ctx context.Context, served []mcp.Tool) bool {
+	pending := r.pending
+	if resolve := r.resolve; resolve != nil {
+		pending = func(ctx context.Context) (*manifest.Manifest, error) { return resolve(ctx, served) }
+	}
+	if pending == nil {
 		return true
 	}
-	m, err := r.pending(ctx)
-	r.pending = nil
+	m, err := pending(ctx)
+	r.pending, r.resolve = nil, nil
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		r.fail(mcp.ReasonTimeout, fmt.Sprintf("the run's deadline of %v passed while the declared manifest was read", r.t.Timeout))
 		return false
