@@ -26,6 +26,11 @@ const (
 	// fValue: the strings inside a schema's default and examples.
 	fValue
 
+	// fWords: a name or a property name read as words: _, -, . and
+	// inner capitals as spaces (scanNameWords), so a parameter called
+	// ignore_previous_instructions reads as the phrase it is.
+	fWords
+
 	fAll  = fName | fProse | fValue
 	fText = fProse | fValue
 )
@@ -46,9 +51,18 @@ type detector struct {
 	match matcher
 }
 
-// A matcher returns the first match's byte offset and length in text and
-// the number of matches (0 for none, at most maxCount).
-type matcher func(text []byte, c *scanContext) (off, n, count int)
+// A matcher returns the first match's byte offset and length in text, the
+// number of matches (0 for none, at most maxCount) and, for a detector
+// with several kinds of pattern, the kind the first match is.
+type matcher func(text []byte, c *scanContext) match
+
+// match is what a matcher found: the first match's offset and length, the
+// number of matches and the kind of pattern of the first one ("" when
+// the detector has one kind).
+type match struct {
+	off, n, count int
+	kind          string
+}
 
 // maxCount bounds the matches a finding counts in one field.
 const maxCount = 100
@@ -63,21 +77,15 @@ func detectors() []*detector {
 			classes: cHigh, match: invisibles},
 		{rule: catalogue.SecTerminalEscape, what: "a terminal escape", fields: fAll,
 			classes: cHigh | cEsc, match: runes(isTerminal)},
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", fields: fText,
-			classes: cAngle, words: []string{"ignore", "disregard", "forget", "override", "tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "instructions", "inst"},
-			match: pattern(`(?i)` +
-				`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context)` +
-				`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
-				`|\bwithout\s+(?:telling|informing)\s+(?:the\s+)?(?:user|human|operator)` +
-				`|\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:` +
-				`|<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
-				`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>`)},
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", fields: fText,
-			words: []string{"ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet",
+		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", fields: fText | fWords,
+			classes: cAngle | cHigh, words: cueWords(), match: instructions},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", fields: fText | fWords,
+			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet",
 				"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
 			match: pattern(`(?i)` +
-				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials)\b` +
-				`|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
+				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
+				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
+				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
 				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b` +
 				`|\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|conversation(?:[ _-]history)?|chat[ _-]history)\b`)},
 		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
@@ -97,9 +105,9 @@ var table = detectors()
 
 // after returns m behind a cheaper test: text must contain needle.
 func after(needle string, m matcher) matcher {
-	return func(text []byte, c *scanContext) (int, int, int) {
+	return func(text []byte, c *scanContext) match {
 		if !bytes.Contains(text, []byte(needle)) {
-			return 0, 0, 0
+			return match{}
 		}
 		return m(text, c)
 	}
@@ -108,11 +116,11 @@ func after(needle string, m matcher) matcher {
 // pattern returns a matcher for a regexp compiled on first use.
 func pattern(expr string) matcher {
 	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-	return func(text []byte, _ *scanContext) (int, int, int) {
+	return func(text []byte, _ *scanContext) match {
 		all := re().FindAllIndex(text, maxCount)
 		if len(all) == 0 {
-			return 0, 0, 0
+			return match{}
 		}
-		return all[0][0], all[0][1] - all[0][0], len(all)
+		return match{off: all[0][0], n: all[0][1] - all[0][0], count: len(all)}
 	}
 }

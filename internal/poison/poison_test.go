@@ -157,7 +157,8 @@ func TestDetectorsQuiet(t *testing.T) {
 }
 
 // TestFields: every server-controlled text is read, at its pointer; a
-// property named like a keyword is a name, not a text; uri is not read.
+// property named like a keyword is a name, not a text (its name is read
+// as a name); uri is not read.
 func TestFields(t *testing.T) {
 	tag := "\U000E0041"
 	raw := `{"name":"n` + tag + `","title":"t` + tag + `","description":"d` + tag + `",` +
@@ -178,7 +179,8 @@ func TestFields(t *testing.T) {
 	}
 	want := []string{"/name", "/title", "/description", "/annotations/title", "/inputSchema/title",
 		"/inputSchema/properties/description/description", "/inputSchema/properties/a~1b~0c/default",
-		"/inputSchema/properties/a~1b~0c/examples/1", "/inputSchema/$defs/d/items/0/description", "/outputSchema/description"}
+		"/inputSchema/properties/a~1b~0c/examples/1", "/inputSchema/properties/e" + tag, "/inputSchema/properties/e" + tag + "/enum/0",
+		"/inputSchema/$defs/d/items/0/description", "/outputSchema/description"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("pointers\n got %v\nwant %v", got, want)
 	}

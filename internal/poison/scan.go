@@ -139,7 +139,7 @@ func mayMatch(raw []byte) bool {
 // scan runs, over one decoded text, the matchers of the table rows that
 // read fields and whose prefilter the text met. hit is called for each
 // row that matched, in table order.
-func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, off, n, count int)) {
+func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, m match)) {
 	seen, rows := prefilter(text)
 	if seen&^(cWord|cBlob) == 0 && rows == 0 {
 		return // the common case: plain text
@@ -148,8 +148,8 @@ func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, 
 		if d.fields&fields == 0 || (seen&d.classes == 0 && rows&(1<<i) == 0) {
 			continue
 		}
-		if off, n, count := d.match(text, c); count > 0 {
-			hit(d, off, n, count)
+		if m := d.match(text, c); m.count > 0 {
+			hit(d, m)
 		}
 	}
 }
@@ -157,8 +157,8 @@ func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, 
 // runes returns a matcher for the runes is holds for: the first run of
 // them (offset and byte length) and how many there are.
 func runes(is func(r rune) bool) matcher {
-	return func(text []byte, _ *scanContext) (off, n, count int) {
-		inRun := false
+	return func(text []byte, _ *scanContext) match {
+		off, n, count, inRun := 0, 0, 0, false
 		for i := 0; i < len(text); {
 			r, size := utf8.DecodeRune(text[i:])
 			switch {
@@ -175,7 +175,7 @@ func runes(is func(r rune) bool) matcher {
 			}
 			i += size
 		}
-		return off, n, min(count, maxCount)
+		return match{off: off, n: n, count: min(count, maxCount)}
 	}
 }
 
@@ -201,8 +201,8 @@ func joinerOK(r rune) bool { return r == 0x200C || r == 0x200D || r == 0x200E ||
 
 // invisibles is runes(isInvisible), except that a joiner or direction
 // mark right after a non-ASCII, non-invisible rune is not counted.
-func invisibles(text []byte, _ *scanContext) (off, n, count int) {
-	inRun := false
+func invisibles(text []byte, _ *scanContext) match {
+	off, n, count, inRun := 0, 0, 0, false
 	prev := rune(0)
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRune(text[i:])
@@ -220,13 +220,14 @@ func invisibles(text []byte, _ *scanContext) (off, n, count int) {
 		prev = r
 		i += size
 	}
-	return off, n, min(count, maxCount)
+	return match{off: off, n: n, count: min(count, maxCount)}
 }
 
 // blobs finds runs of the base64 alphabet at least minBase64Run long that
 // mix upper case, lower case and digits, and runs of hex digits at least
 // minHexRun long.
-func blobs(text []byte, _ *scanContext) (off, n, count int) {
+func blobs(text []byte, _ *scanContext) match {
+	off, n, count := 0, 0, 0
 	for i := 0; i < len(text); {
 		if classes[text[i]]&cBlob == 0 {
 			i++
@@ -250,7 +251,7 @@ func blobs(text []byte, _ *scanContext) (off, n, count int) {
 		}
 		i = j
 	}
-	return off, n, count
+	return match{off: off, n: n, count: count}
 }
 
 // directiveWords trigger the shadowing matcher. It then requires
@@ -276,9 +277,10 @@ const shadowReach = 60
 
 // shadowing finds names of other served tools with directive phrasing
 // right next to them.
-func shadowing(text []byte, c *scanContext) (off, n, count int) {
+func shadowing(text []byte, c *scanContext) match {
+	off, n, count := 0, 0, 0
 	if len(c.names) == 0 {
-		return 0, 0, 0
+		return match{}
 	}
 	for i := 0; i < len(text); {
 		if !isNameByte(text[i]) {
@@ -307,7 +309,7 @@ func shadowing(text []byte, c *scanContext) (off, n, count int) {
 		}
 		i = j
 	}
-	return off, n, count
+	return match{off: off, n: n, count: count}
 }
 
 func isNameByte(c byte) bool {
