@@ -9,6 +9,7 @@ package poison
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"sync"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -39,8 +40,10 @@ const (
 // called in messages, the texts it reads, the cheap prefilter that decides
 // whether it runs at all, and its matcher.
 type detector struct {
-	rule   string
-	what   string
+	rule string
+	what string
+	// kind names the kind of pattern, for a rule with several rows.
+	kind   string
 	fields fieldMask
 	// classes are byte classes (see scan.go) and words lower-case ASCII
 	// words: the matcher runs on a text only when the one-pass scan saw
@@ -51,18 +54,12 @@ type detector struct {
 	match matcher
 }
 
-// A matcher returns the first match's byte offset and length in text, the
-// number of matches (0 for none, at most maxCount) and, for a detector
-// with several kinds of pattern, the kind the first match is.
+// A matcher returns what it found in text.
 type matcher func(text []byte, c *scanContext) match
 
-// match is what a matcher found: the first match's offset and length, the
-// number of matches and the kind of pattern of the first one ("" when
-// the detector has one kind).
-type match struct {
-	off, n, count int
-	kind          string
-}
+// match is what a matcher found: the first match's byte offset and
+// length, and the number of matches (0 for none, at most maxCount).
+type match struct{ off, n, count int }
 
 // maxCount bounds the matches a finding counts in one field.
 const maxCount = 100
@@ -70,24 +67,27 @@ const maxCount = 100
 // detectors builds the table. Every text detector is a row here; the
 // order is the order findings of one field are reported in.
 func detectors() []*detector {
-	return []*detector{
+	return slices.Concat([]*detector{
 		{rule: catalogue.SecTagCharacters, what: "Unicode tag characters", fields: fAll,
 			classes: cHigh, match: runes(isTag)},
 		{rule: catalogue.SecInvisibleCharacters, what: "zero-width or bidi-control characters", fields: fAll,
 			classes: cHigh, match: invisibles},
 		{rule: catalogue.SecTerminalEscape, what: "a terminal escape", fields: fAll,
 			classes: cHigh | cEsc, match: runes(isTerminal)},
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", fields: fText | fWords,
-			classes: cAngle | cHigh, words: cueWords(), match: instructions},
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", fields: fText | fWords,
-			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet",
-				"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
+	}, cueRows(catalogue.SecModelInstruction, fText|fWords), []*detector{
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a local secret file", fields: fText | fWords,
+			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config"},
 			match: pattern(`(?i)` +
 				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
 				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
 				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
-				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b` +
-				`|\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|conversation(?:[ _-]history)?|chat[ _-]history)\b`)},
+				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b`)},
+		// Not read in names: a parameter called include_api_key is a
+		// switch, not a lure.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret", fields: fText,
+			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
+			match: pattern(`(?i)` +
+				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|conversation(?:[ _-]history)?|chat[ _-]history)\b`)},
 		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
 			classes: cBlob, match: blobs},
 		{rule: catalogue.SecURL, what: "a URL", fields: fProse,
@@ -96,7 +96,7 @@ func detectors() []*detector {
 			classes: cAt, match: after("@", pattern(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`))},
 		{rule: catalogue.SecShadowing, what: "another tool's name next to directive phrasing", fields: fText,
 			words: directiveWords, match: shadowing},
-	}
+	})
 }
 
 // table is the detector table, built once; its regexps compile on first

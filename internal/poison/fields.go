@@ -284,8 +284,13 @@ func (s *Scanner) text(b []byte, fields fieldMask, f field, pointer string) {
 				pointer = s.pointer()
 			}
 			what := d.what
-			if m.kind != "" {
-				what += " (" + m.kind + ")"
+			if d.kind != "" {
+				what += " (" + d.kind + ")"
+			}
+			for _, o := range s.out {
+				if o.Rule == d.rule && o.Pointer == pointer {
+					return // one finding per rule per field
+				}
 			}
 			off, end := at(m.off), at(m.off+m.n)
 			s.out = append(s.out, finding(d.rule, s.kind, s.subject, pointer, fmt.Sprintf(

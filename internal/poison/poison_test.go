@@ -316,18 +316,23 @@ func TestGrowth(t *testing.T) {
 }
 
 // TestTableRows: every row has a rule of the MCP-SEC family, a name for
-// messages and a matcher, and only rows with a prefilter.
+// messages and a matcher, and only rows with a prefilter; at most 64.
 func TestTableRows(t *testing.T) {
+	if len(table) > 64 {
+		t.Fatalf("%d rows: the prefilter's row set is 64 bits", len(table))
+	}
 	seen := map[string]bool{}
 	for _, d := range table {
 		r, ok := catalogue.Lookup(d.rule)
 		if !ok || r.Family != catalogue.FamilySec || r.Emitter != "poison.detectors" {
 			t.Errorf("%s: not an MCP-SEC row emitted by poison.detectors", d.rule)
 		}
-		if seen[d.rule] || d.what == "" || d.match == nil || d.fields == 0 || (d.classes == 0 && len(d.words) == 0) {
-			t.Errorf("%s: incomplete or repeated row", d.rule)
+		// A rule with several rows names each row's kind.
+		id := d.rule + "/" + d.kind
+		if seen[id] || d.what == "" || d.match == nil || d.fields == 0 || (d.classes == 0 && len(d.words) == 0) {
+			t.Errorf("%s: incomplete or repeated row", id)
 		}
-		seen[d.rule] = true
+		seen[id] = true
 		for _, w := range d.words {
 			if len(w) < minWord || len(w) > maxWord || strings.ToLower(w) != w {
 				t.Errorf("%s: trigger word %q: want %d-%d lower-case letters", d.rule, w, minWord, maxWord)

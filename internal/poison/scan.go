@@ -51,11 +51,19 @@ const (
 
 type wordIndex struct {
 	bloom [bloomBits / 64]uint64
-	rows  map[uint32]uint32
+	rows  map[uint32]uint64
+}
+
+// check adds to rows the rows a word of hash h and length l triggers.
+func (w *wordIndex) check(h uint32, l int, rows uint64) uint64 {
+	if l >= minWord && l <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
+		rows |= w.rows[h]
+	}
+	return rows
 }
 
 var words = sync.OnceValue(func() *wordIndex {
-	w := &wordIndex{rows: map[uint32]uint32{}}
+	w := &wordIndex{rows: map[uint32]uint64{}}
 	for i, d := range table {
 		for _, word := range d.words {
 			var h uint32
@@ -85,25 +93,37 @@ type scanContext struct {
 }
 
 // prefilter reads text once, classifying bytes and hashing words: the
-// classes seen and the table rows whose trigger words were seen.
-func prefilter(text []byte) (seen byteClass, rows uint32) {
-	var h uint32
-	wl, run := 0, 0
+// classes seen and the table rows whose trigger words were seen. A
+// camel-case word is also read as its parts (ignoreAllRules: ignore,
+// all, rules), so a name written that way meets the trigger words a
+// phrase would.
+func prefilter(text []byte) (seen byteClass, rows uint64) {
+	var h, hs uint32
+	wl, sl, run := 0, 0, 0
+	lower := false
 	w := words()
 	for _, b := range text {
 		k := classes[b]
 		seen |= k
 		if k&cWord != 0 { // most bytes: one branch
+			if lower && b <= 'Z' && b >= 'A' { // a camel-case boundary
+				rows = w.check(hs, sl, rows)
+				hs, sl = 0, 0
+			}
 			h = h*31 + uint32(b|0x20)
+			hs = hs*31 + uint32(b|0x20)
+			lower = b >= 'a'
 			wl++
+			sl++
 			run++
 			continue
 		}
 		if wl != 0 {
-			if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
-				rows |= w.rows[h]
+			rows = w.check(h, wl, rows)
+			if sl != wl {
+				rows = w.check(hs, sl, rows)
 			}
-			h, wl = 0, 0
+			h, hs, wl, sl, lower = 0, 0, 0, 0, false
 		}
 		if k&cBlob != 0 {
 			run++
@@ -114,8 +134,11 @@ func prefilter(text []byte) (seen byteClass, rows uint32) {
 			run = 0
 		}
 	}
-	if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
-		rows |= w.rows[h]
+	if wl != 0 {
+		rows = w.check(h, wl, rows)
+		if sl != wl {
+			rows = w.check(hs, sl, rows)
+		}
 	}
 	if run >= minBase64Run {
 		seen |= cLongRun
@@ -257,17 +280,32 @@ func blobs(text []byte, _ *scanContext) match {
 // directiveWords trigger the shadowing matcher. It then requires
 // directive phrasing right next to another tool's name: the name as the
 // subject of a directive ("send_email must …", "send_email should always
-// …"), or as its object ("always use send_email", "do not call
+// …"), as the subject of a sleeper's condition ("when send_email is
+// invoked"), or as its object ("always use send_email", "do not call
 // send_email", "instead of send_email", "when calling send_email"). A
 // name merely cited near a "must" ("the id must come from list_ids") is
 // an ordinary cross-reference.
 var (
-	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only"}
+	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "each", "every"}
 	directiveAfter = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b`)
 	})
 	directiveBefore = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?|\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running))\s+(?:the\s+)?[` + "`" + `'"]?$`)
+	})
+)
+
+// A sleeper names another tool as the subject of its own call and then
+// directs the model: "when send_message is invoked, change …", "each
+// time `transfer_funds` gets called, also …". "When create_issue is
+// called with a template, labels are copied" is a cross-reference.
+var (
+	sleeperBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?[` + "`" + `'"]?$`)
+	})
+	sleeperAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)\s*,\s*` +
+			`(?:you\s+|the\s+(?:assistant|model|agent)\s+)?(?:must|should|always|also|first|instead|make\s+sure|ensure|change|replace|set|add|send|include|redirect|forward|copy|bcc|do\s+not|never)\b`)
 	})
 )
 
@@ -297,8 +335,9 @@ func shadowing(text []byte, c *scanContext) match {
 		}
 		if _, ok := c.names[string(tok)]; ok && string(tok) != c.self {
 			end := i + len(tok)
-			if directiveAfter().Match(text[end:min(len(text), end+shadowReach)]) ||
-				directiveBefore().Match(text[max(0, i-shadowReach):i]) {
+			after, before := text[end:min(len(text), end+shadowReach)], text[max(0, i-shadowReach):i]
+			if directiveAfter().Match(after) || directiveBefore().Match(before) ||
+				sleeperBefore().Match(before) && sleeperAfter().Match(after) {
 				if count == 0 {
 					off, n = i, len(tok)
 				}
