@@ -69,7 +69,7 @@ var cues = []cue{
 	{kModelRole, "", 0, []string{"dear", "attention", "note", "directive", "instruction"},
 		`\b(?:dear|attention|note\s+(?:to|for))\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+assistant|assistant|agent)s?\s*[:,]` +
 			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b`},
-	{kLineJump, "", 0, []string{"tool", "tools", "functions", "commands", "command", "respond", "responding", "answer", "answering", "reply", "replying", "start", "beginning", "regardless", "soon"},
+	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present"},
 		`\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|invoke|run|execute))\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|commands?)\b` +
 			`|\bbefore\s+(?:you\s+)?(?:respond|answer|reply)(?:ing)?\s+to\s+(?:the\s+user|any\s+(?:request|message|question))` +
 			`|\b(?:at|on)\s+the\s+(?:start|beginning)\s+of\s+(?:every|each|any)\s+(?:conversation|session|chat|turn|response)` +

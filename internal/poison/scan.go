@@ -52,6 +52,9 @@ const (
 type wordIndex struct {
 	bloom [bloomBits / 64]uint64
 	rows  map[uint32]uint64
+	// words is the rows that read names as words (fWords): the only rows
+	// a camel-case word's parts trigger. readOnlyHint is not "only".
+	words uint64
 }
 
 // check adds to rows the rows a word of hash h and length l triggers.
@@ -72,6 +75,9 @@ var words = sync.OnceValue(func() *wordIndex {
 			}
 			w.bloom[h%bloomBits/64] |= 1 << (h % 64)
 			w.rows[h] |= 1 << i
+		}
+		if d.fields&fWords != 0 {
+			w.words |= 1 << i
 		}
 	}
 	return w
@@ -95,8 +101,8 @@ type scanContext struct {
 // prefilter reads text once, classifying bytes and hashing words: the
 // classes seen and the table rows whose trigger words were seen. A
 // camel-case word is also read as its parts (ignoreAllRules: ignore,
-// all, rules), so a name written that way meets the trigger words a
-// phrase would.
+// all, rules) for the rows that read names as words, so a name written
+// that way meets the trigger words a phrase would.
 func prefilter(text []byte) (seen byteClass, rows uint64) {
 	var h, hs uint32
 	wl, sl, run := 0, 0, 0
@@ -107,7 +113,7 @@ func prefilter(text []byte) (seen byteClass, rows uint64) {
 		seen |= k
 		if k&cWord != 0 { // most bytes: one branch
 			if lower && b <= 'Z' && b >= 'A' { // a camel-case boundary
-				rows = w.check(hs, sl, rows)
+				rows |= w.check(hs, sl, 0) & w.words
 				hs, sl = 0, 0
 			}
 			h = h*31 + uint32(b|0x20)
@@ -121,7 +127,7 @@ func prefilter(text []byte) (seen byteClass, rows uint64) {
 		if wl != 0 {
 			rows = w.check(h, wl, rows)
 			if sl != wl {
-				rows = w.check(hs, sl, rows)
+				rows |= w.check(hs, sl, 0) & w.words
 			}
 			h, hs, wl, sl, lower = 0, 0, 0, 0, false
 		}
@@ -137,7 +143,7 @@ func prefilter(text []byte) (seen byteClass, rows uint64) {
 	if wl != 0 {
 		rows = w.check(h, wl, rows)
 		if sl != wl {
-			rows = w.check(hs, sl, rows)
+			rows |= w.check(hs, sl, 0) & w.words
 		}
 	}
 	if run >= minBase64Run {
@@ -286,7 +292,7 @@ func blobs(text []byte, _ *scanContext) match {
 // name merely cited near a "must" ("the id must come from list_ids") is
 // an ordinary cross-reference.
 var (
-	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "each", "every"}
+	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed"}
 	directiveAfter = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b`)
 	})
