@@ -67,10 +67,11 @@ var cues = []cue{
 			`|(?:you\s+must\s+)?(?:always|never)\s+(?:\w+\s+){0,2}?(?:bcc|cc|send|forward|copy|mention|tell|reveal|exfiltrate|prefix|upload)\b` +
 			`|(?:do\s+not|don'?t)\s+(?:tell|inform|mention|reveal|notify)\b|ignore\b|this\s+is\s+a\s+(?:security|system|mandatory)\s+(?:directive|instruction))`},
 	{kModelRole, "", 0, []string{"dear", "attention", "note", "directive", "instruction"},
-		`\b(?:dear|attention|note\s+(?:to|for))\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+assistant|assistant|agent)s?\s*[:,]` +
+		`\b(?:dear|attention|note\s+(?:to|for))\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]` +
 			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b`},
-	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present"},
+	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present", "available"},
 		`\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|invoke|run|execute))\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|commands?)\b` +
+			`|\bbefore\s+(?:any|every|all)\s+other\s+(?:tools?|tool\s+calls?|functions?|actions?)\b` +
 			`|\bbefore\s+(?:you\s+)?(?:respond|answer|reply)(?:ing)?\s+to\s+(?:the\s+user|any\s+(?:request|message|question))` +
 			`|\b(?:at|on)\s+the\s+(?:start|beginning)\s+of\s+(?:every|each|any)\s+(?:conversation|session|chat|turn|response)` +
 			`|\b(?:whenever|every\s+time|each\s+time)\s+(?:you|the\s+(?:assistant|model|agent|ai))\s+(?:use|call|invoke|run|execute)s?\s+(?:any|a|another)\s+(?:other\s+)?(?:tool|command|function)` +
@@ -85,7 +86,7 @@ var cues = []cue{
 			`|\b(?:add|include|put)\s+[^.\n]{0,40}?\b(?:to|in|as)\s+(?:the\s+)?bcc\b` +
 			`|\bbcc\s*:?\s*[\w.+-]+@`},
 	{kSleeper, "", 0, []string{"invoked", "called", "used", "run", "executed", "triggered"},
-		`\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)\s*,\s*` +
+		`\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)\s*,\s*` +
 			`(?:you\s+|the\s+(?:assistant|model|agent)\s+)?(?:must|should|always|also|first|instead|make\s+sure|ensure|change|replace|set|add|send|include|redirect|forward|copy|bcc|do\s+not|never)\b`},
 	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps"},
 		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail)\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr},

@@ -83,11 +83,13 @@ func detectors() []*detector {
 				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
 				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b`)},
 		// Not read in names: a parameter called include_api_key is a
-		// switch, not a lure.
+		// switch, not a lure. A conversation is private when the text
+		// wants all of it ("the whole conversation", "conversation
+		// history"): "read the file once in the conversation" is not.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret", fields: fText,
 			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
 			match: pattern(`(?i)` +
-				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|conversation(?:[ _-]history)?|chat[ _-]history)\b`)},
+				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|(?:whole|full|entire|complete)\s+conversation|conversation[ _-](?:history|log|transcript)s?|chat[ _-](?:history|log|transcript)s?)\b`)},
 		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
 			classes: cBlob, match: blobs},
 		{rule: catalogue.SecURL, what: "a URL", fields: fProse,
