@@ -205,6 +205,10 @@ func TestPoisonMoved(t *testing.T) {
 		if f, ok := rulesOf(NewScanner(nil, nil).Item(it))[catalogue.SecModelInstruction]; !ok || f.Pointer != "/arguments/0/description" {
 			t.Errorf("prompt argument: %+v", f)
 		}
+		it, _ = mcp.ParseItem(mcp.KindPrompt, json.RawMessage(`{"name":"summarise","arguments":[{"name":"doc","x-hint":`+p+`}]}`))
+		if f, ok := rulesOf(NewScanner(nil, nil).Item(it))[catalogue.SecModelInstruction]; !ok || f.Pointer != "/arguments/0/x-hint" {
+			t.Errorf("prompt argument's extra key: %+v", f)
+		}
 		res, _ := mcp.ParseItem(mcp.KindResource, json.RawMessage(`{"uri":"file:///a","name":"a","description":`+p+`}`))
 		if f, ok := rulesOf(NewScanner(nil, nil).Item(res))[catalogue.SecModelInstruction]; !ok || f.Pointer != "/description" {
 			t.Errorf("resource description: %+v", f)

@@ -85,7 +85,7 @@ func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 
 // Item returns the MCP-SEC text findings of one served prompt, resource or
 // resource template: its name, title, description and annotations, and a
-// prompt's argument names, titles and descriptions. A uri is an address,
+// prompt's argument names, titles, descriptions and other keys. A uri is an address,
 // not text for a model, and is not read.
 func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
 	return s.definition(string(it.Kind), it.Key, it.Raw, [3]string{it.Name, it.Title, it.Description}, func(j int, key string) {
@@ -101,6 +101,9 @@ func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
 					s.stringAt(m, fProse, field{"argument", "title"})
 				case "description":
 					s.stringAt(m, fProse, field{"argument", "description"})
+				default:
+					s.text(key, fName|fWords, field{"argument", "key's name"}, "")
+					s.strings(m, fValue, field{"argument", "extra key"})
 				}
 			})
 		})
