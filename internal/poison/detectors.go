@@ -87,9 +87,30 @@ func detectors() []*detector {
 		// wants all of it ("the whole conversation", "conversation
 		// history"): "read the file once in the conversation" is not.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret", fields: fText,
-			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
+			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables", "card", "cvv", "phrase", "chat"},
 			match: pattern(`(?i)` +
-				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|(?:whole|full|entire|complete)\s+conversation|conversation[ _-](?:history|log|transcript)s?|chat[ _-](?:history|log|transcript)s?)\b`)},
+				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b` + secretNouns +
+				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b` + secretNouns +
+				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b` +
+				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`)},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a capture of what the user types", fields: fText,
+			words: []string{"types", "enters", "gives", "provides", "shares", "pastes", "mentions"},
+			match: pattern(`(?i)\b(?:whenever|when|if|every\s+time)\s+the\s+user\s+(?:types|enters|gives|provides|shares|pastes|mentions)\s+(?:a|an|any|their|his|her)\s+(?:\w+\s+)?(?:password|pin|passcode|one[- ]time\s+(?:code|password)|otp|2fa\s+code|credit\s+card|card\s+number|api\s+key|seed\s+phrase|recovery\s+phrase)\b[^.\n]{0,60}?\b(?:call|send|pass|forward|use|put)\b`)},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a private resource address", fields: fText,
+			words: []string{"system", "company", "internal", "secret", "secrets", "vault", "config", "memory", "admin", "env"},
+			match: after("://", pattern(`(?i)\b(?:system|company|internal|secrets?|vault|config|memory|admin|env)://\S*?(?:secret|confidential|credential|password|private|token|config)`))},
+		// A name read as words: a move of a secret ("read_private_key_and_
+		// paste_here") or a secret from a source ("aws_secret_access_key_
+		// from_env"); not a switch such as include_api_key.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a secret named in a name", fields: fWords,
+			words: []string{"read", "paste", "send", "upload", "forward", "attach", "extract", "leak", "exfiltrate", "steal", "dump", "copy", "from"},
+			match: pattern(`(?i)\b(?:read|reading|paste|send|upload|forward|attach|extract|leak|exfiltrate|steal|dump|copy)\b.{0,30}?\b` + secretNouns +
+				`|\b(?:secret\s+access\s+keys?|private\s+keys?|ssh\s+keys?|api\s+keys?|passwords?|credentials|access\s+tokens?)\s+from\s+(?:the\s+)?(?:env|environment|disk|keychain|config|dotenv)\b`)},
+		// Spanish, French and German: a verb that moves data next to a
+		// secret.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret, Spanish, French or German", fields: fText,
+			classes: cHigh, words: []string{"claves", "clave", "credenciales", "entorno", "passe", "identifiants", "environnement", "passwort", "zugangsdaten", "incluye", "incluya", "lee", "pega", "copia", "adjunta", "inclus", "envoie", "colle", "copie", "ajoute", "sende", "lies", "kopiere"},
+			match: pattern(`(?i)\b(?:incluye|incluya|env[ií]a|lee|pega|copia|adjunta|a[ñn]ade|inclus|envoie|lis|colle|copie|joins|ajoute|f[üu]ge|sende|lies|kopiere|h[äa]nge)\b[^.\n]{0,60}?(?:claves?\s+de\s+(?:la\s+)?api|contrase[ñn]as?|credenciales|variables\s+de\s+entorno|tokens?\s+de\s+acceso|cl[ée]s?\s+(?:d['’])?api|mots?\s+de\s+passe|identifiants|variables\s+d['’]environnement|api[- ]schl[üu]ssel|passw(?:ö|oe)rter|passwort|zugangsdaten|umgebungsvariablen)`)},
 		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
 			classes: cBlob, match: blobs},
 		{rule: catalogue.SecURL, what: "a URL", fields: fProse,
@@ -100,6 +121,10 @@ func detectors() []*detector {
 			words: directiveWords, match: shadowing},
 	})
 }
+
+// secretNouns are what the verb rows of MCP-SEC-SECRET-LURE look for
+// after a verb that moves data.
+const secretNouns = `(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?(?:access[ _-]?)?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|(?:whole|full|entire|complete)\s+(?:conversation|chat)|conversation[ _-](?:history|log|transcript)s?|chat[ _-](?:history|log|transcript)s?|card[ _-]numbers?|seed[ _-]phrases?)\b`
 
 // table is the detector table, built once; its regexps compile on first
 // use.
