@@ -254,6 +254,7 @@ func TestShadowing(t *testing.T) {
 		"The lists tool must be called with a page size.",            // its own name
 		"The id must come from send_email; pass it as is.",           // a cross-reference near a "must"
 		"Get the sha with send_email. You must pass it for updates.", // not about send_email
+		"You must call 'send_email' first to obtain the draft ID.",   // a prerequisite
 	}
 	for _, text := range quiet {
 		if f, ok := rulesOf(s.Tool(toolWith(text)))[catalogue.SecShadowing]; ok {

@@ -315,6 +315,13 @@ var (
 	})
 )
 
+// A prerequisite names the tool to call first ("you must call
+// 'resolve-library-id' first to obtain the ID"): a workflow, not a
+// directive about the other tool.
+var prerequisite = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:first|beforehand)\b`)
+})
+
 // shadowReach is how many bytes before and after a name the directive
 // phrasing is looked for in.
 const shadowReach = 60
@@ -342,7 +349,7 @@ func shadowing(text []byte, c *scanContext) match {
 		if _, ok := c.names[string(tok)]; ok && string(tok) != c.self {
 			end := i + len(tok)
 			after, before := text[end:min(len(text), end+shadowReach)], text[max(0, i-shadowReach):i]
-			if directiveAfter().Match(after) || directiveBefore().Match(before) ||
+			if directiveAfter().Match(after) || directiveBefore().Match(before) && !prerequisite().Match(after) ||
 				sleeperBefore().Match(before) && sleeperAfter().Match(after) {
 				if count == 0 {
 					off, n = i, len(tok)
