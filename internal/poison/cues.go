@@ -37,11 +37,12 @@ const (
 	kMode      = "a mode switch or system override"
 	kConsent   = "a claim of the user's consent"
 	kShell     = "a shell payload"
+	kPresence  = "a trigger on another tool's presence"
 )
 
-// addr is a literal address data can be sent to: a URL or an e-mail
-// address.
-const addr = `(?:https?://|ftps?://|[\w.+-]+@[\w-]+\.[\w.-]+)`
+// addr is a literal address data can be sent to: a URL, an e-mail
+// address or an international phone number.
+const addr = `(?:https?://|ftps?://|[\w.+-]+@[\w-]+\.[\w.-]+|\+\d{8,15}\b)`
 
 // cues is the table. English first, then the other languages: the same
 // kinds, each phrased as a native writer phrases it.
@@ -51,9 +52,9 @@ var cues = []cue{
 		`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original|safety|security)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints|policies|restrictions|guardrails)` +
 			`|\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:of\s+)?(?:the\s+|what\s+(?:is|was)\s+)?(?:above|previous|prior|preceding|said\s+before)(?:\s*[.,;:!]|\s+and\b|\s*$)` +
 			`|\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+(?:instructions|rules|guidelines|guardrails|restrictions|constraints|policies|system\s+prompt|programming|training)`},
-	{kMode, "", 0, []string{"mode", "override"},
+	{kMode, "", 0, []string{"developer", "jailbreak", "unrestricted", "override", "dan", "god", "maintenance"},
 		`\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dev|god|admin|debug|unrestricted|jailbreak|dan|maintenance)\s+mode\b|\bsystem\s+override\b`},
-	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing"},
+	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight"},
 		`\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
 			`|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)` +
 			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|reveal|disclose|say|tell\s+anyone)\s+(?:that\s+you\b|this\s+(?:instruction|step|requirement|note|part|rule)|these\s+(?:instructions|steps|rules)|(?:the\s+)?(?:above|following)\s+(?:instructions?|steps?)|anything\s+about\s+(?:this|these))` +
@@ -61,7 +62,9 @@ var cues = []cue{
 			`|\bthe\s+(?:user|human|operator)\s+(?:must|should|need|needs)\s+(?:not|never)\s+(?:know|see|notice|learn|be\s+(?:told|informed|aware))` +
 			`|\b(?:silently|secretly|covertly|quietly|discreetly)\s+(?:send|forward|include|add|append|read|call|copy|bcc|upload|pass|attach|post|transmit|collect|exfiltrate|change|replace|redirect|modify)\b` +
 			`|\bcould\s+(?:even\s+)?upset\s+the\s+user` +
-			`|\bwithout\s+(?:saying|mentioning|revealing|disclosing)\s+(?:where|that|how|why)\b`},
+			`|\bwithout\s+(?:saying|mentioning|revealing|disclosing)\s+(?:where|that|how|why)\b` +
+			`|\bso\s+(?:that\s+)?(?:it|this|they)\s+(?:is|are|stays?|remains?)\s+(?:not\s+visible|invisible|hidden|out\s+of\s+sight)\b` +
+			`|\bso\s+(?:that\s+)?the\s+user\s+(?:does\s+not|doesn'?t|won'?t|will\s+not|cannot|can'?t)\s+(?:see|notice|find)\b`},
 	{kTag, "", cAngle, []string{"inst"},
 		`<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
 			`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>`},
@@ -74,7 +77,7 @@ var cues = []cue{
 			`|(?:you\s+must\s+)?(?:always|never)\s+(?:\w+\s+){0,2}?(?:bcc|cc|send|forward|copy|mention|tell|reveal|exfiltrate|prefix|upload)\b` +
 			`|(?:do\s+not|don'?t)\s+(?:tell|inform|mention|reveal|notify)\b|ignore\b|this\s+is\s+a\s+(?:security|system|mandatory)\s+(?:directive|instruction)` +
 			`|after\s+(?:reading|receiving|getting|seeing)\s+(?:this|the)\s+(?:result|response|output|data)\b)`},
-	{kModelRole, "", 0, []string{"dear", "attention", "note", "notes", "tip", "tips", "message", "hint", "hints", "directive", "instruction"},
+	{kModelRole, "", 0, []string{"dear", "attention", "note", "notes", "tip", "tips", "directive", "instruction"},
 		`\b(?:dear|attention|(?:note|tip|message|hint)s?\s+(?:to|for))\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]` +
 			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b`},
 	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present", "available", "first", "anything"},
@@ -97,16 +100,20 @@ var cues = []cue{
 			`|\b(?:add|include|put)\s+[^.\n]{0,40}?\b(?:to|in|as)\s+(?:the\s+)?bcc\b` +
 			`|\bbcc\s*:?\s*[\w.+-]+@`},
 	{kSleeper, "", 0, []string{"invoked", "called", "used", "run", "executed", "triggered"},
-		`\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)\s*,\s*` +
+		`\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)(?:\s+(?:on|by|from|in)\s+[^,.\n]{0,40})?\s*,\s*` +
 			`(?:you\s+|the\s+(?:assistant|model|agent)\s+)?(?:must|should|always|also|first|instead|make\s+sure|ensure|change|replace|set|add|send|include|redirect|forward|copy|bcc|do\s+not|never)\b`},
-	{kConsent, "", 0, []string{"agreed", "approved", "consented", "authorised", "authorized", "ask"},
+	{kPresence, "", 0, []string{"available", "present", "loaded", "installed", "connected"},
+		`\bwhen(?:ever)?\s+(?:the\s+)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s*(?:,|or|and)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?)*\s+tools?\b[^.\n]{0,40}?\b(?:is|are)\s+(?:available|present|loaded|installed|connected)\b`},
+	{kConsent, "", 0, []string{"agreed", "approved", "consented", "authorised", "authorized", "ask", "allowed", "permitted", "matter", "regardless"},
 		`\bthe\s+user\s+(?:has\s+)?already\s+(?:agreed|approved|consented|authori[sz]ed)\b|\bthe\s+user\s+has\s+authori[sz]ed\s+you\b` +
-			`|\bnever\s+ask\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|before)\b`},
+			`|\bnever\s+ask\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|before)\b` +
+			`|\byou\s+(?:are|have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed)\s+to\b[^.\n]{0,60}?\bwithout\s+(?:any\s+)?(?:confirmation|asking|approval|permission)` +
+			`|\b(?:no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:says|said|asks|asked|wants|wanted|chose|chooses)\b`},
 	{kShell, "", 0, []string{"curl", "wget", "bin", "tcp", "ncat", "netcat"},
 		`\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b` +
 			`|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*-e\s+/bin/(?:ba)?sh\b|/dev/tcp/` +
 			`|\bchmod\s+-R\s+0?777\s+~|\brm\s+-rf\s+(?:~|/)(?:\s|$|;)`},
-	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps"},
+	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload"},
 		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail)\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr},
 
 	// Spanish.
@@ -142,7 +149,7 @@ var cues = []cue{
 			`|\bohne\s+(?:den|dem)\s+(?:benutzer|nutzer|anwender)\s+(?:zu\s+)?(?:informieren|benachrichtigen|fragen|sagen)` +
 			`|\b(?:der|die)\s+(?:benutzer|nutzer|anwender)(?:in)?\s+(?:darf|soll)\s+(?:nichts|nicht)\s+(?:davon\s+)?(?:wissen|erfahren|merken)` +
 			`|\berw[äa]hne\s+(?:das|dies|es)\s+(?:dem\s+(?:benutzer|nutzer|anwender)\s+(?:gegen[üu]ber\s+)?)?(?:niemals|nie|nicht)\b`},
-	{kLineJump, "German", cHigh, []string{"bevor", "werkzeug", "tool", "antworten", "antwortest"},
+	{kLineJump, "German", cHigh, []string{"bevor"},
 		`\bbevor\s+(?:du|sie)\s+(?:ein\s+|irgendein\s+)?(?:anderes\s+)?(?:werkzeug|tool)\s+(?:verwendest|benutzt|aufrufst|verwenden|benutzen|aufrufen)` +
 			`|\bbevor\s+(?:du|sie)\s+(?:dem\s+(?:benutzer|nutzer)\s+)?antwort(?:est|en)\b`},
 	{kSleeper, "German", cHigh, []string{"wenn", "sobald", "aufgerufen", "verwendet", "benutzt"},

@@ -91,6 +91,7 @@ func detectors() []*detector {
 			match: pattern(`(?i)` +
 				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b` + secretNouns +
 				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b` + secretNouns +
+				`|\b(?:add|append|attach|include|put)\b[^.\n]{0,30}?\b(?:(?:whole|full|entire|complete)\s+(?:conversation|chat)|(?:chat|conversation)\s+history)\b` +
 				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b` +
 				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`)},
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a capture of what the user types", fields: fText,
@@ -103,7 +104,7 @@ func detectors() []*detector {
 		// paste_here") or a secret from a source ("aws_secret_access_key_
 		// from_env"); not a switch such as include_api_key.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a secret named in a name", fields: fWords,
-			words: []string{"read", "paste", "send", "upload", "forward", "attach", "extract", "leak", "exfiltrate", "steal", "dump", "copy", "from"},
+			words: []string{"private", "secret", "ssh", "password", "passwords", "credentials", "token", "tokens", "api", "key", "keys"},
 			match: pattern(`(?i)\b(?:read|reading|paste|send|upload|forward|attach|extract|leak|exfiltrate|steal|dump|copy)\b.{0,30}?\b` + secretNouns +
 				`|\b(?:secret\s+access\s+keys?|private\s+keys?|ssh\s+keys?|api\s+keys?|passwords?|credentials|access\s+tokens?)\s+from\s+(?:the\s+)?(?:env|environment|disk|keychain|config|dotenv)\b`)},
 		// Spanish, French and German: a verb that moves data next to a

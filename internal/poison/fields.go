@@ -211,7 +211,14 @@ func (s *Scanner) schema(i int, root string) {
 			case "default", "examples", "enum", "const":
 				s.strings(j, fValue, field{root, k})
 			case "required":
-				s.strings(j, fName|fWords, field{root, "required entry"})
+				// Names, but a name with spaces is a sentence: read as
+				// text too.
+				s.strings(j, fName|fValue|fWords, field{root, "required entry"})
+			case "type":
+				// A type is one of seven names; anything else is text.
+				if s.ix.Nodes[j].Kind == jsonscan.String && !jsonTypes[string(s.ix.String(j))] {
+					s.stringAt(j, fValue, field{root, "type"})
+				}
 			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
 				leaf := "property name"
 				if k != "properties" && k != "patternProperties" {
@@ -249,6 +256,9 @@ var keywords = func() map[string]struct{} {
 	}
 	return m
 }()
+
+// jsonTypes are the values of type.
+var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true, "null": true}
 
 // strings scans every string value inside node i as field, and the keys
 // of the objects inside it as names.
