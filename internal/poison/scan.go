@@ -102,16 +102,23 @@ type scanContext struct {
 // classes seen and the table rows whose trigger words were seen. A
 // camel-case word is also read as its parts (ignoreAllRules: ignore,
 // all, rules) for the rows that read names as words, so a name written
-// that way meets the trigger words a phrase would.
-func prefilter(text []byte) (seen byteClass, rows uint64) {
+// that way meets the trigger words a phrase would. In JSON text (raw),
+// the letter of an escape is no part of a word: "\nIgnore" holds the
+// word "ignore", as the decoded text does.
+func prefilter(text []byte, raw bool) (seen byteClass, rows uint64) {
 	var h, hs uint32
 	wl, sl, run := 0, 0, 0
-	lower := false
+	lower, esc := false, false
 	w := words()
 	for _, b := range text {
 		k := classes[b]
 		seen |= k
 		if k&cWord != 0 { // most bytes: one branch
+			if esc { // \n, \t, \u…: the escape's letter starts no word
+				esc = false
+				run++
+				continue
+			}
 			if lower && b <= 'Z' && b >= 'A' { // a camel-case boundary
 				rows |= w.check(hs, sl, 0) & w.words
 				hs, sl = 0, 0
@@ -130,6 +137,11 @@ func prefilter(text []byte) (seen byteClass, rows uint64) {
 				rows |= w.check(hs, sl, 0) & w.words
 			}
 			h, hs, wl, sl, lower = 0, 0, 0, 0, false
+		}
+		if raw && b == '\\' {
+			esc = !esc // \\ is an escaped backslash, not an escape
+		} else {
+			esc = false
 		}
 		if k&cBlob != 0 {
 			run++
@@ -161,7 +173,7 @@ const rawTriggers = cHigh | cEsc | cAngle | cAt | cLongRun
 // text some detector matches: the prefilter over raw. A definition for
 // which it is false is clean, and costs this one pass.
 func mayMatch(raw []byte) bool {
-	seen, rows := prefilter(raw)
+	seen, rows := prefilter(raw, true)
 	return seen&rawTriggers != 0 || rows != 0 || seen&cBackslash != 0 && bytes.Contains(raw, []byte(`\u`))
 }
 
@@ -169,7 +181,7 @@ func mayMatch(raw []byte) bool {
 // read fields and whose prefilter the text met. hit is called for each
 // row that matched, in table order.
 func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, m match)) {
-	seen, rows := prefilter(text)
+	seen, rows := prefilter(text, false)
 	if seen&^(cWord|cBlob) == 0 && rows == 0 {
 		return // the common case: plain text
 	}
