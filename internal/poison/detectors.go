@@ -9,6 +9,7 @@ package poison
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"sync"
 
 	"github.com/driftd/driftd/internal/catalogue"
@@ -26,6 +27,11 @@ const (
 	// fValue: the strings inside a schema's default and examples.
 	fValue
 
+	// fWords: a name or a property name read as words: _, -, . and
+	// inner capitals as spaces (scanNameWords), so a parameter called
+	// ignore_previous_instructions reads as the phrase it is.
+	fWords
+
 	fAll  = fName | fProse | fValue
 	fText = fProse | fValue
 )
@@ -34,8 +40,10 @@ const (
 // called in messages, the texts it reads, the cheap prefilter that decides
 // whether it runs at all, and its matcher.
 type detector struct {
-	rule   string
-	what   string
+	rule string
+	what string
+	// kind names the kind of pattern, for a rule with several rows.
+	kind   string
 	fields fieldMask
 	// classes are byte classes (see scan.go) and words lower-case ASCII
 	// words: the matcher runs on a text only when the one-pass scan saw
@@ -46,9 +54,12 @@ type detector struct {
 	match matcher
 }
 
-// A matcher returns the first match's byte offset and length in text and
-// the number of matches (0 for none, at most maxCount).
-type matcher func(text []byte, c *scanContext) (off, n, count int)
+// A matcher returns what it found in text.
+type matcher func(text []byte, c *scanContext) match
+
+// match is what a matcher found: the first match's byte offset and
+// length, and the number of matches (0 for none, at most maxCount).
+type match struct{ off, n, count int }
 
 // maxCount bounds the matches a finding counts in one field.
 const maxCount = 100
@@ -56,30 +67,51 @@ const maxCount = 100
 // detectors builds the table. Every text detector is a row here; the
 // order is the order findings of one field are reported in.
 func detectors() []*detector {
-	return []*detector{
+	return slices.Concat([]*detector{
 		{rule: catalogue.SecTagCharacters, what: "Unicode tag characters", fields: fAll,
 			classes: cHigh, match: runes(isTag)},
 		{rule: catalogue.SecInvisibleCharacters, what: "zero-width or bidi-control characters", fields: fAll,
 			classes: cHigh, match: invisibles},
 		{rule: catalogue.SecTerminalEscape, what: "a terminal escape", fields: fAll,
 			classes: cHigh | cEsc, match: runes(isTerminal)},
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", fields: fText,
-			classes: cAngle, words: []string{"ignore", "disregard", "forget", "override", "tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "instructions", "inst"},
+	}, cueRows(catalogue.SecModelInstruction, fText|fWords), []*detector{
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a local secret file", fields: fText | fWords,
+			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config"},
 			match: pattern(`(?i)` +
-				`\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context)` +
-				`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
-				`|\bwithout\s+(?:telling|informing)\s+(?:the\s+)?(?:user|human|operator)` +
-				`|\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:` +
-				`|<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
-				`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>`)},
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", fields: fText,
-			words: []string{"ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet",
-				"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "cookie", "cookies", "prompt", "conversation", "history", "variables"},
+				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
+				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
+				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
+				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b`)},
+		// Not read in names: a parameter called include_api_key is a
+		// switch, not a lure. A conversation is private when the text
+		// wants all of it ("the whole conversation", "conversation
+		// history"): "read the file once in the conversation" is not.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret", fields: fText,
+			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables", "card", "cvv", "phrase", "chat"},
 			match: pattern(`(?i)` +
-				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials)\b` +
-				`|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
-				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b` +
-				`|\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed)\b[^.\n]{0,60}?\b(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|conversation(?:[ _-]history)?|chat[ _-]history)\b`)},
+				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b` + secretNouns +
+				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b` + secretNouns +
+				`|\b(?:add|append|attach|include|put)\b[^.\n]{0,30}?\b(?:(?:whole|full|entire|complete)\s+(?:conversation|chat)|(?:chat|conversation)\s+history)\b` +
+				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b` +
+				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`)},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a capture of what the user types", fields: fText,
+			words: []string{"types", "enters", "gives", "provides", "shares", "pastes", "mentions"},
+			match: pattern(`(?i)\b(?:whenever|when|if|every\s+time)\s+the\s+user\s+(?:types|enters|gives|provides|shares|pastes|mentions)\s+(?:a|an|any|their|his|her)\s+(?:\w+\s+)?(?:password|pin|passcode|one[- ]time\s+(?:code|password)|otp|2fa\s+code|credit\s+card|card\s+number|api\s+key|seed\s+phrase|recovery\s+phrase)\b[^.\n]{0,60}?\b(?:call|send|pass|forward|use|put)\b`)},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a private resource address", fields: fText,
+			words: []string{"system", "company", "internal", "secret", "secrets", "vault", "config", "memory", "admin", "env"},
+			match: after("://", pattern(`(?i)\b(?:system|company|internal|secrets?|vault|config|memory|admin|env)://\S*?(?:secret|confidential|credential|password|private|token|config)`))},
+		// A name read as words: a move of a secret ("read_private_key_and_
+		// paste_here") or a secret from a source ("aws_secret_access_key_
+		// from_env"); not a switch such as include_api_key.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a secret named in a name", fields: fWords,
+			words: []string{"private", "secret", "ssh", "password", "passwords", "credentials", "token", "tokens", "api", "key", "keys"},
+			match: pattern(`(?i)\b(?:read|reading|paste|send|upload|forward|attach|extract|leak|exfiltrate|steal|dump|copy)\b.{0,30}?\b` + secretNouns +
+				`|\b(?:secret\s+access\s+keys?|private\s+keys?|ssh\s+keys?|api\s+keys?|passwords?|credentials|access\s+tokens?)\s+from\s+(?:the\s+)?(?:env|environment|disk|keychain|config|dotenv)\b`)},
+		// Spanish, French and German: a verb that moves data next to a
+		// secret.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret, Spanish, French or German", fields: fText,
+			classes: cHigh, words: []string{"claves", "clave", "credenciales", "entorno", "passe", "identifiants", "environnement", "passwort", "zugangsdaten", "incluye", "incluya", "lee", "pega", "copia", "adjunta", "inclus", "envoie", "colle", "copie", "ajoute", "sende", "lies", "kopiere"},
+			match: pattern(`(?i)\b(?:incluye|incluya|env[ií]a|lee|pega|copia|adjunta|a[ñn]ade|inclus|envoie|lis|colle|copie|joins|ajoute|f[üu]ge|sende|lies|kopiere|h[äa]nge)\b[^.\n]{0,60}?(?:claves?\s+de\s+(?:la\s+)?api|contrase[ñn]as?|credenciales|variables\s+de\s+entorno|tokens?\s+de\s+acceso|cl[ée]s?\s+(?:d['’])?api|mots?\s+de\s+passe|identifiants|variables\s+d['’]environnement|api[- ]schl[üu]ssel|passw(?:ö|oe)rter|passwort|zugangsdaten|umgebungsvariablen)`)},
 		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
 			classes: cBlob, match: blobs},
 		{rule: catalogue.SecURL, what: "a URL", fields: fProse,
@@ -88,8 +120,12 @@ func detectors() []*detector {
 			classes: cAt, match: after("@", pattern(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`))},
 		{rule: catalogue.SecShadowing, what: "another tool's name next to directive phrasing", fields: fText,
 			words: directiveWords, match: shadowing},
-	}
+	})
 }
+
+// secretNouns are what the verb rows of MCP-SEC-SECRET-LURE look for
+// after a verb that moves data.
+const secretNouns = `(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?(?:access[ _-]?)?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|(?:whole|full|entire|complete)\s+(?:conversation|chat)|conversation[ _-](?:history|log|transcript)s?|chat[ _-](?:history|log|transcript)s?|card[ _-]numbers?|seed[ _-]phrases?)\b`
 
 // table is the detector table, built once; its regexps compile on first
 // use.
@@ -97,9 +133,9 @@ var table = detectors()
 
 // after returns m behind a cheaper test: text must contain needle.
 func after(needle string, m matcher) matcher {
-	return func(text []byte, c *scanContext) (int, int, int) {
+	return func(text []byte, c *scanContext) match {
 		if !bytes.Contains(text, []byte(needle)) {
-			return 0, 0, 0
+			return match{}
 		}
 		return m(text, c)
 	}
@@ -108,11 +144,11 @@ func after(needle string, m matcher) matcher {
 // pattern returns a matcher for a regexp compiled on first use.
 func pattern(expr string) matcher {
 	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-	return func(text []byte, _ *scanContext) (int, int, int) {
+	return func(text []byte, _ *scanContext) match {
 		all := re().FindAllIndex(text, maxCount)
 		if len(all) == 0 {
-			return 0, 0, 0
+			return match{}
 		}
-		return all[0][0], all[0][1] - all[0][0], len(all)
+		return match{off: all[0][0], n: all[0][1] - all[0][0], count: len(all)}
 	}
 }

@@ -26,6 +26,9 @@ type Scanner struct {
 	// kind and subject name the definition being scanned in its findings.
 	kind, subject string
 	out           []catalogue.Finding
+	// words and at are wordsOf's buffers, reused.
+	words []byte
+	at    []int
 }
 
 // seg is one step of the current path: a member's key, or an element's
@@ -82,7 +85,7 @@ func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 
 // Item returns the MCP-SEC text findings of one served prompt, resource or
 // resource template: its name, title, description and annotations, and a
-// prompt's argument names, titles and descriptions. A uri is an address,
+// prompt's argument names, titles, descriptions and other keys. A uri is an address,
 // not text for a model, and is not read.
 func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
 	return s.definition(string(it.Kind), it.Key, it.Raw, [3]string{it.Name, it.Title, it.Description}, func(j int, key string) {
@@ -93,11 +96,14 @@ func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
 			s.members(a, func(m int, key []byte) {
 				switch string(key) {
 				case "name":
-					s.stringAt(m, fName, field{"argument", "name"})
+					s.stringAt(m, fName|fWords, field{"argument", "name"})
 				case "title":
 					s.stringAt(m, fProse, field{"argument", "title"})
 				case "description":
 					s.stringAt(m, fProse, field{"argument", "description"})
+				default:
+					s.text(key, fName|fWords, field{"argument", "key's name"}, "")
+					s.strings(m, fValue, field{"argument", "extra key"})
 				}
 			})
 		})
@@ -114,7 +120,7 @@ func (s *Scanner) definition(kind, subject string, raw []byte, decoded [3]string
 		return nil
 	}
 	if !s.index(raw) {
-		s.text([]byte(decoded[0]), fName, field{leaf: "name"}, "/name")
+		s.text([]byte(decoded[0]), fName|fWords, field{leaf: "name"}, "/name")
 		s.text([]byte(decoded[1]), fProse, field{leaf: "title"}, "/title")
 		s.text([]byte(decoded[2]), fProse, field{leaf: "description"}, "/description")
 		return s.out
@@ -122,7 +128,7 @@ func (s *Scanner) definition(kind, subject string, raw []byte, decoded [3]string
 	s.members(0, func(j int, key []byte) {
 		switch string(key) {
 		case "name":
-			s.stringAt(j, fName, field{leaf: "name"})
+			s.stringAt(j, fName|fWords, field{leaf: "name"})
 		case "title":
 			s.stringAt(j, fProse, field{leaf: "title"})
 		case "description":
@@ -185,35 +191,77 @@ func (s *Scanner) elements(i int, f func(j int)) {
 	}
 }
 
-// schema scans a JSON Schema: each node's description and title, every
-// string inside default and examples, and the subschemas. The members
-// of properties, $defs and the like are named schemas: their names are
-// not read, their schemas are.
+// schema scans a JSON Schema: each node's description, title and
+// $comment, every string inside default, examples, enum and const, the
+// entries of required, and the subschemas. The members of properties,
+// $defs and the like are named schemas: their names are read as names
+// (a parameter can be named like an instruction), their schemas as
+// schemas. A key that is no JSON Schema keyword is read too, its name as
+// a name and every string inside it as text: a model reads the whole
+// schema, not only the keywords a validator knows.
 func (s *Scanner) schema(i int, root string) {
 	switch s.ix.Nodes[i].Kind {
 	case jsonscan.Array:
 		s.elements(i, func(j int) { s.schema(j, root) })
 	case jsonscan.Object:
 		s.members(i, func(j int, key []byte) {
-			switch string(key) {
-			case "description":
-				s.stringAt(j, fProse, field{root, "description"})
-			case "title":
-				s.stringAt(j, fProse, field{root, "title"})
-			case "default":
-				s.strings(j, fValue, field{root, "default"})
-			case "examples":
-				s.strings(j, fValue, field{root, "examples"})
+			switch k := string(key); k {
+			case "description", "title", "$comment":
+				s.stringAt(j, fProse, field{root, k})
+			case "default", "examples", "enum", "const":
+				s.strings(j, fValue, field{root, k})
+			case "required":
+				// Names, but a name with spaces is a sentence: read as
+				// text too.
+				s.strings(j, fName|fValue|fWords, field{root, "required entry"})
+			case "type":
+				// A type is one of seven names; anything else is text.
+				if s.ix.Nodes[j].Kind == jsonscan.String && !jsonTypes[string(s.ix.String(j))] {
+					s.stringAt(j, fValue, field{root, "type"})
+				}
 			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
-				s.members(j, func(m int, _ []byte) { s.schema(m, root) })
+				leaf := "property name"
+				if k != "properties" && k != "patternProperties" {
+					leaf = "definition name"
+				}
+				s.members(j, func(m int, name []byte) {
+					s.text(name, fName|fWords, field{root, leaf}, "")
+					s.schema(m, root)
+				})
 			default:
-				s.schema(j, root)
+				if _, ok := keywords[k]; ok {
+					s.schema(j, root)
+					return
+				}
+				s.text(key, fName|fWords, field{root, "extra key's name"}, "")
+				s.strings(j, fText, field{root, "extra key"})
 			}
 		})
 	}
 }
 
-// strings scans every string value inside node i as field.
+// keywords are the JSON Schema keywords (2020-12 and draft-07, with the
+// OpenAPI nullable) other than those schema reads itself: their values
+// are subschemas, or numbers, booleans and strings (type, format,
+// pattern, $ref…) that are syntax, not text for a model.
+var keywords = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, k := range strings.Fields(`$schema $id $ref $anchor $dynamicRef $dynamicAnchor $vocabulary $recursiveRef $recursiveAnchor
+		type format pattern items prefixItems additionalItems unevaluatedItems contains minContains maxContains
+		additionalProperties unevaluatedProperties propertyNames dependentRequired dependencies
+		allOf anyOf oneOf not if then else minimum maximum exclusiveMinimum exclusiveMaximum multipleOf
+		minLength maxLength minItems maxItems uniqueItems minProperties maxProperties
+		contentEncoding contentMediaType contentSchema readOnly writeOnly deprecated nullable`) {
+		m[k] = struct{}{}
+	}
+	return m
+}()
+
+// jsonTypes are the values of type.
+var jsonTypes = map[string]bool{"string": true, "number": true, "integer": true, "boolean": true, "object": true, "array": true, "null": true}
+
+// strings scans every string value inside node i as field, and the keys
+// of the objects inside it as names.
 func (s *Scanner) strings(i int, fields fieldMask, f field) {
 	switch s.ix.Nodes[i].Kind {
 	case jsonscan.String:
@@ -221,7 +269,10 @@ func (s *Scanner) strings(i int, fields fieldMask, f field) {
 	case jsonscan.Array:
 		s.elements(i, func(j int) { s.strings(j, fields, f) })
 	case jsonscan.Object:
-		s.members(i, func(j int, _ []byte) { s.strings(j, fields, f) })
+		s.members(i, func(j int, key []byte) {
+			s.text(key, fName|fWords, field{f.root, f.leaf + " key"}, "")
+			s.strings(j, fields, f)
+		})
 	}
 }
 
@@ -233,18 +284,64 @@ func (s *Scanner) stringAt(i int, fields fieldMask, f field) {
 }
 
 // text scans one text; pointer is its pointer when it is not the
-// current path.
+// current path. A name (fWords) is scanned twice: as it is by the rows
+// that read names, and read as words (wordsOf) by the rows that read
+// phrases, its offsets mapped back to the name's bytes.
 func (s *Scanner) text(b []byte, fields fieldMask, f field, pointer string) {
 	if len(b) == 0 {
 		return
 	}
-	s.ctx.scan(b, fields, func(d *detector, off, n, count int) {
-		if pointer == "" {
-			pointer = s.pointer()
+	report := func(at func(int) int) func(d *detector, m match) {
+		return func(d *detector, m match) {
+			if pointer == "" {
+				pointer = s.pointer()
+			}
+			what := d.what
+			if d.kind != "" {
+				what += " (" + d.kind + ")"
+			}
+			for _, o := range s.out {
+				if o.Rule == d.rule && o.Pointer == pointer {
+					return // one finding per rule per field
+				}
+			}
+			off, end := at(m.off), at(m.off+m.n)
+			s.out = append(s.out, finding(d.rule, s.kind, s.subject, pointer, fmt.Sprintf(
+				"%s in the %s at byte %d (%s; %s in this field)", what, f, off, plural(end-off, "byte"), occurrences(m.count))))
 		}
-		s.out = append(s.out, finding(d.rule, s.kind, s.subject, pointer, fmt.Sprintf(
-			"%s in the %s at byte %d (%s; %s in this field)", d.what, f, off, plural(n, "byte"), occurrences(count))))
-	})
+	}
+	same := func(i int) int { return i }
+	s.ctx.scan(b, fields&^fWords, report(same))
+	if fields&fWords == 0 {
+		return
+	}
+	if w, at := wordsOf(b, s.words[:0], s.at[:0]); w != nil {
+		s.words, s.at = w, at
+		s.ctx.scan(w, fWords, report(func(i int) int { return at[i] }))
+	}
+}
+
+// wordsOf returns name read as words — '_', '-', '.', '/' and ':' as
+// spaces, a space before an inner capital (readFile, ignoreAllRules) —
+// and, for each byte of the words and one past the end, the offset in
+// name it comes from; nil when name reads as it is, with no separator.
+func wordsOf(name, w []byte, at []int) ([]byte, []int) {
+	changed := false
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '_' || c == '-' || c == '.' || c == '/' || c == ':':
+			w, at, changed = append(w, ' '), append(at, i), true
+			continue
+		case c >= 'A' && c <= 'Z' && i > 0 && name[i-1] >= 'a' && name[i-1] <= 'z':
+			w, at, changed = append(w, ' '), append(at, i), true
+		}
+		w, at = append(w, c), append(at, i)
+	}
+	if !changed {
+		return nil, nil
+	}
+	return w, append(at, len(name))
 }
 
 // pointer is the RFC 6901 pointer of the current path.

@@ -157,7 +157,8 @@ func TestDetectorsQuiet(t *testing.T) {
 }
 
 // TestFields: every server-controlled text is read, at its pointer; a
-// property named like a keyword is a name, not a text; uri is not read.
+// property named like a keyword is a name, not a text (its name is read
+// as a name); uri is not read.
 func TestFields(t *testing.T) {
 	tag := "\U000E0041"
 	raw := `{"name":"n` + tag + `","title":"t` + tag + `","description":"d` + tag + `",` +
@@ -178,7 +179,8 @@ func TestFields(t *testing.T) {
 	}
 	want := []string{"/name", "/title", "/description", "/annotations/title", "/inputSchema/title",
 		"/inputSchema/properties/description/description", "/inputSchema/properties/a~1b~0c/default",
-		"/inputSchema/properties/a~1b~0c/examples/1", "/inputSchema/$defs/d/items/0/description", "/outputSchema/description"}
+		"/inputSchema/properties/a~1b~0c/examples/1", "/inputSchema/properties/e" + tag, "/inputSchema/properties/e" + tag + "/enum/0",
+		"/inputSchema/$defs/d/items/0/description", "/outputSchema/description"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("pointers\n got %v\nwant %v", got, want)
 	}
@@ -252,6 +254,7 @@ func TestShadowing(t *testing.T) {
 		"The lists tool must be called with a page size.",            // its own name
 		"The id must come from send_email; pass it as is.",           // a cross-reference near a "must"
 		"Get the sha with send_email. You must pass it for updates.", // not about send_email
+		"You must call 'send_email' first to obtain the draft ID.",   // a prerequisite
 	}
 	for _, text := range quiet {
 		if f, ok := rulesOf(s.Tool(toolWith(text)))[catalogue.SecShadowing]; ok {
@@ -314,18 +317,23 @@ func TestGrowth(t *testing.T) {
 }
 
 // TestTableRows: every row has a rule of the MCP-SEC family, a name for
-// messages and a matcher, and only rows with a prefilter.
+// messages and a matcher, and only rows with a prefilter; at most 64.
 func TestTableRows(t *testing.T) {
+	if len(table) > 64 {
+		t.Fatalf("%d rows: the prefilter's row set is 64 bits", len(table))
+	}
 	seen := map[string]bool{}
 	for _, d := range table {
 		r, ok := catalogue.Lookup(d.rule)
 		if !ok || r.Family != catalogue.FamilySec || r.Emitter != "poison.detectors" {
 			t.Errorf("%s: not an MCP-SEC row emitted by poison.detectors", d.rule)
 		}
-		if seen[d.rule] || d.what == "" || d.match == nil || d.fields == 0 || (d.classes == 0 && len(d.words) == 0) {
-			t.Errorf("%s: incomplete or repeated row", d.rule)
+		// A rule with several rows names each row's kind.
+		id := d.rule + "/" + d.kind
+		if seen[id] || d.what == "" || d.match == nil || d.fields == 0 || (d.classes == 0 && len(d.words) == 0) {
+			t.Errorf("%s: incomplete or repeated row", id)
 		}
-		seen[d.rule] = true
+		seen[id] = true
 		for _, w := range d.words {
 			if len(w) < minWord || len(w) > maxWord || strings.ToLower(w) != w {
 				t.Errorf("%s: trigger word %q: want %d-%d lower-case letters", d.rule, w, minWord, maxWord)

@@ -51,11 +51,22 @@ const (
 
 type wordIndex struct {
 	bloom [bloomBits / 64]uint64
-	rows  map[uint32]uint32
+	rows  map[uint32]uint64
+	// words is the rows that read names as words (fWords): the only rows
+	// a camel-case word's parts trigger. readOnlyHint is not "only".
+	words uint64
+}
+
+// check adds to rows the rows a word of hash h and length l triggers.
+func (w *wordIndex) check(h uint32, l int, rows uint64) uint64 {
+	if l >= minWord && l <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
+		rows |= w.rows[h]
+	}
+	return rows
 }
 
 var words = sync.OnceValue(func() *wordIndex {
-	w := &wordIndex{rows: map[uint32]uint32{}}
+	w := &wordIndex{rows: map[uint32]uint64{}}
 	for i, d := range table {
 		for _, word := range d.words {
 			var h uint32
@@ -64,6 +75,9 @@ var words = sync.OnceValue(func() *wordIndex {
 			}
 			w.bloom[h%bloomBits/64] |= 1 << (h % 64)
 			w.rows[h] |= 1 << i
+		}
+		if d.fields&fWords != 0 {
+			w.words |= 1 << i
 		}
 	}
 	return w
@@ -85,25 +99,49 @@ type scanContext struct {
 }
 
 // prefilter reads text once, classifying bytes and hashing words: the
-// classes seen and the table rows whose trigger words were seen.
-func prefilter(text []byte) (seen byteClass, rows uint32) {
-	var h uint32
-	wl, run := 0, 0
+// classes seen and the table rows whose trigger words were seen. A
+// camel-case word is also read as its parts (ignoreAllRules: ignore,
+// all, rules) for the rows that read names as words, so a name written
+// that way meets the trigger words a phrase would. In JSON text (raw),
+// the letter of an escape is no part of a word: "\nIgnore" holds the
+// word "ignore", as the decoded text does.
+func prefilter(text []byte, raw bool) (seen byteClass, rows uint64) {
+	var h, hs uint32
+	wl, sl, run := 0, 0, 0
+	lower, esc := false, false
 	w := words()
 	for _, b := range text {
 		k := classes[b]
 		seen |= k
 		if k&cWord != 0 { // most bytes: one branch
+			if esc { // \n, \t, \u…: the escape's letter starts no word
+				esc = false
+				run++
+				continue
+			}
+			if lower && b <= 'Z' && b >= 'A' { // a camel-case boundary
+				rows |= w.check(hs, sl, 0) & w.words
+				hs, sl = 0, 0
+			}
 			h = h*31 + uint32(b|0x20)
+			hs = hs*31 + uint32(b|0x20)
+			lower = b >= 'a'
 			wl++
+			sl++
 			run++
 			continue
 		}
 		if wl != 0 {
-			if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
-				rows |= w.rows[h]
+			rows = w.check(h, wl, rows)
+			if sl != wl {
+				rows |= w.check(hs, sl, 0) & w.words
 			}
-			h, wl = 0, 0
+			h, hs, wl, sl, lower = 0, 0, 0, 0, false
+		}
+		if raw && b == '\\' {
+			esc = !esc // \\ is an escaped backslash, not an escape
+		} else {
+			esc = false
 		}
 		if k&cBlob != 0 {
 			run++
@@ -114,8 +152,11 @@ func prefilter(text []byte) (seen byteClass, rows uint32) {
 			run = 0
 		}
 	}
-	if wl >= minWord && wl <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
-		rows |= w.rows[h]
+	if wl != 0 {
+		rows = w.check(h, wl, rows)
+		if sl != wl {
+			rows |= w.check(hs, sl, 0) & w.words
+		}
 	}
 	if run >= minBase64Run {
 		seen |= cLongRun
@@ -132,15 +173,15 @@ const rawTriggers = cHigh | cEsc | cAngle | cAt | cLongRun
 // text some detector matches: the prefilter over raw. A definition for
 // which it is false is clean, and costs this one pass.
 func mayMatch(raw []byte) bool {
-	seen, rows := prefilter(raw)
+	seen, rows := prefilter(raw, true)
 	return seen&rawTriggers != 0 || rows != 0 || seen&cBackslash != 0 && bytes.Contains(raw, []byte(`\u`))
 }
 
 // scan runs, over one decoded text, the matchers of the table rows that
 // read fields and whose prefilter the text met. hit is called for each
 // row that matched, in table order.
-func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, off, n, count int)) {
-	seen, rows := prefilter(text)
+func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, m match)) {
+	seen, rows := prefilter(text, false)
 	if seen&^(cWord|cBlob) == 0 && rows == 0 {
 		return // the common case: plain text
 	}
@@ -148,8 +189,8 @@ func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, 
 		if d.fields&fields == 0 || (seen&d.classes == 0 && rows&(1<<i) == 0) {
 			continue
 		}
-		if off, n, count := d.match(text, c); count > 0 {
-			hit(d, off, n, count)
+		if m := d.match(text, c); m.count > 0 {
+			hit(d, m)
 		}
 	}
 }
@@ -157,8 +198,8 @@ func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, 
 // runes returns a matcher for the runes is holds for: the first run of
 // them (offset and byte length) and how many there are.
 func runes(is func(r rune) bool) matcher {
-	return func(text []byte, _ *scanContext) (off, n, count int) {
-		inRun := false
+	return func(text []byte, _ *scanContext) match {
+		off, n, count, inRun := 0, 0, 0, false
 		for i := 0; i < len(text); {
 			r, size := utf8.DecodeRune(text[i:])
 			switch {
@@ -175,7 +216,7 @@ func runes(is func(r rune) bool) matcher {
 			}
 			i += size
 		}
-		return off, n, min(count, maxCount)
+		return match{off: off, n: n, count: min(count, maxCount)}
 	}
 }
 
@@ -201,8 +242,8 @@ func joinerOK(r rune) bool { return r == 0x200C || r == 0x200D || r == 0x200E ||
 
 // invisibles is runes(isInvisible), except that a joiner or direction
 // mark right after a non-ASCII, non-invisible rune is not counted.
-func invisibles(text []byte, _ *scanContext) (off, n, count int) {
-	inRun := false
+func invisibles(text []byte, _ *scanContext) match {
+	off, n, count, inRun := 0, 0, 0, false
 	prev := rune(0)
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRune(text[i:])
@@ -220,13 +261,14 @@ func invisibles(text []byte, _ *scanContext) (off, n, count int) {
 		prev = r
 		i += size
 	}
-	return off, n, min(count, maxCount)
+	return match{off: off, n: n, count: min(count, maxCount)}
 }
 
 // blobs finds runs of the base64 alphabet at least minBase64Run long that
 // mix upper case, lower case and digits, and runs of hex digits at least
 // minHexRun long.
-func blobs(text []byte, _ *scanContext) (off, n, count int) {
+func blobs(text []byte, _ *scanContext) match {
+	off, n, count := 0, 0, 0
 	for i := 0; i < len(text); {
 		if classes[text[i]]&cBlob == 0 {
 			i++
@@ -250,18 +292,19 @@ func blobs(text []byte, _ *scanContext) (off, n, count int) {
 		}
 		i = j
 	}
-	return off, n, count
+	return match{off: off, n: n, count: count}
 }
 
 // directiveWords trigger the shadowing matcher. It then requires
 // directive phrasing right next to another tool's name: the name as the
 // subject of a directive ("send_email must …", "send_email should always
-// …"), or as its object ("always use send_email", "do not call
+// …"), as the subject of a sleeper's condition ("when send_email is
+// invoked"), or as its object ("always use send_email", "do not call
 // send_email", "instead of send_email", "when calling send_email"). A
 // name merely cited near a "must" ("the id must come from list_ids") is
 // an ordinary cross-reference.
 var (
-	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only"}
+	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed"}
 	directiveAfter = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b`)
 	})
@@ -270,15 +313,37 @@ var (
 	})
 )
 
+// A sleeper names another tool as the subject of its own call and then
+// directs the model: "when send_message is invoked, change …", "each
+// time `transfer_funds` gets called, also …". "When create_issue is
+// called with a template, labels are copied" is a cross-reference.
+var (
+	sleeperBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?[` + "`" + `'"]?$`)
+	})
+	sleeperAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)\s*,\s*` +
+			`(?:you\s+|the\s+(?:assistant|model|agent)\s+)?(?:must|should|always|also|first|instead|make\s+sure|ensure|change|replace|set|add|send|include|redirect|forward|copy|bcc|do\s+not|never)\b`)
+	})
+)
+
+// A prerequisite names the tool to call first ("you must call
+// 'resolve-library-id' first to obtain the ID"): a workflow, not a
+// directive about the other tool.
+var prerequisite = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:first|beforehand)\b`)
+})
+
 // shadowReach is how many bytes before and after a name the directive
 // phrasing is looked for in.
 const shadowReach = 60
 
 // shadowing finds names of other served tools with directive phrasing
 // right next to them.
-func shadowing(text []byte, c *scanContext) (off, n, count int) {
+func shadowing(text []byte, c *scanContext) match {
+	off, n, count := 0, 0, 0
 	if len(c.names) == 0 {
-		return 0, 0, 0
+		return match{}
 	}
 	for i := 0; i < len(text); {
 		if !isNameByte(text[i]) {
@@ -295,8 +360,9 @@ func shadowing(text []byte, c *scanContext) (off, n, count int) {
 		}
 		if _, ok := c.names[string(tok)]; ok && string(tok) != c.self {
 			end := i + len(tok)
-			if directiveAfter().Match(text[end:min(len(text), end+shadowReach)]) ||
-				directiveBefore().Match(text[max(0, i-shadowReach):i]) {
+			after, before := text[end:min(len(text), end+shadowReach)], text[max(0, i-shadowReach):i]
+			if directiveAfter().Match(after) || directiveBefore().Match(before) && !prerequisite().Match(after) ||
+				sleeperBefore().Match(before) && sleeperAfter().Match(after) {
 				if count == 0 {
 					off, n = i, len(tok)
 				}
@@ -307,7 +373,7 @@ func shadowing(text []byte, c *scanContext) (off, n, count int) {
 		}
 		i = j
 	}
-	return off, n, count
+	return match{off: off, n: n, count: count}
 }
 
 func isNameByte(c byte) bool {

@@ -1,0 +1,204 @@
+package poison
+
+// A cue is one kind of text addressed to the model, in one language: the
+// rows of MCP-SEC-MODEL-INSTRUCTION. kind names it in findings (never the
+// text), lang is "" for English, words are the lower-case ASCII trigger
+// words the prefilter looks for (a cue of non-ASCII text is triggered by
+// the non-ASCII bytes themselves, classes) and expr is its regexp,
+// matched case insensitively. Each cue is a row of the detector table,
+// so a text runs only the cues whose trigger words it holds.
+//
+// Every cue is written for precision: the phrase must address the model
+// and ask for what an honest tool never asks — to override earlier
+// instructions, to hide something from the user, to act before or beside
+// the tool it describes, to copy or send data to an address. A
+// description that merely addresses the model ("Use this tool when the
+// user asks…", "IMPORTANT: paths must be absolute") matches none.
+type cue struct {
+	kind    string
+	lang    string
+	classes byteClass
+	words   []string
+	expr    string
+}
+
+// The kinds of pattern, as findings name them.
+const (
+	kOverride  = "an override of earlier instructions"
+	kConceal   = "concealment from the user"
+	kTag       = "an instruction tag or chat-template token"
+	kNewBlock  = "new instructions"
+	kPriority  = "a priority marker addressed to the model"
+	kLineJump  = "line jumping: an instruction for before or beside any tool call"
+	kCovertCC  = "a covert copy (BCC)"
+	kSleeper   = "a sleeper instruction for another tool"
+	kSendAddr  = "an instruction to send data to an address"
+	kModelRole = "a model-role claim"
+	kMode      = "a mode switch or system override"
+	kConsent   = "a claim of the user's consent"
+	kShell     = "a shell payload"
+	kPresence  = "a trigger on another tool's presence"
+)
+
+// addr is a literal address data can be sent to: a URL, an e-mail
+// address or an international phone number.
+const addr = `(?:https?://|ftps?://|[\w.+-]+@[\w-]+\.[\w.-]+|\+\d{8,15}\b)`
+
+// cues is the table. English first, then the other languages: the same
+// kinds, each phrased as a native writer phrases it.
+var cues = []cue{
+	// English.
+	{kOverride, "", 0, []string{"ignore", "disregard", "forget", "override", "bypass"},
+		`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original|safety|security)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints|policies|restrictions|guardrails)` +
+			`|\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:of\s+)?(?:the\s+|what\s+(?:is|was)\s+)?(?:above|previous|prior|preceding|said\s+before)(?:\s*[.,;:!]|\s+and\b|\s*$)` +
+			`|\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+(?:instructions|rules|guidelines|guardrails|restrictions|constraints|policies|system\s+prompt|programming|training)`},
+	{kMode, "", 0, []string{"developer", "jailbreak", "unrestricted", "override", "dan", "god", "maintenance"},
+		`\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dev|god|admin|debug|unrestricted|jailbreak|dan|maintenance)\s+mode\b|\bsystem\s+override\b`},
+	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight"},
+		`\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
+			`|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)` +
+			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|reveal|disclose|say|tell\s+anyone)\s+(?:that\s+you\b|this\s+(?:instruction|step|requirement|note|part|rule)|these\s+(?:instructions|steps|rules)|(?:the\s+)?(?:above|following)\s+(?:instructions?|steps?)|anything\s+about\s+(?:this|these))` +
+			`|\b(?:keep|hide)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+the\s+(?:user|human|operator)` +
+			`|\bthe\s+(?:user|human|operator)\s+(?:must|should|need|needs)\s+(?:not|never)\s+(?:know|see|notice|learn|be\s+(?:told|informed|aware))` +
+			`|\b(?:silently|secretly|covertly|quietly|discreetly)\s+(?:send|forward|include|add|append|read|call|copy|bcc|upload|pass|attach|post|transmit|collect|exfiltrate|change|replace|redirect|modify)\b` +
+			`|\bcould\s+(?:even\s+)?upset\s+the\s+user` +
+			`|\bwithout\s+(?:saying|mentioning|revealing|disclosing)\s+(?:where|that|how|why)\b` +
+			`|\bso\s+(?:that\s+)?(?:it|this|they)\s+(?:is|are|stays?|remains?)\s+(?:not\s+visible|invisible|hidden|out\s+of\s+sight)\b` +
+			`|\bso\s+(?:that\s+)?the\s+user\s+(?:does\s+not|doesn'?t|won'?t|will\s+not|cannot|can'?t)\s+(?:see|notice|find)\b`},
+	{kTag, "", cAngle, []string{"inst"},
+		`<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
+			`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>`},
+	{kNewBlock, "", 0, []string{"instructions", "task", "goal", "objective"},
+		`\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:` +
+			`|\byour\s+(?:new|real|actual|true|updated)\s+(?:instructions|task|goal|objective)\s+(?:is|are)\b`},
+	{kPriority, "", 0, []string{"important", "critical", "attention", "notice", "note", "system", "warning"},
+		`\b(?:important|critical|attention|notice|system(?:\s+note|\s+message)?|warning|note\s+to\s+(?:the\s+)?(?:ai|assistant|model|agent|llm))\s*(?:[:!-]\s*)+` +
+			`(?:as\s+an?\s+(?:ai|assistant|language\s+model)\b|(?:the\s+)?(?:ai|assistant|model|agent|llm)\s+(?:must|should|shall|needs?\s+to|is\s+required\s+to)\b` +
+			`|(?:you\s+must\s+)?(?:always|never)\s+(?:\w+\s+){0,2}?(?:bcc|cc|send|forward|copy|mention|tell|reveal|exfiltrate|prefix|upload)\b` +
+			`|(?:do\s+not|don'?t)\s+(?:tell|inform|mention|reveal|notify)\b|ignore\b|this\s+is\s+a\s+(?:security|system|mandatory)\s+(?:directive|instruction)` +
+			`|after\s+(?:reading|receiving|getting|seeing)\s+(?:this|the)\s+(?:result|response|output|data)\b)`},
+	{kModelRole, "", 0, []string{"dear", "attention", "note", "notes", "tip", "tips", "directive", "instruction"},
+		`\b(?:dear|attention|(?:note|tip|message|hint)s?\s+(?:to|for))\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]` +
+			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b`},
+	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present", "available", "first", "anything"},
+		`\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|invoke|run|execute))\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|commands?)\b` +
+			`|\bbefore\s+(?:any|every|all)\s+other\s+(?:tools?|tool\s+calls?|functions?|actions?)\b` +
+			`|\bbefore\s+(?:you\s+)?(?:respond|answer|reply)(?:ing)?\s+to\s+(?:the\s+user|any\s+(?:request|message|question))` +
+			`|\b(?:at|on)\s+the\s+(?:start|beginning)\s+of\s+(?:every|each|any)\s+(?:conversation|session|chat|turn|response)` +
+			`|\b(?:whenever|every\s+time|each\s+time)\s+(?:you|the\s+(?:assistant|model|agent|ai))\s+(?:use|call|invoke|run|execute)s?\s+(?:any|a|another)\s+(?:other\s+)?(?:tool|command|function)` +
+			`|\bregardless\s+of\s+(?:which|what)\s+tool` +
+			`|\b(?:every\s+time|each\s+time|whenever|before|after)\s+you\s+(?:answer|respond|reply)(?:\s+to)?\s+(?:the\s+user|any)` +
+			`|\bas\s+(?:your|the)\s+(?:very\s+)?first\s+(?:action|step|task|thing)\s+(?:in|of)\s+(?:any|every|each)\s+(?:session|conversation|chat)` +
+			`|\bbefore\s+anything\s+else\s+in\s+(?:this|the|any|every)\s+(?:conversation|session|chat)` +
+			`|\beven\s+(?:if|when|though)\s+(?:this\s+tool|no\s+tool)\s+(?:is|was)\s+(?:not\s+)?(?:called|used|invoked|selected)` +
+			`|\b(?:instructions?|rules?|requirements?|directives?)\s+(?:applies|apply|take\s+effect)\s+(?:to|for)\s+(?:all|every|any)\s+(?:other\s+)?(?:tools?|tool\s+calls?|commands?)` +
+			`|\b(?:all|every|any)\s+(?:other\s+)?(?:shell\s+|terminal\s+)?commands?\s+(?:must|should)\s+(?:include|start\s+with|begin\s+with|be\s+prefixed)` +
+			`|\bas\s+soon\s+as\s+(?:this\s+tool\s+is\s+(?:loaded|listed|available|registered)|you\s+(?:see|read)\s+this)` +
+			`|\bwhen\s+this\s+tool\s+is\s+(?:loaded|listed|available|present|registered|installed)\b`},
+	{kCovertCC, "", 0, []string{"bcc", "blind", "always", "also"},
+		`\b(?:always|also|secretly|silently|additionally|automatically)\s+(?:bcc|cc|blind[- ]copy|blind[- ]carbon[- ]copy)\b` +
+			`|\b(?:add|include|put)\s+[^.\n]{0,40}?\b(?:to|in|as)\s+(?:the\s+)?bcc\b` +
+			`|\bbcc\s*:?\s*[\w.+-]+@`},
+	{kSleeper, "", 0, []string{"invoked", "called", "used", "run", "executed", "triggered"},
+		`\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)(?:\s+(?:on|by|from|in)\s+[^,.\n]{0,40})?\s*,\s*` +
+			`(?:you\s+|the\s+(?:assistant|model|agent)\s+)?(?:must|should|always|also|first|instead|make\s+sure|ensure|change|replace|set|add|send|include|redirect|forward|copy|bcc|do\s+not|never)\b`},
+	{kPresence, "", 0, []string{"available", "present", "loaded", "installed", "connected"},
+		`\bwhen(?:ever)?\s+(?:the\s+)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s*(?:,|or|and)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?)*\s+tools?\b[^.\n]{0,40}?\b(?:is|are)\s+(?:available|present|loaded|installed|connected)\b`},
+	{kConsent, "", 0, []string{"agreed", "approved", "consented", "authorised", "authorized", "ask", "allowed", "permitted", "matter", "regardless"},
+		`\bthe\s+user\s+(?:has\s+)?already\s+(?:agreed|approved|consented|authori[sz]ed)\b|\bthe\s+user\s+has\s+authori[sz]ed\s+you\b` +
+			`|\bnever\s+ask\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|before)\b` +
+			`|\byou\s+(?:are|have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed)\s+to\b[^.\n]{0,60}?\bwithout\s+(?:any\s+)?(?:confirmation|asking|approval|permission)` +
+			`|\b(?:no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:says|said|asks|asked|wants|wanted|chose|chooses)\b`},
+	{kShell, "", 0, []string{"curl", "wget", "bin", "tcp", "ncat", "netcat"},
+		`\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b` +
+			`|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*-e\s+/bin/(?:ba)?sh\b|/dev/tcp/` +
+			`|\bchmod\s+-R\s+0?777\s+~|\brm\s+-rf\s+(?:~|/)(?:\s|$|;)`},
+	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload"},
+		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail)\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr},
+
+	// Spanish.
+	{kOverride, "Spanish", 0, []string{"ignora", "ignore", "olvida", "olvide", "descarta", "instrucciones", "reglas", "indicaciones"},
+		`\b(?:ignora|ignore|olvida|olvide|descarta)\s+(?:todas\s+)?(?:las\s+)?(?:instrucciones|reglas|indicaciones)\s+(?:anteriores|previas)`},
+	{kConceal, "Spanish", 0, []string{"usuario", "digas", "diga", "menciones", "cuentes", "decirle", "informar", "avisar"},
+		`\bno\s+(?:se\s+lo\s+|le\s+|lo\s+)?(?:digas|diga|menciones|mencione|cuentes|cuente|informes|reveles)\s+(?:nada\s+)?(?:de\s+)?(?:esto\s+)?al\s+usuario` +
+			`|\bsin\s+(?:decirle|decir|informar|avisar)(?:le)?(?:\s+nada)?\s+al\s+usuario`},
+	{kLineJump, "Spanish", cHigh, []string{"antes", "responder", "herramienta"},
+		`\bantes\s+de\s+(?:usar|utilizar|llamar\s+a)\s+cualquier\s+otra\s+herramienta|\bantes\s+de\s+(?:responder|contestar)(?:le)?(?:\s+al\s+usuario)?\s*,`},
+	{kSleeper, "Spanish", cHigh, []string{"cuando", "invoque", "llame", "use", "ejecute"},
+		`\b(?:cuando|cada\s+vez\s+que)\s+se\s+(?:invoque|llame\s+a|use|utilice|ejecute)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s*,`},
+	{kSendAddr, "Spanish", cAt, []string{"http", "https", "ftp", "ftps"},
+		`\b(?:env[ií]a|env[ií]e|enviar|manda|mande|reenv[ií]a)\b[^.\n]{0,80}?\ba\s+` + addr},
+	// French.
+	{kOverride, "French", cHigh, []string{"ignore", "ignorer", "ignorez", "oublie", "oublier", "oubliez", "instructions", "consignes"},
+		`\b(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|r[èe]gles)\s+(?:pr[ée]c[ée]dentes|ant[ée]rieures|ci-dessus)`},
+	{kConceal, "French", cHigh, []string{"utilisateur", "utilisatrice", "dis", "dites", "sans", "parle", "parlez"},
+		`\bne\s+(?:le\s+|lui\s+|leur\s+)?(?:dis|dites|mentionne[sz]?|r[ée]v[èe]le[sz]?|signale[sz]?)\s+(?:rien|pas|jamais)\s+(?:de\s+cela\s+|cela\s+|ceci\s+)?(?:à|a)\s+l['’]utilisat(?:eur|rice)` +
+			`|\bn['’]en\s+parle[sz]?\s+pas\s+(?:à|a)\s+l['’]utilisat(?:eur|rice)` +
+			`|\bsans\s+(?:le\s+dire|en\s+informer|informer|pr[ée]venir|avertir)\s+(?:à\s+)?l['’]utilisat(?:eur|rice)`},
+	{kLineJump, "French", cHigh, []string{"avant", "utiliser", "outil", "outils", "répondre"},
+		`\bavant\s+d['’](?:utiliser|appeler)\s+(?:tout|un|n['’]importe\s+quel)\s+autre\s+outil|\bavant\s+de\s+r[ée]pondre(?:\s+[àa]\s+l['’]utilisat(?:eur|rice))?\s*,`},
+	{kSleeper, "French", cHigh, []string{"quand", "lorsque", "chaque"},
+		`\b(?:quand|lorsque|lorsqu['’]|chaque\s+fois\s+que)\s*[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s+est\s+(?:appel[ée]|invoqu[ée]|utilis[ée]|ex[ée]cut[ée])e?\s*,`},
+	{kSendAddr, "French", cAt, []string{"http", "https", "ftp", "ftps"},
+		`\b(?:envoie[sz]?|envoyer|transf[èe]re[sz]?|transf[ée]rer)\b[^.\n]{0,80}?(?:à|\ba|\bvers)\s+` + addr},
+	// German.
+	{kOverride, "German", cHigh, []string{"ignoriere", "ignorieren", "vergiss", "vergessen", "missachte", "anweisungen"},
+		`\b(?:ignoriere|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte)\s+(?:alle\s+)?(?:die\s+)?(?:vorherigen|bisherigen|obigen|vorigen|fr[üu]heren)\s+(?:anweisungen|instruktionen|regeln|befehle)`},
+	{kConceal, "German", cHigh, []string{"benutzer", "nutzer", "anwender", "sag", "sage", "sagen", "verrate", "ohne"},
+		`\b(?:sag|sage|sagen\s+sie|erw[äa]hne|erw[äa]hnen\s+sie|verrate|verraten\s+sie)\s+(?:es\s+|das\s+|dies\s+)?(?:dem|den)\s+(?:benutzer|nutzer|anwender)\s+nicht` +
+			`|\bohne\s+(?:den|dem)\s+(?:benutzer|nutzer|anwender)\s+(?:zu\s+)?(?:informieren|benachrichtigen|fragen|sagen)` +
+			`|\b(?:der|die)\s+(?:benutzer|nutzer|anwender)(?:in)?\s+(?:darf|soll)\s+(?:nichts|nicht)\s+(?:davon\s+)?(?:wissen|erfahren|merken)` +
+			`|\berw[äa]hne\s+(?:das|dies|es)\s+(?:dem\s+(?:benutzer|nutzer|anwender)\s+(?:gegen[üu]ber\s+)?)?(?:niemals|nie|nicht)\b`},
+	{kLineJump, "German", cHigh, []string{"bevor"},
+		`\bbevor\s+(?:du|sie)\s+(?:ein\s+|irgendein\s+)?(?:anderes\s+)?(?:werkzeug|tool)\s+(?:verwendest|benutzt|aufrufst|verwenden|benutzen|aufrufen)` +
+			`|\bbevor\s+(?:du|sie)\s+(?:dem\s+(?:benutzer|nutzer)\s+)?antwort(?:est|en)\b`},
+	{kSleeper, "German", cHigh, []string{"wenn", "sobald", "aufgerufen", "verwendet", "benutzt"},
+		`\b(?:wenn|sobald|jedes\s+mal\s+wenn)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:aufgerufen|verwendet|benutzt|ausgef[üu]hrt)\s+wird\s*,`},
+	{kSendAddr, "German", cAt, []string{"http", "https", "ftp", "ftps"},
+		`\b(?:sende|senden\s+sie|schicke|schicken\s+sie|leite)\b[^.\n]{0,80}?\b(?:an|nach)\s+` + addr},
+	// Portuguese.
+	{kOverride, "Portuguese", cHigh, []string{"ignore"},
+		`\b(?:ignore|esque[çc]a)\s+(?:todas\s+)?as\s+instru[çc][õo]es\s+anteriores`},
+	{kConceal, "Portuguese", cHigh, []string{"conte", "diga", "informe", "sem"},
+		`\bn[ãa]o\s+(?:conte|diga|informe|mencione)\s+(?:nada\s+)?(?:disso\s+|isso\s+)?ao\s+usu[áa]rio` +
+			`|\bsem\s+(?:contar|dizer|informar|avisar)\s+(?:nada\s+)?ao\s+usu[áa]rio`},
+	// Italian.
+	{kOverride, "Italian", 0, []string{"ignora", "dimentica", "istruzioni"},
+		`\b(?:ignora|dimentica)\s+(?:tutte\s+)?le\s+istruzioni\s+precedenti`},
+	{kConceal, "Italian", 0, []string{"utente", "dire", "dirlo", "senza"},
+		`\bnon\s+(?:dire|dirlo|dirgli|informare|menzionare)\s+(?:nulla\s+)?(?:all['’]|a\s+l['’])utente` +
+			`|\bsenza\s+(?:dirlo|informare|avvisare)\s+(?:all['’]|l['’])utente`},
+	// Russian.
+	{kOverride, "Russian", cHigh, nil,
+		`(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прошлые|прежние|вышеуказанные)\s+(?:инструкции|указания|правила)`},
+	{kConceal, "Russian", cHigh, nil,
+		`не\s+(?:говори|говорите|сообщай|сообщайте|рассказывай|рассказывайте)\s+(?:об\s+этом\s+|ничего\s+)?пользователю`},
+	// Chinese.
+	{kOverride, "Chinese", cHigh, nil,
+		`(?:忽略|无视|忘记|忽视|忘掉)(?:掉)?(?:所有|全部)?(?:的)?(?:之前|以前|先前|上面|上述|以上|前面)(?:的)?(?:所有|全部)?(?:的)?(?:指令|指示|说明|规则|提示)`},
+	{kConceal, "Chinese", cHigh, nil,
+		`(?:不要|别|切勿|请勿|不得|不可)(?:告诉|告知|通知|提醒|透露给?)(?:用户|使用者)|不要让(?:用户|使用者)(?:知道|发现|看到)|(?:瞒着|隐瞒)(?:用户|使用者)`},
+	{kSendAddr, "Chinese", cHigh, nil,
+		`(?:发送|发给|发到|转发|上传|寄送)[^。\n]{0,40}?` + addr},
+	// Japanese.
+	{kOverride, "Japanese", cHigh, nil,
+		`(?:以前|前|上記|これまで)の(?:すべての)?(?:指示|命令|ルール)を無視`},
+	{kConceal, "Japanese", cHigh, nil,
+		`ユーザー(?:に|には)(?:言わない|伝えない|知らせない|教えない|言うな|伝えるな)`},
+}
+
+// cueRows returns the table rows of MCP-SEC-MODEL-INSTRUCTION: one per
+// cue, each with its own prefilter and regexp, all reporting the one
+// rule (the first that matches a field is its finding).
+func cueRows(rule string, fields fieldMask) []*detector {
+	rows := make([]*detector, len(cues))
+	for i, c := range cues {
+		kind := c.kind
+		if c.lang != "" {
+			kind += ", " + c.lang
+		}
+		rows[i] = &detector{rule: rule, what: "text addressed to the model", kind: kind, fields: fields,
+			classes: c.classes, words: c.words, match: pattern(`(?i)` + c.expr)}
+	}
+	return rows
+}
