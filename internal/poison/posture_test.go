@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,10 @@ const (
 	minPrecision = 0.98
 	recallFloor  = 0.57
 )
+
+// postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
+// lists each hit with the rules and pointers that fired.
+var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
 
 // A postureItem is one line of testdata/posture/*.jsonl: a served tool
 // definition with its label and provenance (testdata/posture/README.md).
@@ -237,7 +242,7 @@ func TestPosture(t *testing.T) {
 	byKind := map[string]*tally{}
 	var kinds []string
 	misses := map[string][]string{}
-	var w strings.Builder
+	var w, hits strings.Builder
 	for _, it := range poisoned {
 		fired := evalPoisoned(t, it)
 		hit[it.ID] = len(fired) > 0
@@ -250,7 +255,9 @@ func TestPosture(t *testing.T) {
 		k.n++
 		if hit[it.ID] {
 			k.hit++
-			t.Logf("hit %s: %s", it.ID, strings.Join(fired, ", "))
+			if *postureHits {
+				fmt.Fprintf(&hits, "  %s: %s\n", it.ID, strings.Join(fired, ", "))
+			}
 		} else {
 			misses[it.Kind] = append(misses[it.Kind], it.ID)
 		}
@@ -296,6 +303,9 @@ func TestPosture(t *testing.T) {
 		if len(misses[k]) > 0 {
 			fmt.Fprintf(&w, "  %s: %s\n", k, strings.Join(misses[k], " "))
 		}
+	}
+	if *postureHits {
+		fmt.Fprintf(&w, "hits (ids):\n%s", hits.String())
 	}
 	fmt.Fprintf(&w, "false alarms (ids):\n")
 	ids := make([]string, 0, len(alarms))
