@@ -47,10 +47,14 @@ type postureItem struct {
 	// one (the targets of a sleeper, the originals of a look-alike);
 	// ShadowTools the target's shadow_tools; PreviousDescription what
 	// the tool served before, for a rug pull.
-	ServedWith          []string        `json:"served_with"`
-	ShadowTools         []string        `json:"shadow_tools"`
-	PreviousDescription *string         `json:"previous_description"`
-	Tool                json.RawMessage `json:"tool"`
+	ServedWith          []string `json:"served_with"`
+	ShadowTools         []string `json:"shadow_tools"`
+	PreviousDescription *string  `json:"previous_description"`
+	// Pointer, when set, is where the payload is (RFC 6901): a hit must
+	// be a finding at it or below it, so a finding that only lands
+	// elsewhere is no hit.
+	Pointer string          `json:"pointer"`
+	Tool    json.RawMessage `json:"tool"`
 
 	tool mcp.Tool
 }
@@ -130,16 +134,17 @@ func postureCorpus(tb testing.TB) []*postureItem {
 }
 
 // flagged reports the MCP-SEC rules of WARN or ERROR severity that fire
-// on subject in fs, as "RULE pointer" (never the text). INFO inventory
-// rules (URL, e-mail) are no verdict and do not count.
-func flagged(fs []catalogue.Finding, subject string) []string {
-	var out []string
+// on subject in fs, as "RULE pointer" (never the text), and whether one
+// fired at pointer or below it (any, for an empty pointer). INFO
+// inventory rules (URL, e-mail) are no verdict and do not count.
+func flagged(fs []catalogue.Finding, subject, pointer string) (out []string, at bool) {
 	for _, f := range fs {
 		if f.Tool == subject && f.Severity != catalogue.Info && strings.HasPrefix(f.Rule, "MCP-SEC-") {
 			out = append(out, f.Rule+" "+f.Pointer)
+			at = at || pointer == "" || f.Pointer == pointer || strings.HasPrefix(f.Pointer, pointer+"/")
 		}
 	}
-	return out
+	return out, at
 }
 
 // stub is an honest tool of the given name served beside a poisoned one.
@@ -157,8 +162,8 @@ func stub(tb testing.TB, name string) mcp.Tool {
 // surface, the way a probe sees it: the item served first, then the honest
 // tools it is served with, the target's shadow_tools, and, for a rug pull,
 // the description it served before as the declared one. It returns what
-// fired on the item.
-func evalPoisoned(tb testing.TB, it *postureItem) []string {
+// fired on the item, and whether it fired where the payload is.
+func evalPoisoned(tb testing.TB, it *postureItem) ([]string, bool) {
 	served := []mcp.Tool{it.tool}
 	for _, name := range it.ServedWith {
 		served = append(served, stub(tb, name))
@@ -169,7 +174,7 @@ func evalPoisoned(tb testing.TB, it *postureItem) []string {
 	if it.PreviousDescription != nil {
 		fs = append(fs, Growth("", it.tool.Name, *it.PreviousDescription, it.tool.Description)...)
 	}
-	return flagged(fs, it.tool.Name)
+	return flagged(fs, it.tool.Name, it.Pointer)
 }
 
 // evalBenign runs the rules over each benign server's tools as one served
@@ -198,7 +203,7 @@ func evalBenign(items []*postureItem) map[string][]string {
 		names := Names(served, nil, nil)
 		for _, it := range its {
 			fs := append(s.Tool(it.tool), names...)
-			if f := flagged(fs, it.tool.Name); len(f) > 0 {
+			if f, _ := flagged(fs, it.tool.Name, ""); len(f) > 0 {
 				out[it.ID] = f
 			}
 		}
@@ -242,10 +247,14 @@ func TestPosture(t *testing.T) {
 	byKind := map[string]*tally{}
 	var kinds []string
 	misses := map[string][]string{}
+	var elsewhere []string
 	var w, hits strings.Builder
 	for _, it := range poisoned {
-		fired := evalPoisoned(t, it)
-		hit[it.ID] = len(fired) > 0
+		fired, at := evalPoisoned(t, it)
+		hit[it.ID] = at && len(fired) > 0
+		if len(fired) > 0 && !at {
+			elsewhere = append(elsewhere, fmt.Sprintf("%s (payload at %s): %s", it.ID, it.Pointer, strings.Join(fired, ", ")))
+		}
 		k := byKind[it.Kind]
 		if k == nil {
 			k = &tally{}
@@ -303,6 +312,9 @@ func TestPosture(t *testing.T) {
 		if len(misses[k]) > 0 {
 			fmt.Fprintf(&w, "  %s: %s\n", k, strings.Join(misses[k], " "))
 		}
+	}
+	if len(elsewhere) > 0 {
+		fmt.Fprintf(&w, "misses flagged elsewhere than the payload (counted as misses):\n  %s\n", strings.Join(elsewhere, "\n  "))
 	}
 	if *postureHits {
 		fmt.Fprintf(&w, "hits (ids):\n%s", hits.String())
