@@ -280,7 +280,19 @@ func TestPosture(t *testing.T) {
 	}
 	precision, recall := ratio(tp, tp+fp), ratio(tp, len(poisoned))
 
-	// Tag-stripped variants against their originals.
+	// Published items against driftd's variants of them, and tag-stripped
+	// variants against their originals.
+	var published, derived tally
+	for _, it := range poisoned {
+		k := &published
+		if it.Derived {
+			k = &derived
+		}
+		k.n++
+		if hit[it.ID] {
+			k.hit++
+		}
+	}
 	var strip, orig tally
 	for _, it := range poisoned {
 		if it.Kind != "tag-stripped" {
@@ -300,6 +312,8 @@ func TestPosture(t *testing.T) {
 		len(poisoned), countDerived(poisoned), len(sources), len(benign), len(servers))
 	fmt.Fprintf(&w, "precision %.3f  recall %.3f  (%d hits, %d misses, %d false alarms)\n",
 		precision, recall, tp, len(poisoned)-tp, fp)
+	fmt.Fprintf(&w, "recall %.3f on the %d published items, %.3f on the %d derived variants\n",
+		ratio(published.hit, published.n), published.n, ratio(derived.hit, derived.n), derived.n)
 	fmt.Fprintf(&w, "tag-stripped: recall %.3f on %d variants, %.3f on their originals\n",
 		ratio(strip.hit, strip.n), strip.n, ratio(orig.hit, orig.n))
 	slices.Sort(kinds)
