@@ -24,7 +24,7 @@ IMAGE    ?= registry.example.com/driftd
 # fixed in Go 1.27), with no failing input. A count has no deadline to race.
 FUZZTIME ?= 100000x
 
-.PHONY: build test fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image release
+.PHONY: build test posture-eval fuzz lint bench bench-scale bench-deps run clean deploy-check e2e conformance faults soak browser mixin image release
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -tags '$(GOTAGS)' -ldflags "$(LDFLAGS)" -o bin/driftd ./cmd/driftd
@@ -36,6 +36,15 @@ test:
 	$(GO) test -race -count=1 ./...
 	$(MAKE) fuzz FUZZTIME=20000x
 	$(MAKE) deploy-check
+
+# The MCP-SEC rules measured on the labelled corpus of
+# internal/poison/testdata/posture (docs/security.md, "The posture
+# corpus"): precision, recall by kind, tag-stripped variants against their
+# originals, misses and false alarms by id, never the text. make test runs
+# the same test and fails below precision 0.98 or the committed recall
+# floor. POSTURE_FLAGS=-posture.hits also lists what fired on each hit.
+posture-eval:
+	$(GO) test -count=1 -run '^TestPosture$$' -v ./internal/poison -args $(POSTURE_FLAGS)
 
 # The shipped deploy artefacts, checked offline (docs/deploy.md,
 # "Validating offline"): alert rules and their promtool tests; in
