@@ -45,14 +45,15 @@ func (f fleet) config(srv *benchServer, stateDir string) []byte {
 // startDaemon writes the fleet's configuration under name and starts
 // `driftd run` on a loopback port it chooses, reading the address back
 // from driftd's JSON log, then waits until /-/ready.
-func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer, f fleet) (*daemon, error) {
+func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer, f fleet, extra ...string) (*daemon, error) {
 	dir := filepath.Join(h.tmp, name)
 	cfg, err := h.writeFile(filepath.Join(name, "driftd.yml"), f.config(srv, filepath.Join(dir, "state")))
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(h.driftd, "run", "--config", cfg, "--web.listen-address=127.0.0.1:0",
-		"--web.enable-lifecycle", "--log.format=json")
+	args := append([]string{"run", "--config", cfg, "--web.listen-address=127.0.0.1:0",
+		"--web.enable-lifecycle", "--log.format=json"}, extra...)
+	cmd := exec.Command(h.driftd, args...)
 	p, err := h.start(name, cmd)
 	if err != nil {
 		return nil, err

@@ -115,7 +115,7 @@ func run(ctx context.Context, driftd, cmd string, args []string) (err error) {
 		}
 		return nil
 	case "scale":
-		ctx, cancel := context.WithTimeout(ctx, 45*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 90*time.Minute)
 		defer cancel()
 		if err := h.scale(ctx); err != nil {
 			return fmt.Errorf("scale: %w", err)
