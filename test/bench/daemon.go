@@ -59,13 +59,16 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 		return nil, err
 	}
 	d := &daemon{proc: p, configPath: cfg, dir: dir, runs: newRunLog(p.log)}
-	deadline := time.Now().Add(60 * time.Second)
+	// A fleet's configuration and manifests take a while to read: 60 s,
+	// and 2 ms more a target past 30,000.
+	wait := 60*time.Second + time.Duration(max(f.n-30_000, 0))*2*time.Millisecond
+	deadline := time.Now().Add(wait)
 	for d.url == "" {
 		if err := p.alive(); err != nil {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s logged no listen address in 60s%s", name, p.tail())
+			return nil, fmt.Errorf("%s logged no listen address in %v%s", name, wait, p.tail())
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err
@@ -84,7 +87,7 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s not ready in 60s%s", name, p.tail())
+			return nil, fmt.Errorf("%s not ready in %v%s", name, wait, p.tail())
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err
