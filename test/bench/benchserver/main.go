@@ -124,6 +124,16 @@ func run(sets string, legacy bool, ports int, fleet string) error {
 // manifest the harness wrote (from the page cache). The modern handler is
 // stateless, so a handler per request serves as one per target would.
 func fleetHandler(dir string, i int, legacy bool) (*mcptest.Handler, error) {
+	tools, err := fleetTools(dir, i)
+	if err != nil {
+		return nil, err
+	}
+	return mcptest.NewHandler(mcptest.Options{Tools: tools, Legacy: legacy, NoLog: true}), nil
+}
+
+// fleetTools is what fleet target i serves: its manifest's tools, read
+// from dir, as benchgen.FleetServed changes them.
+func fleetTools(dir string, i int) ([]json.RawMessage, error) {
 	b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
 	if err != nil {
 		return nil, fmt.Errorf("fleet target %d: no manifest", i)
@@ -134,5 +144,5 @@ func fleetHandler(dir string, i int, legacy bool) (*mcptest.Handler, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("fleet target %d: %v", i, err)
 	}
-	return mcptest.NewHandler(mcptest.Options{Tools: benchgen.FleetServed(i, m.Tools), Legacy: legacy, NoLog: true}), nil
+	return benchgen.FleetServed(i, m.Tools), nil
 }
