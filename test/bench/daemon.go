@@ -59,9 +59,10 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 		return nil, err
 	}
 	d := &daemon{proc: p, configPath: cfg, dir: dir, runs: newRunLog(p.log)}
-	// A fleet's configuration and manifests take a while to read: 60 s,
-	// and 2 ms more a target past 30,000.
-	wait := 60*time.Second + time.Duration(max(f.n-30_000, 0))*2*time.Millisecond
+	// A fleet's configuration and manifests take a while to read before
+	// driftd listens (20,000 distinct manifests took over a minute): 60 s
+	// and 5 ms more a target.
+	wait := 60*time.Second + time.Duration(f.n)*5*time.Millisecond
 	deadline := time.Now().Add(wait)
 	for d.url == "" {
 		if err := p.alive(); err != nil {
