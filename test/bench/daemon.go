@@ -59,9 +59,8 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 		return nil, err
 	}
 	d := &daemon{proc: p, configPath: cfg, dir: dir, runs: newRunLog(p.log)}
-	// A fleet's configuration and manifests take a while to read before
-	// driftd listens (20,000 distinct manifests took over a minute): 60 s
-	// and 5 ms more a target.
+	// A fleet's configuration takes a while to read before driftd
+	// listens: 60 s and 5 ms more a target.
 	wait := 60*time.Second + time.Duration(f.n)*5*time.Millisecond
 	deadline := time.Now().Add(wait)
 	for d.url == "" {

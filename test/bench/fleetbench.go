@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/driftd/driftd/internal/benchgen"
+	"github.com/driftd/driftd/test/bench/toolset"
 )
 
 const (
@@ -42,6 +43,17 @@ func (h *harness) fleetBench(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The replicas start on a one-tool manifest and server and are then
+	// reloaded onto the fleet: a daemon started on 20,000 distinct
+	// manifests ran targets for minutes before it listened.
+	fillSrv, err := h.startServer(ctx, "1", false, fleetPorts)
+	if err != nil {
+		return err
+	}
+	fillMF, err := h.writeFile("fleet-fill.json", toolset.Manifest(0, 1))
+	if err != nil {
+		return err
+	}
 	tools, drifting := fleetTotals(n)
 	fmt.Fprintf(h.out, "\nfleet: driftd run, %d distinct servers on %s, each its own manifest (%d tools, %.1f a target on average; %d drifting); bench server in its own process on %d ports; steady window %v after a %v drain\n",
 		n, fleetSchedule, tools, float64(tools)/float64(n), drifting, fleetPorts, window, drain)
@@ -50,7 +62,7 @@ func (h *harness) fleetBench(ctx context.Context) error {
 		if k == 0 {
 			continue
 		}
-		r, err := h.fleetRun(ctx, srv, f, k, window, drain)
+		r, err := h.fleetRun(ctx, srv, fillSrv, fillMF, f, k, window, drain)
 		if err != nil {
 			return fmt.Errorf("%d replica(s): %w%s", k, err, srv.tail())
 		}
@@ -106,7 +118,7 @@ type fleetReport struct {
 
 // fleetRun starts k replicas (--shard i/k when k > 1) of the fleet and
 // measures them; it stops them before it returns.
-func (h *harness) fleetRun(ctx context.Context, srv *benchServer, f fleet, k int, steady, drain time.Duration) (r fleetReport, err error) {
+func (h *harness) fleetRun(ctx context.Context, srv, fillSrv *benchServer, fillMF string, f fleet, k int, steady, drain time.Duration) (r fleetReport, err error) {
 	defer h.stopSince(len(h.procs))
 	start := time.Now()
 	r = fleetReport{n: f.n, k: k, window: steady}
@@ -116,11 +128,16 @@ func (h *harness) fleetRun(ctx context.Context, srv *benchServer, f fleet, k int
 		if k > 1 {
 			extra = []string{fmt.Sprintf("--shard=%d/%d", i, k)}
 		}
-		d, err := h.startDaemon(ctx, fmt.Sprintf("driftd-fleet-%d-of-%d", i, k), srv, f, extra...)
+		d, err := h.startDaemon(ctx, fmt.Sprintf("driftd-fleet-%d-of-%d", i, k), fillSrv, fleet{n: f.n, schedule: f.schedule, manifests: []string{fillMF}}, extra...)
 		if err != nil {
 			return r, err
 		}
 		ds = append(ds, d)
+	}
+	for _, d := range ds {
+		if err := d.reload(srv, f); err != nil {
+			return r, err
+		}
 	}
 	r.startedAt = time.Since(start)
 	if r.settled, r.unsettled, err = waitFleetRan(ctx, ds, f.n, fleetPeriod+5*time.Second, 2*fleetPeriod); err != nil {
@@ -291,7 +308,7 @@ func (h *harness) printFleet(r fleetReport) {
 		h.printf("%d targets had not run %v after the start", r.unsettled, r.settled.Round(time.Second))
 	}
 	h.printf("server CPU in the steady window (information): %.1f %% of the machine", 100*r.srvCPU.Seconds()/(r.window.Seconds()*cores))
-	h.printf("phases: start %v, first run of every target %v, steady window %v; whole phase %v",
+	h.printf("phases: start and reload onto the fleet %v, first run of every target %v, steady window %v; whole phase %v",
 		r.startedAt.Round(time.Second), r.settled.Round(time.Second), r.window, r.tookAll.Round(time.Second))
 }
 
