@@ -182,8 +182,9 @@ bench-scale: build
 	$(GO) run ./test/bench -driftd bin/driftd scale
 
 # 100,000 distinct targets at @every 5m on one replica, then over 4 shards
-# on the same machine (issue 40): about 25 minutes and ~10 GB of manifests
-# in $$TMPDIR, not in CI. DRIFTD_BENCH_FLEET_TARGETS (default 100000),
+# on the same machine (issue 40): two phases of at least 11 minutes each at
+# the defaults, ~10 GB of manifests in $$TMPDIR; not in CI. 10,000 targets
+# took 24 minutes with a 3m window and 1m drain (docs/benchmarks.md). DRIFTD_BENCH_FLEET_TARGETS (default 100000),
 # DRIFTD_BENCH_FLEET_WINDOW and _DRAIN (default 5m each),
 # DRIFTD_BENCH_FLEET_SHARDS (default 4; 0 skips the sharded phase).
 bench-fleet: build
