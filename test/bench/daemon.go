@@ -45,26 +45,30 @@ func (f fleet) config(srv *benchServer, stateDir string) []byte {
 // startDaemon writes the fleet's configuration under name and starts
 // `driftd run` on a loopback port it chooses, reading the address back
 // from driftd's JSON log, then waits until /-/ready.
-func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer, f fleet) (*daemon, error) {
+func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer, f fleet, extra ...string) (*daemon, error) {
 	dir := filepath.Join(h.tmp, name)
 	cfg, err := h.writeFile(filepath.Join(name, "driftd.yml"), f.config(srv, filepath.Join(dir, "state")))
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(h.driftd, "run", "--config", cfg, "--web.listen-address=127.0.0.1:0",
-		"--web.enable-lifecycle", "--log.format=json")
+	args := append([]string{"run", "--config", cfg, "--web.listen-address=127.0.0.1:0",
+		"--web.enable-lifecycle", "--log.format=json"}, extra...)
+	cmd := exec.Command(h.driftd, args...)
 	p, err := h.start(name, cmd)
 	if err != nil {
 		return nil, err
 	}
 	d := &daemon{proc: p, configPath: cfg, dir: dir, runs: newRunLog(p.log)}
-	deadline := time.Now().Add(60 * time.Second)
+	// A fleet's configuration takes a while to read before driftd
+	// listens: 60 s and 5 ms more a target.
+	wait := 60*time.Second + time.Duration(f.n)*5*time.Millisecond
+	deadline := time.Now().Add(wait)
 	for d.url == "" {
 		if err := p.alive(); err != nil {
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s logged no listen address in 60s%s", name, p.tail())
+			return nil, fmt.Errorf("%s logged no listen address in %v%s", name, wait, p.tail())
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err
@@ -83,7 +87,7 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 			return nil, err
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("%s not ready in 60s%s", name, p.tail())
+			return nil, fmt.Errorf("%s not ready in %v%s", name, wait, p.tail())
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err

@@ -4,6 +4,7 @@
 //
 //	go run ./test/bench [-driftd bin/driftd] bench [inspector] [blackbox]
 //	go run ./test/bench [-driftd bin/driftd] scale
+//	go run ./test/bench [-driftd bin/driftd] fleet
 //
 // Nothing here fails on timing. The exit code is 1 only for a harness
 // failure: a server that did not start, a probe that failed, a tool that is
@@ -55,7 +56,7 @@ var stepOrder = []string{"inspector", "blackbox"}
 func main() {
 	driftd := flag.String("driftd", "bin/driftd", "the driftd binary to measure (make build)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: go run ./test/bench [-driftd PATH] bench [%s ...] | scale\n", stepOrder[0])
+		fmt.Fprintf(os.Stderr, "usage: go run ./test/bench [-driftd PATH] bench [%s ...] | scale | fleet\n", stepOrder[0])
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -114,15 +115,22 @@ func run(ctx context.Context, driftd, cmd string, args []string) (err error) {
 			}
 		}
 		return nil
+	case "fleet":
+		ctx, cancel := context.WithTimeout(ctx, 3*time.Hour)
+		defer cancel()
+		if err := h.fleetBench(ctx); err != nil {
+			return fmt.Errorf("fleet: %w", err)
+		}
+		return nil
 	case "scale":
-		ctx, cancel := context.WithTimeout(ctx, 45*time.Minute)
+		ctx, cancel := context.WithTimeout(ctx, 90*time.Minute)
 		defer cancel()
 		if err := h.scale(ctx); err != nil {
 			return fmt.Errorf("scale: %w", err)
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown command %q (want bench or scale)", cmd)
+	return fmt.Errorf("unknown command %q (want bench, scale or fleet)", cmd)
 }
 
 // header names what was measured and on what: the machine is shared, so

@@ -33,6 +33,12 @@ func (s *benchServer) cpu() (time.Duration, error) { return procCPU(s.pid()) }
 // startServer builds the bench server once per harness and starts it with
 // the given tool sets (e.g. "50" or "20,25,30,40,50") on ports listeners.
 func (h *harness) startServer(ctx context.Context, sets string, legacy bool, ports int) (*benchServer, error) {
+	return h.startFleetServer(ctx, sets, legacy, ports, "")
+}
+
+// startFleetServer is startServer serving, when fleetDir is not empty,
+// benchgen's fleet target i at /t/i/mcp from its manifest fleetDir/i.json.
+func (h *harness) startFleetServer(ctx context.Context, sets string, legacy bool, ports int, fleetDir string) (*benchServer, error) {
 	if h.server == "" {
 		bin := filepath.Join(h.tmp, "benchserver")
 		build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./test/bench/benchserver")
@@ -45,6 +51,9 @@ func (h *harness) startServer(ctx context.Context, sets string, legacy bool, por
 	args := []string{"-sets", sets, "-ports", fmt.Sprint(ports)}
 	if legacy {
 		args = append(args, "-legacy")
+	}
+	if fleetDir != "" {
+		args = append(args, "-fleet", fleetDir)
 	}
 	cmd := exec.Command(h.server, args...)
 	stdout, err := cmd.StdoutPipe()

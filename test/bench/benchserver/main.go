@@ -3,7 +3,10 @@
 // strict mcptest handlers on 127.0.0.1 and prints its base URLs (one per
 // -ports listener, space-separated) on the first line of stdout:
 //
-//	/t/<i>/mcp   target i: tool set i mod len(-sets)
+//	/t/<i>/mcp   target i: tool set i mod len(-sets); with -fleet DIR, target
+//	             i of benchgen's fleet: the tools of DIR/<i>.json (its
+//	             manifest, benchgen.FleetManifest), served as
+//	             benchgen.FleetServed (a drifting target's first tool changed)
 //	/mcp         tool set 0
 //	/ok          200 "ok" (a trivial endpoint for blackbox_exporter)
 //
@@ -12,6 +15,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,11 +24,13 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/driftd/driftd/internal/benchgen"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 	"github.com/driftd/driftd/test/bench/rlimit"
 	"github.com/driftd/driftd/test/bench/toolset"
@@ -34,14 +40,15 @@ func main() {
 	sets := flag.String("sets", "50", "tools per set, comma-separated; set s serves toolset.Tools(s, n)")
 	legacy := flag.Bool("legacy", false, "serve initialize-based (2025-11-25) only")
 	ports := flag.Int("ports", 1, "listeners, each on its own loopback port, all serving the same")
+	fleet := flag.String("fleet", "", "serve /t/<i>/mcp as benchgen's fleet target i, its manifest read from DIR/<i>.json")
 	flag.Parse()
-	if err := run(*sets, *legacy, *ports); err != nil {
+	if err := run(*sets, *legacy, *ports, *fleet); err != nil {
 		fmt.Fprintln(os.Stderr, "benchserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sets string, legacy bool, ports int) error {
+func run(sets string, legacy bool, ports int, fleet string) error {
 	rlimit.RaiseNoFile()
 	var handlers []http.Handler
 	for s, f := range strings.Split(sets, ",") {
@@ -59,7 +66,16 @@ func run(sets string, legacy bool, ports int) error {
 			http.NotFound(w, r)
 			return
 		}
-		handlers[i%len(handlers)].ServeHTTP(w, r)
+		if fleet == "" {
+			handlers[i%len(handlers)].ServeHTTP(w, r)
+			return
+		}
+		h, err := fleetHandler(fleet, i, legacy)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok\n") })
 
@@ -100,4 +116,33 @@ func run(sets string, legacy bool, ports int) error {
 		return err
 	}
 	return nil
+}
+
+// fleetHandler answers one request of fleet target i. Nothing is held
+// between requests: a fleet of 100,000 servers' tools would not fit this
+// process, and generating them again costs more than reading the
+// manifest the harness wrote (from the page cache). The modern handler is
+// stateless, so a handler per request serves as one per target would.
+func fleetHandler(dir string, i int, legacy bool) (*mcptest.Handler, error) {
+	tools, err := fleetTools(dir, i)
+	if err != nil {
+		return nil, err
+	}
+	return mcptest.NewHandler(mcptest.Options{Tools: tools, Legacy: legacy, NoLog: true}), nil
+}
+
+// fleetTools is what fleet target i serves: its manifest's tools, read
+// from dir, as benchgen.FleetServed changes them.
+func fleetTools(dir string, i int) ([]json.RawMessage, error) {
+	b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
+	if err != nil {
+		return nil, fmt.Errorf("fleet target %d: no manifest", i)
+	}
+	var m struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("fleet target %d: %v", i, err)
+	}
+	return benchgen.FleetServed(i, m.Tools), nil
 }
