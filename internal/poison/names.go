@@ -20,6 +20,9 @@ import (
 // and l, rn and m read alike), in lower case, with - read as _. Two
 // names with the same fold read alike.
 func fold(name string) string {
+	if folded(name) {
+		return name
+	}
 	var b strings.Builder
 	b.Grow(len(name))
 	for _, r := range name {
@@ -32,6 +35,20 @@ func fold(name string) string {
 	s := confusables.Skeleton(norm.NFKC.String(b.String()))
 	s = confusables.Skeleton(strings.ToLower(s))
 	return strings.ReplaceAll(strings.ToLower(s), "-", "_")
+}
+
+// folded reports whether name is its own fold: only bytes that every step
+// of fold leaves alone (lower-case ASCII letters but m, which the skeleton
+// reads as rn; digits 2-9; _ and .). Most served names are, and fold runs
+// on every served name of every run.
+func folded(name string) bool {
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' && c != 'm' || c >= '2' && c <= '9' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // Names returns the MCP-SEC-CONFUSABLE-NAME findings of a served tool

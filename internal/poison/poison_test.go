@@ -1,6 +1,9 @@
 package poison
 
 import (
+	"github.com/mtibben/confusables"
+	"golang.org/x/text/unicode/norm"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -374,6 +377,24 @@ func TestNamesLookAlikeAndShadow(t *testing.T) {
 		tool, frag, _ := strings.Cut(c.want, ": ")
 		if len(fs) != 1 || fs[0].Tool != tool || !strings.Contains(fs[0].Message, frag) {
 			t.Errorf("%v: %+v, want %s", c.served, fs, c.want)
+		}
+	}
+}
+
+// TestFoldedIsFold: the fast path of fold answers what the full fold
+// would, for every byte it lets through.
+func TestFoldedIsFold(t *testing.T) {
+	for c := byte(0x21); c < 0x7f; c++ {
+		s := "a" + string(c) + "b"
+		if !folded(s) {
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(s)
+		slow := confusables.Skeleton(norm.NFKC.String(b.String()))
+		slow = strings.ReplaceAll(strings.ToLower(confusables.Skeleton(strings.ToLower(slow))), "-", "_")
+		if slow != s {
+			t.Errorf("%q folds to %q, but the fast path keeps it", s, slow)
 		}
 	}
 }
