@@ -189,7 +189,7 @@ func login(ctx context.Context, o LoginOptions, sec *loginSecrets) (*Session, er
 		if key, err = newDPoPKey(); err != nil {
 			return nil, err
 		}
-		hc = &http.Client{Transport: &dpopTokenTransport{base: o.Anonymous.Transport, key: key, ts: NewTokens(), now: time.Now}, CheckRedirect: noRedirect}
+		hc = dpopClient(o.Anonymous.Transport, key, NewTokens())
 	}
 	var tok *oauth2.Token
 	if o.Device {

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -153,7 +152,7 @@ func (t *Transport) refresh(ctx context.Context, s *Session, key *signer) (*Sess
 	}
 	hc := anon
 	if key != nil {
-		hc = &http.Client{Transport: &dpopTokenTransport{base: anon.Transport, key: key, ts: t.Tokens, now: time.Now}, CheckRedirect: noRedirect}
+		hc = dpopClient(anon.Transport, key, t.Tokens)
 	}
 	u.identify(s.Issuer, s.ClientAuth, "refresh_token")
 	tok, rerr := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))

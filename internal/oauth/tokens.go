@@ -312,7 +312,7 @@ func (ts *Tokens) request(ctx context.Context, g *grant) (*oauth2.Token, error) 
 		if err != nil {
 			return nil, err
 		}
-		hc = &http.Client{Transport: &dpopTokenTransport{base: g.anon.Transport, key: key, ts: ts, now: time.Now}, CheckRedirect: noRedirect}
+		hc = dpopClient(g.anon.Transport, key, ts)
 	}
 	tok, err := cc.Token(context.WithValue(ctx, oauth2.HTTPClient, hc))
 	if err == nil && !vschar(tok.AccessToken) {
@@ -558,6 +558,12 @@ func readSecret(path, field string) (string, error) {
 }
 
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// dpopClient is a client for token requests through anon's transport that
+// proves possession of key, remembering nonces in ts.
+func dpopClient(anon http.RoundTripper, key *signer, ts *Tokens) *http.Client {
+	return &http.Client{Transport: &dpopTokenTransport{base: anon, key: key, ts: ts, now: time.Now}, CheckRedirect: noRedirect}
+}
 
 // dpopTokenTransport adds a DPoP proof to token requests, and sends one
 // again with the nonce an authorization server asks for (RFC 9449 §8).

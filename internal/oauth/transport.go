@@ -131,15 +131,11 @@ func (u *Usage) secret(v string) {
 }
 
 func (u *Usage) identity(g *grant, method string) {
-	if u == nil {
-		return
+	issuer := g.res.issuer
+	if issuer == "" {
+		issuer = g.res.tokenURL
 	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.issuer, u.method, u.grant = g.res.issuer, method, grantName(g.cfg)
-	if u.issuer == "" {
-		u.issuer = g.res.tokenURL
-	}
+	u.identify(issuer, method, grantName(g.cfg))
 }
 
 // identify records who issued the session's token and how.
