@@ -218,17 +218,12 @@ func unchanged(c *probe.Caches, prev *State, findings []catalogue.Finding, serve
 		return false // the first listing must be recorded
 	}
 	clear(seen)
-	var h [64]byte
 	for _, t := range served {
 		if _, dup := seen[t.Name]; dup {
 			continue
 		}
 		old, ok := prev.ToolHashes.Get(t.Name)
-		if !ok {
-			return false
-		}
-		hashHex(c, t.Raw, &h)
-		if old != string(h[:]) {
+		if !ok || digest(c, t.Raw) != old {
 			return false
 		}
 		seen[t.Name] = struct{}{}

@@ -1,73 +1,89 @@
 package state
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
-	"unique"
 	"weak"
 
 	"github.com/driftd/driftd/internal/jsonscan"
 )
 
-// Hashes maps a served tool's name to the hex SHA-256 of its raw
-// definition as last served. On disk it is the JSON object {name: hash}.
+// Hashes maps a served tool's name to the SHA-256 of its raw definition
+// as last served. On disk it is the JSON object {name: hex hash}.
 //
-// The targets of a fleet mostly serve the same tools, often exactly the
-// same set: the replicas of one server. So a Hashes is immutable once
-// built, and equal sets are one set, held by every target that serves it
-// (a few hundred bytes a target otherwise, for 37 tools a map of some
-// 1 KB; DESIGN §14 gives a target 20 KiB in all). Names and hashes are
-// interned too, for sets that differ in a tool or two. A set no target
-// holds any more is freed, and forgotten by the interning table.
+// It is what a target keeps of its served set between runs (DESIGN §14:
+// hashes in memory, snapshots on disk), so it is as small as that allows:
+// one sorted slice of names and 32-byte digests, some 70 bytes a tool, 2
+// KiB for a target of 30 tools. A fleet of distinct servers shares
+// nothing here; a fleet of replicas shares whole sets: a Hashes is
+// immutable once built, and equal sets are one set, held by every target
+// that serves it. A set no target holds any more is freed, and forgotten
+// by the interning table.
 type Hashes struct{ s *hashSet }
 
 type hashSet struct {
-	m map[unique.Handle[string]]unique.Handle[string]
+	tools []toolHash // sorted by name, names unique
 }
 
-// names is the set's map; nil, which reads as empty, for the empty set.
-func (h Hashes) names() map[unique.Handle[string]]unique.Handle[string] {
+type toolHash struct {
+	name string
+	sum  [sha256.Size]byte
+}
+
+func (h Hashes) tools() []toolHash {
 	if h.s == nil {
 		return nil
 	}
-	return h.s.m
+	return h.s.tools
 }
 
-// Get returns the hash recorded for name.
-func (h Hashes) Get(name string) (string, bool) {
-	v, ok := h.names()[unique.Make(name)]
+// Get returns the digest recorded for name.
+func (h Hashes) Get(name string) ([sha256.Size]byte, bool) {
+	ts := h.tools()
+	i, ok := slices.BinarySearchFunc(ts, name, func(t toolHash, name string) int { return strings.Compare(t.name, name) })
 	if !ok {
-		return "", false // a zero Handle has no value
+		return [sha256.Size]byte{}, false
 	}
-	return v.Value(), true
+	return ts[i].sum, true
+}
+
+// Has reports whether name is recorded.
+func (h Hashes) Has(name string) bool {
+	_, ok := h.Get(name)
+	return ok
 }
 
 // Len is the number of tools recorded.
-func (h Hashes) Len() int { return len(h.names()) }
+func (h Hashes) Len() int { return len(h.tools()) }
 
 // Names returns the names, sorted.
 func (h Hashes) Names() []string {
 	out := make([]string, 0, h.Len())
-	for k := range h.names() {
-		out = append(out, k.Value())
+	for _, t := range h.tools() {
+		out = append(out, t.name)
 	}
-	slices.Sort(out)
 	return out
 }
 
-// MarshalJSON writes the object {name: hash}, keys sorted.
+// MarshalJSON writes the object {name: hex hash}, keys sorted.
 func (h Hashes) MarshalJSON() ([]byte, error) {
 	m := make(map[string]string, h.Len())
-	for k, v := range h.names() {
-		m[k.Value()] = v.Value()
+	for _, t := range h.tools() {
+		m[t.name] = hex.EncodeToString(t.sum[:])
 	}
 	return json.Marshal(m)
 }
 
-// UnmarshalJSON reads the object {name: hash}.
+// UnmarshalJSON reads the object {name: hex hash}. A value that is not a
+// hex SHA-256 (a hand-edited file) reads as a digest no definition has:
+// the next run finds the tool changed and compares its snapshot, which
+// is what a wrong hash should cost.
 func (h *Hashes) UnmarshalJSON(b []byte) error {
 	var m map[string]string
 	if err := json.Unmarshal(b, &m); err != nil {
@@ -75,35 +91,50 @@ func (h *Hashes) UnmarshalJSON(b []byte) error {
 	}
 	hb := newHashesBuilder(len(m))
 	for k, v := range m {
-		hb.set(k, v)
+		var sum [sha256.Size]byte
+		if n, err := hex.Decode(sum[:], []byte(v)); err != nil || n != sha256.Size || len(v) != 2*sha256.Size {
+			sum = [sha256.Size]byte{}
+		}
+		hb.set(k, sum)
 	}
 	*h = hb.done()
 	return nil
 }
 
-// hashesBuilder builds a Hashes.
+// hashesBuilder builds a Hashes: the first digest set for a name stays.
 type hashesBuilder struct {
-	m map[unique.Handle[string]]unique.Handle[string]
+	tools []toolHash
+	seen  map[string]struct{}
 }
 
-func newHashesBuilder(n int) hashesBuilder {
-	return hashesBuilder{m: make(map[unique.Handle[string]]unique.Handle[string], n)}
+func newHashesBuilder(n int) *hashesBuilder {
+	return &hashesBuilder{tools: make([]toolHash, 0, n), seen: make(map[string]struct{}, n)}
 }
 
-func (b hashesBuilder) has(name string) bool {
-	_, ok := b.m[unique.Make(name)]
+func (b *hashesBuilder) has(name string) bool {
+	_, ok := b.seen[name]
 	return ok
 }
 
-func (b hashesBuilder) set(name, sum string) { b.m[unique.Make(name)] = unique.Make(sum) }
+func (b *hashesBuilder) set(name string, sum [sha256.Size]byte) {
+	if b.has(name) {
+		return
+	}
+	// The name is copied: it may point into a listing's body, which the
+	// set would otherwise keep alive.
+	name = strings.Clone(name)
+	b.seen[name] = struct{}{}
+	b.tools = append(b.tools, toolHash{name, sum})
+}
 
 // done returns the built set: the one already held by a target, if an
 // equal one is.
-func (b hashesBuilder) done() Hashes {
-	if len(b.m) == 0 {
+func (b *hashesBuilder) done() Hashes {
+	if len(b.tools) == 0 {
 		return Hashes{}
 	}
-	return Hashes{internSet(b.m)}
+	slices.SortFunc(b.tools, func(x, y toolHash) int { return strings.Compare(x.name, y.name) })
+	return Hashes{internSet(slices.Clip(b.tools))}
 }
 
 // sets is the interning table: a set's content Sum to the set, weakly, so
@@ -119,24 +150,20 @@ var sets = struct {
 	m map[jsonscan.Sum]weak.Pointer[hashSet]
 }{m: map[jsonscan.Sum]weak.Pointer[hashSet]{}}
 
-func internSet(m map[unique.Handle[string]]unique.Handle[string]) *hashSet {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k.Value())
+func internSet(tools []toolHash) *hashSet {
+	var content bytes.Buffer
+	for _, t := range tools {
+		content.WriteString(t.name)
+		content.WriteByte(0)
+		content.Write(t.sum[:])
 	}
-	slices.Sort(names)
-	var content []byte
-	for _, n := range names {
-		content = append(append(content, n...), 0)
-		content = append(append(content, m[unique.Make(n)].Value()...), 0)
-	}
-	key := jsonscan.SumOf(content)
+	key := jsonscan.SumOf(content.Bytes())
 	sets.Lock()
 	defer sets.Unlock()
-	if s := sets.m[key].Value(); s != nil && maps.Equal(s.m, m) {
+	if s := sets.m[key].Value(); s != nil && slices.Equal(s.tools, tools) {
 		return s
 	}
-	s := &hashSet{m: m}
+	s := &hashSet{tools: tools}
 	sets.m[key] = weak.Make(s)
 	runtime.AddCleanup(s, forgetSet, key)
 	return s

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"runtime"
@@ -8,13 +10,17 @@ import (
 	"time"
 )
 
+// buildHashes builds the set of names and the digests of the strings
+// beside them.
 func buildHashes(pairs ...string) Hashes {
 	b := newHashesBuilder(len(pairs) / 2)
 	for i := 0; i < len(pairs); i += 2 {
-		b.set(pairs[i], pairs[i+1])
+		b.set(pairs[i], sha256.Sum256([]byte(pairs[i+1])))
 	}
 	return b.done()
 }
+
+func hexOf(s string) string { d := sha256.Sum256([]byte(s)); return hex.EncodeToString(d[:]) }
 
 // TestHashesShared: equal sets built apart are one set, unequal ones are
 // not, and the JSON form round-trips to the shared set.
@@ -28,12 +34,12 @@ func TestHashesShared(t *testing.T) {
 	if a.s == c.s {
 		t.Error("sets that differ in a hash are one")
 	}
-	if v, ok := c.Get("search"); !ok || v != "h3" || c.Len() != 2 {
-		t.Errorf("Get(search) = %q %v, Len %d", v, ok, c.Len())
+	if v, ok := c.Get("search"); !ok || v != sha256.Sum256([]byte("h3")) || c.Len() != 2 || !c.Has("fetch") || c.Has("fetc") {
+		t.Errorf("Get(search) = %x %v, Len %d", v, ok, c.Len())
 	}
 	raw, err := json.Marshal(a)
-	if err != nil || string(raw) != `{"fetch":"h2","search":"h1"}` {
-		t.Fatalf("MarshalJSON = %s, %v", raw, err)
+	if want := `{"fetch":"` + hexOf("h2") + `","search":"` + hexOf("h1") + `"}`; err != nil || string(raw) != want {
+		t.Fatalf("MarshalJSON = %s, %v; want %s", raw, err, want)
 	}
 	var back Hashes
 	if err := json.Unmarshal(raw, &back); err != nil || back.s != a.s {
@@ -45,6 +51,24 @@ func TestHashesShared(t *testing.T) {
 	}
 	if raw, _ := json.Marshal(Hashes{}); string(raw) != `{}` {
 		t.Errorf("empty set written as %s", raw)
+	}
+	// A value that is no digest matches no definition, and the file
+	// still reads.
+	var odd Hashes
+	if err := json.Unmarshal([]byte(`{"x":"not hex","y":"abcd"}`), &odd); err != nil || odd.Len() != 2 {
+		t.Fatalf("odd values: %v, %d names", err, odd.Len())
+	}
+	if v, _ := odd.Get("y"); v != ([sha256.Size]byte{}) {
+		t.Errorf("a short hex value read as %x", v)
+	}
+}
+
+// TestHashesFirstWins: a name listed twice keeps its first digest, as the
+// served set's first definition is the one compared.
+func TestHashesFirstWins(t *testing.T) {
+	h := buildHashes("b", "1", "a", "2", "b", "3")
+	if v, _ := h.Get("b"); v != sha256.Sum256([]byte("1")) || h.Len() != 2 || h.Names()[0] != "a" {
+		t.Errorf("b = %x, names %v", v, h.Names())
 	}
 }
 

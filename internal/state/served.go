@@ -34,13 +34,11 @@ func diffServed(c *probe.Caches, prev, next *State, now time.Time, served []Tool
 	cur := make([]Tool, 0, len(served))
 	var added []string
 	var changed []Tool // current definitions of tools whose hash moved
-	var h [64]byte
 	for _, t := range served {
 		if hashes.has(t.Name) {
 			continue
 		}
-		hashHex(c, t.Raw, &h)
-		sum := string(h[:])
+		sum := digest(c, t.Raw)
 		hashes.set(t.Name, sum)
 		cur = append(cur, t)
 		if first {
@@ -136,13 +134,11 @@ func previousDefs(c *probe.Caches, prev *State, changed []Tool, loadPrev func() 
 		want[t.Name] = true
 	}
 	out := make(map[string]json.RawMessage, len(changed))
-	var h [64]byte
 	for _, t := range tools {
 		if !want[t.Name] {
 			continue
 		}
-		old, ok := prev.ToolHashes.Get(t.Name)
-		if hashHex(c, t.Raw, &h); ok && string(h[:]) == old {
+		if old, ok := prev.ToolHashes.Get(t.Name); ok && digest(c, t.Raw) == old {
 			out[t.Name] = t.Raw
 		}
 	}

@@ -19,7 +19,7 @@ package state
 import (
 	"bytes"
 	"cmp"
-	"encoding/hex"
+	"crypto/sha256"
 	"slices"
 	"time"
 
@@ -223,13 +223,11 @@ func active(f catalogue.Finding, first time.Time) ActiveFinding {
 	}
 }
 
-// hashHex is the hex SHA-256 of raw, written into a caller's array so the
-// steady-state comparison allocates nothing. Surrounding whitespace is not
-// part of a JSON value and does not survive a snapshot round trip, so it
-// is not hashed. The digest is remembered in c (probe.Caches.Digest): the
-// hash must be the same in every process, being written to disk, and a
+// digest is the SHA-256 of raw. Surrounding whitespace is not part of a
+// JSON value and does not survive a snapshot round trip, so it is not
+// hashed. The digest is remembered in c (probe.Caches.Digest): the hash
+// must be the same in every process, being written to disk, and a
 // target's definitions are almost always the ones it served last time.
-func hashHex(c *probe.Caches, raw []byte, out *[64]byte) {
-	sum := c.Digest(bytes.TrimSpace(raw))
-	hex.Encode(out[:], sum[:])
+func digest(c *probe.Caches, raw []byte) [sha256.Size]byte {
+	return c.Digest(bytes.TrimSpace(raw))
 }

@@ -28,10 +28,11 @@ import (
 // remembered in c, the program's caches (nil: none), as the state's are.
 func SurfaceDigest(c *probe.Caches, m *manifest.Manifest) string {
 	h := sha256.New()
-	var sum [64]byte
+	var sum [2 * sha256.Size]byte
 	line := func(list, key string, raw []byte) {
 		k, _ := json.Marshal(key)
-		hashHex(c, raw, &sum)
+		d := digest(c, raw)
+		hex.Encode(sum[:], d[:])
 		h.Write([]byte(list + "\t"))
 		h.Write(k)
 		h.Write([]byte("\t"))
