@@ -224,7 +224,7 @@ func New(opts Options) (*Daemon, error) {
 		sweeps:    make(chan struct{}, 1),
 		done:      make(chan struct{}),
 	}
-	d.manifests = newManifestCache(d.caches.Manifests())
+	d.manifests = newManifestCache(d.caches)
 	d.warnConfig(cfg)
 	d.cfg.Store(rc)
 	return d, nil

@@ -13,7 +13,6 @@ import (
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/memo"
-	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/probe"
 )
 
@@ -30,6 +29,8 @@ type manifestCache struct {
 	mu     sync.Mutex
 	byPath map[string]cachedManifest
 	parsed *memo.Memo[[32]byte, *manifest.Manifest]
+	// quiet is probe.QuietTool of the program's caches.
+	quiet func(mcp.Tool) bool
 	// reads counts the files read, for tests: a run served what its
 	// manifest declares reads none.
 	reads atomic.Int64
@@ -45,12 +46,14 @@ type cachedManifest struct {
 	tools   [32]byte
 	count   int
 	indexed bool
-	// raw is the manifest's manifest.RawDigest and clean its tools'
-	// PostureClean answers, one bit each: a listing byte for byte the
-	// manifest's tools is not scanned again for what the manifest was
-	// found clean of.
+	// raw is the manifest's manifest.RawDigest and quiet its tools'
+	// Quiet answers, one bit each: a listing byte for byte the manifest's
+	// tools is not checked again where the manifest's were found quiet.
+	// They are learnt by the first run that uses the manifest (learnQuiet),
+	// not when it is read: the answers compile every schema, which a
+	// fleet's reload should not wait for. Nil until then.
 	raw   [32]byte
-	clean []uint64
+	quiet []uint64
 	// last is set only while the file is broken (it cannot be read or
 	// parsed): its last good version, held here so that its targets are
 	// compared against it however long the file stays broken, whatever
@@ -63,10 +66,11 @@ type cachedManifest struct {
 // only stops a file that is not a manifest from filling memory.
 const maxManifestBytes = 1 << 30
 
-// newManifestCache returns a cache keeping parsed manifests in parsed (a
-// nil memo keeps none: every load parses).
-func newManifestCache(parsed *memo.Memo[[32]byte, *manifest.Manifest]) *manifestCache {
-	return &manifestCache{byPath: map[string]cachedManifest{}, parsed: parsed}
+// newManifestCache returns a cache keeping parsed manifests in c's memo
+// (c.Manifests(); a nil c, or a memo of no budget, keeps none: every load
+// parses).
+func newManifestCache(c *probe.Caches) *manifestCache {
+	return &manifestCache{byPath: map[string]cachedManifest{}, parsed: c.Manifests(), quiet: probe.QuietTool(c)}
 }
 
 func (c *manifestCache) load(path string) (*manifest.Manifest, error) {
@@ -108,16 +112,17 @@ func (c *manifestCache) read(path string) (*manifest.Manifest, *manifest.Manifes
 		}
 		c.parsed.Put(sum, m)
 	}
-	e = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
-	if m.ToolsOnly() {
-		e.tools, e.indexed = manifest.ToolsDigest(m.Tools)
-		e.count = len(m.Tools)
-		e.raw = manifest.RawDigest(m.Tools)
-		e.clean = make([]uint64, (len(m.Tools)+63)/64)
-		for i := range m.Tools {
-			if m.PostureClean(i, poison.Clean) {
-				e.clean[i/64] |= 1 << (i % 64)
-			}
+	switch {
+	case known && e.hash == sum && e.last == nil:
+		// The same bytes again (the memo had let them go): the digests
+		// and answers are those worked out already.
+		e.size, e.mod = fi.Size(), fi.ModTime()
+	default:
+		e = cachedManifest{size: fi.Size(), mod: fi.ModTime(), hash: sum}
+		if m.ToolsOnly() {
+			e.tools, e.indexed = manifest.ToolsDigest(m.Tools)
+			e.count = len(m.Tools)
+			e.raw = manifest.RawDigest(m.Tools)
 		}
 	}
 	c.mu.Lock()
@@ -188,22 +193,57 @@ func (c *manifestCache) resolve(path string, e cachedManifest, served []mcp.Tool
 // the listing is what was declared. ok is false otherwise.
 func (c *manifestCache) servedAs(path string, e cachedManifest, served []mcp.Tool) (*manifest.Manifest, bool) {
 	if m, ok := c.parsed.Get(e.hash); ok {
+		c.learnQuiet(path, e.hash, m)
 		return m, true
 	}
 	if e.last != nil {
 		return e.last, true
 	}
 	if d, ok := manifest.ToolsDigest(served); ok && e.indexed && d == e.tools {
-		var clean []bool
-		if manifest.RawDigest(served) == e.raw {
-			clean = make([]bool, len(served))
-			for i := range clean {
-				clean[i] = e.clean[i/64]&(1<<(i%64)) != 0
+		if manifest.RawDigest(served) != e.raw {
+			return manifest.Served(path, served, nil), true
+		}
+		// Byte for byte the declared tools: the manifest's answers are
+		// the listing's, known or learnt now.
+		var quiet []bool
+		if e.quiet != nil {
+			quiet = make([]bool, len(served))
+			for i := range quiet {
+				quiet[i] = e.quiet[i/64]&(1<<(i%64)) != 0
 			}
 		}
-		return manifest.Served(path, served, clean), true
+		m := manifest.Served(path, served, quiet)
+		c.learnQuiet(path, e.hash, m)
+		return m, true
 	}
 	return nil, false
+}
+
+// learnQuiet records on the entry of the file at path, while it is the
+// version of the given hash, m's Quiet answers, when it has none yet: m
+// is that version's tools, byte for byte. Working them out costs what the
+// run's checks of m's tools would; it is done once per version of a file,
+// by its first run, and every later run of every target declaring it
+// checks only the tools served otherwise.
+func (c *manifestCache) learnQuiet(path string, hash [32]byte, m *manifest.Manifest) {
+	c.mu.Lock()
+	e, ok := c.byPath[path]
+	c.mu.Unlock()
+	if !ok || e.hash != hash || !e.indexed || e.quiet != nil || len(m.Tools) != e.count {
+		return
+	}
+	bits := make([]uint64, (len(m.Tools)+63)/64)
+	for i := range m.Tools {
+		if m.Quiet(i, c.quiet) {
+			bits[i/64] |= 1 << (i % 64)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cur, ok := c.byPath[path]; ok && cur.hash == hash && cur.quiet == nil {
+		cur.quiet = bits
+		c.byPath[path] = cur
+	}
 }
 
 // lastIndexed is the entry of the last version of the file at path that

@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/driftd/driftd/internal/benchgen"
+	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
 )
@@ -46,6 +48,9 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 	// declaredPoison declares (and is served) the poisoned tool: the
 	// posture answers carried by digest must not pass it as clean.
 	declaredPoison := poisoned
+	// declaredInvalid declares (and is served) a schema that does not
+	// resolve: the answers carried by digest must not pass it as quiet.
+	declaredInvalid := append(slices.Clone(declared[:5]), json.RawMessage(`{"name":"broken_ref","inputSchema":{"type":"object","properties":{"x":{"$ref":"#/$defs/none"}}}}`))
 
 	type server struct {
 		name     string
@@ -61,6 +66,7 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 		{"poisoned", declared, poisoned, false, false},
 		{"prompts", declared, declared, true, false},
 		{"declared-poison", declaredPoison, declaredPoison, false, true},
+		{"declared-invalid", declaredInvalid, declaredInvalid, false, true},
 	}
 	var cfg bytes.Buffer
 	cfg.WriteString("global: {schedule: \"@every 1h\", state_dir: state}\ntargets:\n")
@@ -107,13 +113,17 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 	for _, tg := range targets {
 		want := run(keeps, tg.name)
 		wants[tg.name] = want
+		if tg.name == "declared-invalid" && !bytes.Contains(want, []byte(catalogue.ConfSchemaInvalid)) {
+			t.Errorf("%s: no %s for the schema that does not resolve: %s", tg.name, catalogue.ConfSchemaInvalid, want)
+		}
 		first := run(forgets, tg.name) // reads the file: no entry yet
 		reads := forgets.manifests.reads.Load()
-		second := run(forgets, tg.name)
-		if !bytes.Equal(first, want) || !bytes.Equal(second, want) {
-			t.Errorf("%s: a daemon keeping no manifest reported\n%s\nthen\n%s\nwant\n%s", tg.name, first, second, want)
-		}
+		second := run(forgets, tg.name) // learns the manifest's Quiet answers
 		read := forgets.manifests.reads.Load() > reads
+		third := run(forgets, tg.name) // uses them
+		if !bytes.Equal(first, want) || !bytes.Equal(second, want) || !bytes.Equal(third, want) {
+			t.Errorf("%s: a daemon keeping no manifest reported\n%s\nthen\n%s\nthen\n%s\nwant\n%s", tg.name, first, second, third, want)
+		}
 		if read == tg.same {
 			t.Errorf("%s: second run read the file: %v, want %v", tg.name, read, !tg.same)
 		}

@@ -94,7 +94,7 @@ func TestManifestMemoryFleet(t *testing.T) {
 	var caches *probe.Caches
 	newLoad := func() any {
 		caches = probe.NewCaches(0)
-		c := newManifestCache(caches.Manifests())
+		c := newManifestCache(caches)
 		for _, p := range paths {
 			if _, err := c.load(p); err != nil {
 				t.Fatal(err)
@@ -122,7 +122,7 @@ func TestManifestMemoryFleet(t *testing.T) {
 
 	// What a run pays when its manifest is not in the memo: stat, read,
 	// hash, parse (the memo is full: most of a large fleet's loads).
-	c := newManifestCache(caches.Manifests())
+	c := newManifestCache(caches)
 	misses := 0
 	for _, p := range paths {
 		if _, ok := caches.Manifests().Get(sha256Of(t, p)); !ok {

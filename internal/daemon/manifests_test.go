@@ -16,7 +16,7 @@ import (
 // where, as every other surface does; fixing the file is picked up.
 func TestManifestCacheSyntaxErrors(t *testing.T) {
 	dir := t.TempDir()
-	c := newManifestCache(probe.NewCaches(0).Manifests())
+	c := newManifestCache(probe.NewCaches(0))
 	for _, tc := range []struct{ file, body, want string }{
 		{"a.json", "{\"tools\": [\n  {\"name\": \"a\",}\n]}\n", `:2:16: not valid JSON: expected a "key" in double quotes, found '}': a trailing comma is not allowed`},
 		{"a.yaml", "tools:\n  - name: a\n   title: b\n", ":3: not valid YAML: did not find expected '-' indicator"},
@@ -51,7 +51,7 @@ func TestManifestCacheLastGood(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := newManifestCache(probe.NewCaches(0).Manifests())
+	c := newManifestCache(probe.NewCaches(0))
 	if m, err := c.loadOrLast(path); m != nil || err == nil {
 		t.Fatalf("never loaded: %v, %v", m, err)
 	}
@@ -97,7 +97,7 @@ func TestManifestCacheKeepsHashesNotManifests(t *testing.T) {
 		}
 	}
 	caches := probe.NewCaches(0)
-	c := newManifestCache(caches.Manifests())
+	c := newManifestCache(caches)
 	write(`{"tools": [{"name": "a"}]}`)
 	m1, err := c.load(path)
 	if err != nil {

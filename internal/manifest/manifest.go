@@ -17,8 +17,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unsafe"
 
@@ -41,8 +43,8 @@ type Manifest struct {
 	// then tools are not compared. The zero value declares tools.
 	NoTools bool
 
-	// postureClean: which declared tools the posture prefilter passes.
-	postureClean atomic.Pointer[[]bool]
+	// quiet: which declared tools a listing's checks find nothing in.
+	quiet atomic.Pointer[[]bool]
 	// compared: what Compared remembers.
 	compared atomic.Pointer[memo]
 }
@@ -146,22 +148,30 @@ func newMemo(tools []mcp.Tool) *memo {
 // tools' findings.
 const minRememberBudget = 256 << 10
 
-// PostureClean reports whether declared tool i carries nothing the
-// posture detectors look for, by clean (poison.Clean, the same function
-// every call: the answers are kept). A served tool byte-identical to it
-// need not be scanned: the run's scan would find nothing. It is worked
-// out once per manifest, not once a run: a daemon's targets share their
-// manifests. The predicate is passed in so that this package stays below
-// the detectors (docs/architecture.md).
-func (m *Manifest) PostureClean(i int, clean func(raw []byte) bool) bool {
-	p := m.postureClean.Load()
+// Quiet reports whether a listing's checks find nothing in declared tool
+// i, by quiet (probe.QuietTool, the same function every call: the answers
+// are kept). A served tool byte-identical to it need not be checked
+// again: its checks would find nothing. It is worked out once per
+// manifest, for every tool at once over the machine's processors, not
+// once a run: the checks compile each schema, and a daemon's targets are
+// mostly served what they declare. The predicate is passed in so that
+// this package stays below the checks (docs/architecture.md).
+func (m *Manifest) Quiet(i int, quiet func(mcp.Tool) bool) bool {
+	p := m.quiet.Load()
 	if p == nil {
 		flags := make([]bool, len(m.Tools))
-		for k, t := range m.Tools {
-			flags[k] = clean(t.Raw)
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), max(1, len(m.Tools))) {
+			wg.Go(func() {
+				for k := next.Add(1) - 1; k < int64(len(m.Tools)); k = next.Add(1) - 1 {
+					flags[k] = quiet(m.Tools[k])
+				}
+			})
 		}
-		m.postureClean.CompareAndSwap(nil, &flags)
-		p = m.postureClean.Load()
+		wg.Wait()
+		m.quiet.CompareAndSwap(nil, &flags)
+		p = m.quiet.Load()
 	}
 	return i < len(*p) && (*p)[i]
 }
@@ -170,7 +180,7 @@ func (m *Manifest) PostureClean(i int, clean func(raw []byte) bool) bool {
 // cache weighted by bytes: each definition's JSON, the strings read from
 // it (name, title, description, a few of an item's), and the structs
 // holding them. It does not count what runs remember on m (Compared,
-// PostureClean), which its owner adds. A parsed manifest holds no slice
+// Quiet), which its owner adds. A parsed manifest holds no slice
 // of the file it was read from (FromBytes), so this is the whole of it.
 func (m *Manifest) Weight() int {
 	const toolSize, itemSize = int(unsafe.Sizeof(mcp.Tool{})), int(unsafe.Sizeof(mcp.Item{}))
@@ -216,7 +226,7 @@ func ToolsDigest(tools []mcp.Tool) (digest [sha256.Size]byte, ok bool) {
 // RawDigest is the SHA-256 of the jsonscan.Sum of each tool's definition
 // as written (mcp.Tool.Raw), in order: two lists of one RawDigest are
 // byte for byte the same definitions, so what was worked out from one's
-// bytes (PostureClean) holds for the other's.
+// bytes (Quiet) holds for the other's.
 func RawDigest(tools []mcp.Tool) (digest [sha256.Size]byte) {
 	h := sha256.New()
 	for _, t := range tools {
@@ -231,15 +241,15 @@ func RawDigest(tools []mcp.Tool) (digest [sha256.Size]byte) {
 // list, sharing the definitions). For a listing whose ToolsDigest is a
 // tools-only manifest's, it is that manifest as every run's check reads
 // it — the same names in the same order, each tool equal in all a
-// comparison reads — without reading the file. clean, if not nil, is
-// PostureClean's answer for each of tools, known already (for a listing
-// of the manifest's RawDigest: the manifest's answers); else it is worked
-// out from tools' bytes when a run asks.
-func Served(path string, tools []mcp.Tool, clean []bool) *Manifest {
+// comparison reads — without reading the file. quiet, if not nil, is
+// Quiet's answer for each of tools, known already (for a listing of the
+// manifest's RawDigest: the manifest's answers); else it is worked out
+// from tools' bytes when a run asks.
+func Served(path string, tools []mcp.Tool, quiet []bool) *Manifest {
 	m := &Manifest{Path: path, Tools: slices.Clone(tools)}
-	if clean != nil && len(clean) == len(tools) {
-		flags := slices.Clone(clean)
-		m.postureClean.Store(&flags)
+	if quiet != nil && len(quiet) == len(tools) {
+		flags := slices.Clone(quiet)
+		m.quiet.Store(&flags)
 	}
 	return m
 }

@@ -63,10 +63,13 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 			return // past the deadline: Run reports the timeout
 		}
 		count[t.Name]++
+		if count[t.Name] == 1 && r.declaredQuiet(i, t) {
+			continue // every check below would find nothing (QuietTool)
+		}
 		for _, check := range toolChecks {
 			r.emitFrom(l.toolExchange(i), check(r.opts.Caches, t, count[t.Name])...)
 		}
-		if count[t.Name] == 1 && !r.declaredClean(i, t) {
+		if count[t.Name] == 1 {
 			r.emitFrom(l.toolExchange(i), r.scan.Tool(t)...)
 		}
 		if modern {
@@ -83,16 +86,38 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 	}
 }
 
-// declaredClean reports a served tool byte-identical to the declared tool
-// in its place, which the posture prefilter passed: its scan would find
-// nothing, and is not run. Most tools of most runs are such a tool.
-func (r *run) declaredClean(i int, t mcp.Tool) bool {
+// declaredQuiet reports a served tool byte-identical to the declared tool
+// in its place, in which the listing's checks found nothing
+// (Manifest.Quiet): they would find nothing again, and are not run. Most
+// tools of most runs are such a tool.
+func (r *run) declaredQuiet(i int, t mcp.Tool) bool {
 	m := r.declared
 	if m == nil || m.NoTools || i >= len(m.Tools) {
 		return false
 	}
 	d := m.Tools[i]
-	return d.Name == t.Name && bytes.Equal(d.Raw, t.Raw) && m.PostureClean(i, poison.Clean)
+	return d.Name == t.Name && bytes.Equal(d.Raw, t.Raw) && m.Quiet(i, QuietTool(r.opts.Caches))
+}
+
+// QuietTool is the predicate of Manifest.Quiet: whether a listing's
+// checks of t, the only tool of its name, find nothing — the conformance
+// checks of a tool (toolChecks, checkHeaderAnnotations, which only a
+// modern listing runs: a tool it flags is not quiet on either) and the
+// posture prefilter (poison.Clean, which a tool the detectors would flag
+// never passes). Each answer depends on t's bytes alone; c only
+// remembers the schemas' compile checks.
+func QuietTool(c *Caches) func(mcp.Tool) bool {
+	return func(t mcp.Tool) bool {
+		if !poison.Clean(t.Raw) || len(checkHeaderAnnotations(t)) > 0 {
+			return false
+		}
+		for _, check := range toolChecks {
+			if len(check(c, t, 1)) > 0 {
+				return false
+			}
+		}
+		return true
+	}
 }
 
 // checkHeaderAnnotations reports a tool whose inputSchema carries an

@@ -11,7 +11,6 @@ import (
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/mcp/mcptest"
-	"github.com/driftd/driftd/internal/poison"
 	"github.com/driftd/driftd/internal/probe"
 )
 
@@ -88,16 +87,16 @@ func TestPostureOverridesAndPrivacy(t *testing.T) {
 
 // TestPostureOfDeclaredBytes: a served tool byte-identical to its
 // declared definition skips the scan only when that definition is clean
-// (Manifest.PostureClean): a manifest that captured a poisoned tool does
+// (Manifest.Quiet): a manifest that captured a poisoned tool does
 // not hide it, run after run.
 func TestPostureOfDeclaredBytes(t *testing.T) {
 	defs := poisoned()
 	srv := mcptest.NewServer(mcptest.Options{Tools: defs})
 	defer srv.Close()
 	declared := declareRaw(t, defs)
-	clean := func(i int) bool { return declared.PostureClean(i, poison.Clean) }
+	clean := func(i int) bool { return declared.Quiet(i, probe.QuietTool(nil)) }
 	if clean(0) || !clean(1) || !clean(2) {
-		t.Fatalf("PostureClean: tool a (poisoned) %v, b_1 %v, b_l %v", clean(0), clean(1), clean(2))
+		t.Fatalf("Quiet: tool a (poisoned) %v, b_1 %v, b_l %v", clean(0), clean(1), clean(2))
 	}
 	target := config.NewTarget("mock", srv.URL)
 	target.Timeout = 5 * time.Second

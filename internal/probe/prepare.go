@@ -2,16 +2,12 @@ package probe
 
 import (
 	"context"
-	"runtime"
 	"slices"
-	"sync"
-	"sync/atomic"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/config"
 	"github.com/driftd/driftd/internal/manifest"
 	"github.com/driftd/driftd/internal/mcp"
-	"github.com/driftd/driftd/internal/poison"
 )
 
 // Prepared is a run as decided before anything is sent: the target, the
@@ -131,27 +127,13 @@ func PrepareBeside(t config.Target, c *Caches, load func() (*manifest.Manifest, 
 	return &Prepared{Target: t, Pending: wait}, wait
 }
 
-// precheck works out beside the run what the listing's checks ask of the
-// declared tools: whether each is posture-clean (Manifest.PostureClean,
-// kept by the manifest) and the schema check (checkSchemasCompile,
-// findings dropped; its answers are cached by content,
-// schema.CheckSummed). A server that serves what was declared then finds
-// both answered, and a one-shot check spends that CPU while it waits on
-// the discovery's round trips instead of after its listing. The schemas
-// are compiled on every processor the program has, which is the whole
-// machine for a one-shot check (the daemon's runs go through Prepare).
+// precheck works out beside the run what the listing's checks find in
+// the declared tools (Manifest.Quiet, kept by the manifest, over every
+// processor the program has): a server that serves what was declared
+// then finds them answered, and a one-shot check spends that CPU while it
+// waits on the discovery's round trips instead of after its listing.
 func precheck(c *Caches, m *manifest.Manifest) {
-	var wg sync.WaitGroup
-	wg.Go(func() { m.PostureClean(0, poison.Clean) }) // for every declared tool at once
-	var next atomic.Int64
-	for range max(1, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(m.Tools)); i = next.Add(1) - 1 {
-				checkSchemasCompile(c, m.Tools[i], 0)
-			}
-		})
-	}
-	wg.Wait()
+	m.Quiet(0, QuietTool(c))
 }
 
 // clone copies what a run writes into, so a Prepared can be run again.
