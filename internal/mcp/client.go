@@ -281,6 +281,16 @@ func (c *Client) envelope(cl call, id int64) ([]byte, http.Header, error) {
 	return body, h, err
 }
 
+// LastID is the id of c's last request (0 before the first).
+func (c *Client) LastID() int64 { return c.nextID.Load() }
+
+// StartIDsAfter numbers c's next request id+1, and so on: a client that
+// replays another's next requests from its LastID (a run's second
+// connection) sends them with the same ids, so that a server answering
+// both alike sends the same bytes, decoded once (Decoded). Ids are
+// unique per session, and the two are different sessions.
+func (c *Client) StartIDsAfter(id int64) { c.nextID.Store(id) }
+
 // do sends cl and reads the answer. For a request the result is returned;
 // any failure is an *Error carrying its Reason.
 func (c *Client) do(ctx context.Context, cl call) (*Exchange, http.Header, error) {

@@ -3,6 +3,8 @@ package mcp
 import (
 	"encoding/json"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/memo"
 )
@@ -15,9 +17,17 @@ import (
 // run. A body is still read whole and summed (its bytes are the key);
 // only the decoding is skipped. Only answers that decoded are kept, and
 // only by their owner (probe.Caches): a nil *Decoded decodes every time.
+//
+// Bytes being decoded are decoded once however many callers ask at once
+// (singleflight): a run's second connection asks what its first asked,
+// with the same ids (Client.StartIDsAfter), and a server that answers
+// both alike sends the same bytes at the same moment. A fleet of
+// distinct servers, whose answers no memo of a sane size holds from one
+// run to the next, then decodes each answer once a run, not twice.
 type Decoded struct {
 	responses *memo.Memo[jsonscan.Sum, response]
 	pages     *memo.Memo[jsonscan.Sum, *decodedPage]
+	flight    singleflight.Group
 }
 
 // decodedPage is a tools/list result, decoded, shared by every caller
@@ -60,35 +70,54 @@ func (d *Decoded) response(b []byte) (*response, error) {
 	if r, ok := d.responses.Get(sum); ok {
 		return &r, nil
 	}
-	r, err := decodeResponse(b)
-	if err == nil {
-		d.responses.Put(sum, *r)
+	v, err, _ := d.flight.Do("r"+string(sum[:]), func() (any, error) {
+		r, err := decodeResponse(b)
+		if err == nil {
+			d.responses.Put(sum, *r)
+		}
+		return r, err
+	})
+	if err != nil {
+		return nil, err
 	}
-	return r, err
+	r := *v.(*response) // each caller its own copy, as from the memo
+	return &r, nil
 }
 
 // page decodes a tools/list result into p, through the memo; ok is false
 // when result does not have the ListToolsResult shape.
 func (d *Decoded) page(result json.RawMessage) (*decodedPage, bool) {
-	var sum jsonscan.Sum
-	if d != nil {
-		sum = jsonscan.SumOf(result)
-		if p, ok := d.pages.Get(sum); ok {
-			return p, true
-		}
+	if d == nil {
+		p := decodePage(result)
+		return p, p != nil
 	}
+	sum := jsonscan.SumOf(result)
+	if p, ok := d.pages.Get(sum); ok {
+		return p, true
+	}
+	v, _, _ := d.flight.Do("p"+string(sum[:]), func() (any, error) {
+		p := decodePage(result)
+		if p != nil {
+			d.pages.Put(sum, p)
+		}
+		return p, nil
+	})
+	p := v.(*decodedPage)
+	return p, p != nil
+}
+
+// decodePage decodes a tools/list result; nil when it does not have the
+// ListToolsResult shape.
+func decodePage(result json.RawMessage) *decodedPage {
 	var raw listResult
 	if json.Unmarshal(result, &raw) != nil || raw.Tools == nil {
-		return nil, false
+		return nil
 	}
 	p := &decodedPage{tools: *raw.Tools, meta: raw.ResultMeta, next: raw.NextCursor, parsed: make([]Tool, len(*raw.Tools))}
 	for i, t := range p.tools {
 		p.parsed[i], _ = ParseTool(t)
 	}
-	if d != nil {
-		d.pages.Put(sum, p)
-	}
-	return p, true
+	return p
 }
 
 // Used is the bytes d accounts for; Budget bounds it.

@@ -43,16 +43,27 @@ const (
 
 // decodeMessage parses one JSON-RPC message with encoding/json and
 // reports its kind.
+//
+// json.Unmarshal reads b where it is, where a json.Decoder would first
+// copy it into a buffer of its own: a listing's body is the largest thing
+// a run holds, and a fleet's runs in flight would hold it twice.
 func decodeMessage(b []byte) (*response, messageKind, error) {
 	var r response
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&r); err != nil {
+	if err := json.Unmarshal(b, &r); err != nil {
+		if trailing(b) {
+			return nil, 0, errors.New("trailing data after the JSON-RPC object")
+		}
 		return nil, 0, fmt.Errorf("body is not a JSON-RPC object: %w", err)
 	}
-	if dec.More() {
-		return nil, 0, errors.New("trailing data after the JSON-RPC object")
-	}
 	return classify(&r)
+}
+
+// trailing reports whether b holds more than its first JSON value (asked
+// only of a body Unmarshal refused, to say why).
+func trailing(b []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var v json.RawMessage
+	return dec.Decode(&v) == nil && dec.More()
 }
 
 // classify checks a decoded message's version and reports its kind.

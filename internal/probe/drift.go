@@ -186,7 +186,12 @@ type secondListing struct {
 // startSecond starts the second connection's listing, in a session like
 // like: the session the run opened, or, for a legacy server, the era,
 // version asked for and reason of the one it is opening.
-func (r *run) startSecond(ctx context.Context, like *mcp.Session) *secondListing {
+//
+// lastID is the id of the first connection's last request: the second
+// numbers its requests from there, so that it asks exactly what the
+// first asks next, ids and all, and a server that answers both alike
+// answers the same bytes, which are decoded once (mcp.Decoded).
+func (r *run) startSecond(ctx context.Context, like *mcp.Session, lastID int64) *secondListing {
 	ctx, cancel := context.WithCancel(ctx)
 	sl := &secondListing{cancel: cancel, done: make(chan struct{})}
 	go func() {
@@ -197,6 +202,7 @@ func (r *run) startSecond(ctx context.Context, like *mcp.Session) *secondListing
 			return
 		}
 		sl.c = c
+		c.StartIDsAfter(lastID)
 		if sl.s, err = c.Open(ctx, like); err != nil {
 			sl.failed = "failed: " + string(mcp.Classify(err))
 			return

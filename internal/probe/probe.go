@@ -276,7 +276,7 @@ func (r *run) probe(ctx context.Context) {
 	// overlaps the first's instead of following it.
 	var second *secondListing
 	main.OnFallback(func(version, why string) {
-		second = r.startSecond(ctx, &mcp.Session{Era: mcp.EraLegacy, Version: version, FallbackReason: why})
+		second = r.startSecond(ctx, &mcp.Session{Era: mcp.EraLegacy, Version: version, FallbackReason: why}, main.LastID())
 	})
 	sess, err := main.Connect(ctx)
 	connected := r.lastMain // the discovery's outcome is the evidence
@@ -290,7 +290,7 @@ func (r *run) probe(ctx context.Context) {
 	defer sess.Close(ctx)
 	r.established(connected, sess)
 	if second == nil {
-		second = r.startSecond(ctx, sess)
+		second = r.startSecond(ctx, sess, main.LastID())
 	}
 	defer second.close(ctx)
 	served, ok := r.listPrimary(ctx, sess)
