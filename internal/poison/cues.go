@@ -1,5 +1,11 @@
 package poison
 
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
 // A cue is one kind of text addressed to the model, in one language: the
 // rows of MCP-SEC-MODEL-INSTRUCTION. kind names it in findings (never the
 // text), lang is "" for English, words are the lower-case ASCII trigger
@@ -197,8 +203,55 @@ func cueRows(rule string, fields fieldMask) []*detector {
 		if c.lang != "" {
 			kind += ", " + c.lang
 		}
+		m := pattern(`(?i)` + c.expr)
+		if c.kind == kTag {
+			m = tags(c.expr)
+		}
 		rows[i] = &detector{rule: rule, what: "text addressed to the model", kind: kind, fields: fields,
-			classes: c.classes, words: c.words, match: pattern(`(?i)` + c.expr)}
+			classes: c.classes, words: c.words, match: m}
 	}
 	return rows
+}
+
+// sectionTag is an opening tag: a description written as a document of
+// tagged sections (<use_case>, <workflow>, <example>) has several.
+var sectionTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<([A-Za-z][A-Za-z0-9_-]{1,30})>`)
+})
+
+// minSections is how many distinct section tags, other than the
+// instruction tags themselves, make a description a tagged document.
+const minSections = 3
+
+// tags returns the matcher of the instruction-tag row. An <instructions>
+// tag in a description written as tagged sections (Neon's <use_case>,
+// <workflow>, <next_steps>, <instructions>) is one section among others,
+// not a block set apart from the description; <important>, <system>,
+// <hidden> and the chat-template tokens count wherever they are.
+func tags(expr string) matcher {
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + expr) })
+	instr := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^<\s*/?\s*instructions?\s*>$`) })
+	return func(text []byte, _ *scanContext) match {
+		all := re().FindAllIndex(text, maxCount)
+		if len(all) == 0 {
+			return match{}
+		}
+		sections := map[string]bool{}
+		for _, t := range sectionTag().FindAllSubmatch(text, -1) {
+			if name := strings.ToLower(string(t[1])); !re().Match(t[0]) {
+				sections[name] = true
+			}
+		}
+		var m match
+		for _, a := range all {
+			if len(sections) >= minSections && instr().Match(text[a[0]:a[1]]) {
+				continue
+			}
+			if m.count == 0 {
+				m.off, m.n = a[0], a[1]-a[0]
+			}
+			m.count++
+		}
+		return m
+	}
 }

@@ -88,12 +88,12 @@ func detectors() []*detector {
 		// history"): "read the file once in the conversation" is not.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret", fields: fText,
 			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables", "card", "cvv", "phrase", "chat"},
-			match: pattern(`(?i)` +
-				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b` + secretNouns +
-				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b` + secretNouns +
-				`|\b(?:add|append|attach|include|put)\b[^.\n]{0,30}?\b(?:(?:whole|full|entire|complete)\s+(?:conversation|chat)|(?:chat|conversation)\s+history)\b` +
-				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b` +
-				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`)},
+			match: except(ownOutput, pattern(`(?i)`+
+				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b`+secretNouns+
+				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b`+secretNouns+
+				`|\b(?:add|append|attach|include|put)\b[^.\n]{0,30}?\b(?:(?:whole|full|entire|complete)\s+(?:conversation|chat)|(?:chat|conversation)\s+history)\b`+
+				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b`+
+				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`))},
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a capture of what the user types", fields: fText,
 			words: []string{"types", "enters", "gives", "provides", "shares", "pastes", "mentions"},
 			match: pattern(`(?i)\b(?:whenever|when|if|every\s+time)\s+the\s+user\s+(?:types|enters|gives|provides|shares|pastes|mentions)\s+(?:a|an|any|their|his|her)\s+(?:\w+\s+)?(?:password|pin|passcode|one[- ]time\s+(?:code|password)|otp|2fa\s+code|credit\s+card|card\s+number|api\s+key|seed\s+phrase|recovery\s+phrase)\b[^.\n]{0,60}?\b(?:call|send|pass|forward|use|put)\b`)},
@@ -126,6 +126,34 @@ func detectors() []*detector {
 // secretNouns are what the verb rows of MCP-SEC-SECRET-LURE look for
 // after a verb that moves data.
 const secretNouns = `(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?(?:access[ _-]?)?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|(?:whole|full|entire|complete)\s+(?:conversation|chat)|conversation[ _-](?:history|log|transcript)s?|chat[ _-](?:history|log|transcript)s?|card[ _-]numbers?|seed[ _-]phrases?)\b`
+
+// ownOutput is a secret the tool itself returns or creates ("place the
+// returned credentials in your .env"): setup, not a lure for the user's
+// secrets.
+const ownOutput = `(?i)\b(?:returned|generated|newly\s+created|resulting|issued)\s+(?:\w+\s+)?` + secretNouns
+
+// except returns m without the matches that expr also matches inside.
+func except(expr string, m matcher) matcher {
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	return func(text []byte, c *scanContext) match {
+		var out match
+		for rest, base := text, 0; len(rest) > 0 && out.count < maxCount; {
+			f := m(rest, c)
+			if f.count == 0 {
+				break
+			}
+			if !re().Match(rest[f.off : f.off+f.n]) {
+				if out.count == 0 {
+					out.off, out.n = base+f.off, f.n
+				}
+				out.count++
+			}
+			adv := f.off + max(f.n, 1)
+			rest, base = rest[adv:], base+adv
+		}
+		return out
+	}
+}
 
 // table is the detector table, built once; its regexps compile on first
 // use.

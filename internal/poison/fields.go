@@ -55,19 +55,19 @@ func (f field) String() string {
 // (a target's shadow_tools), are what shadowing looks for.
 func NewScanner(served []mcp.Tool, others []string) *Scanner {
 	s := &Scanner{}
-	add := func(name string) {
+	add := func(name string, other bool) {
 		if nameLike(name) {
 			if s.ctx.names == nil {
-				s.ctx.names = map[string]struct{}{}
+				s.ctx.names = map[string]bool{}
 			}
-			s.ctx.names[name] = struct{}{}
+			s.ctx.names[name] = s.ctx.names[name] || other
 		}
 	}
 	for _, t := range served {
-		add(t.Name)
+		add(t.Name, false)
 	}
 	for _, name := range others {
-		add(name)
+		add(name, true)
 	}
 	return s
 }

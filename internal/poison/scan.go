@@ -91,10 +91,11 @@ const (
 )
 
 // scanContext is what a text's matchers may read besides the text: the
-// served tools' identifier-like names, for shadowing, and the name of the
-// definition being scanned.
+// identifier-like names of the served tools (false) and of other servers'
+// tools (true), for shadowing, and the name of the definition being
+// scanned.
 type scanContext struct {
-	names map[string]struct{}
+	names map[string]bool
 	self  string
 }
 
@@ -334,6 +335,12 @@ var prerequisite = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:first|beforehand)\b`)
 })
 
+// purpose scopes a directive about a tool to one task ("… X or other
+// tools to apply the changes", "… X for migrations").
+var purpose = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?(?:\s+(?:or|and)\s+(?:any\s+)?other\s+tools?)?\s+(?:to|for)\s+(?:apply|applying|perform|performing|make|making|run|running|create|creating|migrations?|changes?|this|these|that)\b`)
+})
+
 // shadowReach is how many bytes before and after a name the directive
 // phrasing is looked for in.
 const shadowReach = 60
@@ -358,10 +365,15 @@ func shadowing(text []byte, c *scanContext) match {
 		for len(tok) > 0 && (tok[len(tok)-1] == '.' || tok[len(tok)-1] == '-') {
 			tok = tok[:len(tok)-1]
 		}
-		if _, ok := c.names[string(tok)]; ok && string(tok) != c.self {
+		if other, ok := c.names[string(tok)]; ok && string(tok) != c.self {
 			end := i + len(tok)
 			after, before := text[end:min(len(text), end+shadowReach)], text[max(0, i-shadowReach):i]
-			if directiveAfter().Match(after) || directiveBefore().Match(before) && !prerequisite().Match(after) ||
+			// Which of its own tools to use for a task ("you must not use
+			// X or other tools to apply the changes") is a server's
+			// workflow: it controls both. Steering away from another
+			// server's tool is not.
+			if directiveAfter().Match(after) ||
+				directiveBefore().Match(before) && !prerequisite().Match(after) && (other || !purpose().Match(after)) ||
 				sleeperBefore().Match(before) && sleeperAfter().Match(after) {
 				if count == 0 {
 					off, n = i, len(tok)
