@@ -1,5 +1,11 @@
 package poison
 
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
 // A cue is one kind of text addressed to the model, in one language: the
 // rows of MCP-SEC-MODEL-INSTRUCTION. kind names it in findings (never the
 // text), lang is "" for English, words are the lower-case ASCII trigger
@@ -42,7 +48,14 @@ const (
 
 // addr is a literal address data can be sent to: a URL, an e-mail
 // address or an international phone number.
-const addr = `(?:https?://|ftps?://|[\w.+-]+@[\w-]+\.[\w.-]+|\+\d{8,15}\b)`
+const addr = `(?:https?://|ftps?://|[\w.+-]+@[\w-]+\.[\w.-]+|\+\d(?:[ -]?\d){7,14}\b)`
+
+// toolName is a tool's identifier-like name, optionally quoted, and
+// toolNames one or more of them ("delete_file or move_file").
+const (
+	toolName  = `[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?`
+	toolNames = toolName + `(?:\s*(?:,|or|and)\s+` + toolName + `)*`
+)
 
 // cues is the table. English first, then the other languages: the same
 // kinds, each phrased as a native writer phrases it.
@@ -52,9 +65,15 @@ var cues = []cue{
 		`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original|safety|security)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints|policies|restrictions|guardrails)` +
 			`|\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:of\s+)?(?:the\s+|what\s+(?:is|was)\s+)?(?:above|previous|prior|preceding|said\s+before)(?:\s*[.,;:!]|\s+and\b|\s*$)` +
 			`|\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+(?:instructions|rules|guidelines|guardrails|restrictions|constraints|policies|system\s+prompt|programming|training)`},
-	{kMode, "", 0, []string{"developer", "jailbreak", "unrestricted", "override", "dan", "god", "maintenance"},
-		`\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dev|god|admin|debug|unrestricted|jailbreak|dan|maintenance)\s+mode\b|\bsystem\s+override\b`},
-	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight"},
+	{kMode, "", 0, []string{"developer", "jailbreak", "unrestricted", "override", "dan", "god", "maintenance", "you", "safety", "suspended", "lifted", "waived", "precedence", "treat"},
+		`\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dev|god|admin|debug|unrestricted|jailbreak|dan|maintenance)\s+mode\b|\bsystem\s+override\b` +
+			`|(?:^|[.:;!]\s*)you\s+are\s+(?:now\s+)?(?:running|operating|working)\s+in\s+[\w-]+\s+mode\b` +
+			`|\b(?:maintenance|god|jailbreak|unrestricted|dan)\s+mode\s+is\s+(?:now\s+)?(?:on|enabled|active|engaged)\b` +
+			`|\b(?:safety|content)\s+(?:rules|guidelines|filters|policies|restrictions)\s+(?:are|have\s+been)\s+(?:now\s+)?(?:suspended|disabled|lifted|off|removed|waived)\b` +
+			`|\bsecurity\s+(?:rules|guidelines|policies)\s+(?:are|have\s+been)\s+(?:now\s+)?(?:suspended|lifted|waived)\b` +
+			`|\b(?:instructions?|rules?|directions|requests?)\s+(?:take|takes)\s+precedence\s+over\s+(?:the\s+|any\s+)?(?:user\b|user'?s|yours|your\s+own|system)` +
+			`|\btreat\s+(?:text|messages?|instructions?|content|output)\s+(?:from|of)\s+this\s+(?:server|tool)\s+as\s+(?:coming\s+from|written\s+by|sent\s+by|from)\s+(?:the\s+user|an?\s+admin|the\s+system|the\s+operator)`},
+	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight", "shown", "leave", "present", "notify", "alert", "needn", "mentioned", "reported", "disclosed", "revealed"},
 		`\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
 			`|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)` +
 			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|reveal|disclose|say|tell\s+anyone)\s+(?:that\s+you\b|this\s+(?:instruction|step|requirement|note|part|rule)|these\s+(?:instructions|steps|rules)|(?:the\s+)?(?:above|following)\s+(?:instructions?|steps?)|anything\s+about\s+(?:this|these))` +
@@ -64,10 +83,18 @@ var cues = []cue{
 			`|\bcould\s+(?:even\s+)?upset\s+the\s+user` +
 			`|\bwithout\s+(?:saying|mentioning|revealing|disclosing)\s+(?:where|that|how|why)\b` +
 			`|\bso\s+(?:that\s+)?(?:it|this|they)\s+(?:is|are|stays?|remains?)\s+(?:not\s+visible|invisible|hidden|out\s+of\s+sight)\b` +
-			`|\bso\s+(?:that\s+)?the\s+user\s+(?:does\s+not|doesn'?t|won'?t|will\s+not|cannot|can'?t)\s+(?:see|notice|find)\b`},
+			`|\bso\s+(?:that\s+)?the\s+user\s+(?:does\s+not|doesn'?t|won'?t|will\s+not|cannot|can'?t)\s+(?:see|notice|find)\b` +
+			`|\bno\s+need\s+to\s+(?:tell|inform|notify|alert)\s+(?:the\s+)?(?:user|human|operator)` +
+			`|\b(?:need\s+not|needn'?t|does\s+not\s+need\s+to|doesn'?t\s+need\s+to)\s+be\s+(?:shown|told|mentioned|reported|disclosed|revealed)\s+to\s+(?:the\s+)?(?:user|human|operator)` +
+			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|disclose|reveal)\s+(?:the|this|that|these|those)\s+\w+(?:\s+\w+)?\s*(?:[.;,)!]|$)` +
+			`|\bnever\s+(?:disclose|reveal|mention)\s+(?:rule|step|instruction|point)\s+\d+\b` +
+			`|\bleave\s+(?:the\s+|this\s+|that\s+|it\s+)?(?:\w+\s+){0,2}?out\s+of\s+(?:any|the|your|every)\s+(?:summary|summaries|reply|replies|answer|answers|response|responses|report)\b` +
+			`|\b(?:mention|report|show)\s+only\s+(?:the\s+)?\w+(?:\s+\w+)?\s+in\s+your\s+(?:reply|answer|response)` +
+			`|\bpresent\s+(?:it|this|them|the\s+\w+)\s+as\s+(?:your\s+own|if\s+it\s+were)`},
 	{kTag, "", cAngle, []string{"inst"},
 		`<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
-			`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>`},
+			`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>` +
+			`|<!--\s*(?:assistant|ai|model|agent|llm|system|note\s+(?:to|for))\b`},
 	{kNewBlock, "", 0, []string{"instructions", "task", "goal", "objective"},
 		`\b(?:new|updated|real)\s+(?:system\s+)?instructions\s*:` +
 			`|\byour\s+(?:new|real|actual|true|updated)\s+(?:instructions|task|goal|objective)\s+(?:is|are)\b`},
@@ -77,10 +104,12 @@ var cues = []cue{
 			`|(?:you\s+must\s+)?(?:always|never)\s+(?:\w+\s+){0,2}?(?:bcc|cc|send|forward|copy|mention|tell|reveal|exfiltrate|prefix|upload)\b` +
 			`|(?:do\s+not|don'?t)\s+(?:tell|inform|mention|reveal|notify)\b|ignore\b|this\s+is\s+a\s+(?:security|system|mandatory)\s+(?:directive|instruction)` +
 			`|after\s+(?:reading|receiving|getting|seeing)\s+(?:this|the)\s+(?:result|response|output|data)\b)`},
-	{kModelRole, "", 0, []string{"dear", "attention", "note", "notes", "tip", "tips", "directive", "instruction"},
+	{kModelRole, "", 0, []string{"dear", "attention", "note", "notes", "tip", "tips", "directive", "instruction", "assistant", "agent", "model", "llm", "asking"},
 		`\b(?:dear|attention|(?:note|tip|message|hint)s?\s+(?:to|for))\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]` +
-			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b`},
-	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present", "available", "first", "anything"},
+			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b` +
+			`|(?:^|\n|[.!?;]\s+)(?:assistant|ai|agent|model|llm)\s*:\s*(?:when(?:ever)?|once|after|before|always|never|you\s+must|do\s+not|please)\b` +
+			`|\b(?:the\s+(?:assistant|model|agent|ai)|you)\s+(?:must|should|shall|need\s+to|are\s+to)\s+[^.\n]{0,80}?\bwithout\s+asking\b`},
+	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present", "available", "first", "anything", "rest", "later", "future", "subsequent", "following", "remaining", "every"},
 		`\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|invoke|run|execute))\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|commands?)\b` +
 			`|\bbefore\s+(?:any|every|all)\s+other\s+(?:tools?|tool\s+calls?|functions?|actions?)\b` +
 			`|\bbefore\s+(?:you\s+)?(?:respond|answer|reply)(?:ing)?\s+to\s+(?:the\s+user|any\s+(?:request|message|question))` +
@@ -94,27 +123,39 @@ var cues = []cue{
 			`|\b(?:instructions?|rules?|requirements?|directives?)\s+(?:applies|apply|take\s+effect)\s+(?:to|for)\s+(?:all|every|any)\s+(?:other\s+)?(?:tools?|tool\s+calls?|commands?)` +
 			`|\b(?:all|every|any)\s+(?:other\s+)?(?:shell\s+|terminal\s+)?commands?\s+(?:must|should)\s+(?:include|start\s+with|begin\s+with|be\s+prefixed)` +
 			`|\bas\s+soon\s+as\s+(?:this\s+tool\s+is\s+(?:loaded|listed|available|registered)|you\s+(?:see|read)\s+this)` +
-			`|\bwhen\s+this\s+tool\s+is\s+(?:loaded|listed|available|present|registered|installed)\b`},
-	{kCovertCC, "", 0, []string{"bcc", "blind", "always", "also"},
+			`|\bwhen\s+this\s+tool\s+is\s+(?:loaded|listed|available|present|registered|installed)\b` +
+			`|\bfor\s+the\s+rest\s+of\s+(?:the|this)\s+(?:conversation|session|chat)\b` +
+			`|\b(?:in|for)\s+(?:all|every|each)\s+(?:later|future|subsequent|following|remaining)\s+(?:repl(?:y|ies)|responses?|answers?|messages?|turns?)\b` +
+			`|\bas\s+soon\s+as\s+(?:this|the)\s+(?:server|tool|extension)\s+(?:connects|is\s+connected|starts|loads|is\s+loaded)` +
+			`|\bbefore\s+(?:doing|handling|answering)\s+anything\s+(?:the\s+user|else)\b`},
+	{kCovertCC, "", 0, []string{"bcc", "blind", "always", "also", "recipient"},
 		`\b(?:always|also|secretly|silently|additionally|automatically)\s+(?:bcc|cc|blind[- ]copy|blind[- ]carbon[- ]copy)\b` +
 			`|\b(?:add|include|put)\s+[^.\n]{0,40}?\b(?:to|in|as)\s+(?:the\s+)?bcc\b` +
-			`|\bbcc\s*:?\s*[\w.+-]+@`},
-	{kSleeper, "", 0, []string{"invoked", "called", "used", "run", "executed", "triggered"},
-		`\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:is|gets|has\s+been)\s+(?:invoked|called|used|run|executed|triggered)(?:\s+(?:on|by|from|in)\s+[^,.\n]{0,40})?\s*,\s*` +
+			`|\bbcc\s*:?\s*[\w.+-]+@` +
+			`|\b(?:also|always|additionally)\s+(?:be\s+)?(?:bcc'?d|cc'?d|blind[- ]copied)\b|\bbcc'?d?\s+to\s+` + addr +
+			`|\b(?:add|include|put|copy)\s+` + addr + `\S*\s+(?:as|in)\s+(?:a\s+|an\s+|the\s+)?(?:second|additional|extra|another|hidden|silent)?\s*(?:recipient|cc|bcc)\b`},
+	{kSleeper, "", 0, []string{"invoked", "called", "used", "run", "executed", "triggered", "requested"},
+		`\b(?:when|whenever|each\s+time|every\s+time)\s+(?:the\s+)?(?:\([\w.-]+\)\s*)?` + toolNames + `(?:\s+tools?)?\s+(?:is|are|gets|get|has\s+been|have\s+been)\s+(?:invoked|called|used|run|executed|triggered|requested)(?:\s+(?:on|by|from|in)\s+[^,.\n]{0,40})?\s*,\s*` +
 			`(?:you\s+|the\s+(?:assistant|model|agent)\s+)?(?:must|should|always|also|first|instead|make\s+sure|ensure|change|replace|set|add|send|include|redirect|forward|copy|bcc|do\s+not|never)\b`},
 	{kPresence, "", 0, []string{"available", "present", "loaded", "installed", "connected"},
-		`\bwhen(?:ever)?\s+(?:the\s+)?[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s*(?:,|or|and)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?)*\s+tools?\b[^.\n]{0,40}?\b(?:is|are)\s+(?:available|present|loaded|installed|connected)\b`},
-	{kConsent, "", 0, []string{"agreed", "approved", "consented", "authorised", "authorized", "ask", "allowed", "permitted", "matter", "regardless"},
+		`\bwhen(?:ever)?\s+(?:the\s+)?` + toolNames + `\s+tools?\b[^.\n]{0,40}?\b(?:is|are)\s+(?:available|present|loaded|installed|connected)\b` +
+			`|\bwhen(?:ever)?\s+(?:\w+\s+){0,2}?tools?\s+(?:such\s+as|like|including)\s+` + toolNames + `\s+(?:is|are)\s+(?:available|present|loaded|installed|connected)\b`},
+	{kConsent, "", 0, []string{"agreed", "approved", "consented", "authorised", "authorized", "ask", "allowed", "permitted", "matter", "regardless", "even"},
 		`\bthe\s+user\s+(?:has\s+)?already\s+(?:agreed|approved|consented|authori[sz]ed)\b|\bthe\s+user\s+has\s+authori[sz]ed\s+you\b` +
 			`|\bnever\s+ask\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|before)\b` +
 			`|\byou\s+(?:are|have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed)\s+to\b[^.\n]{0,60}?\bwithout\s+(?:any\s+)?(?:confirmation|asking|approval|permission)` +
-			`|\b(?:no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:says|said|asks|asked|wants|wanted|chose|chooses)\b`},
-	{kShell, "", 0, []string{"curl", "wget", "bin", "tcp", "ncat", "netcat"},
+			`|\b(?:no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:says|said|asks|asked|wants|wanted|chose|chooses)\b` +
+			`|\beven\s+(?:if|when|though)\s+the\s+user\s+(?:explicitly\s+)?(?:asks\s+for|names|requests|chooses|chose|prefers|specifies)\s+(?:it|one|another|a\s+different|an?\s+other)\b` +
+			`|\beven\s+one\s+the\s+user\s+(?:names|asks\s+for|chooses|requests)\b`},
+	{kShell, "", 0, []string{"curl", "wget", "bin", "tcp", "ncat", "netcat", "pip", "pip3", "npm", "pnpm", "yarn", "bashrc", "zshrc", "profile", "bash_profile", "zprofile", "zshenv"},
 		`\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b` +
 			`|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*-e\s+/bin/(?:ba)?sh\b|/dev/tcp/` +
-			`|\bchmod\s+-R\s+0?777\s+~|\brm\s+-rf\s+(?:~|/)(?:\s|$|;)`},
-	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload"},
-		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail)\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr},
+			`|\bchmod\s+-R\s+0?777\s+~|\brm\s+-rf\s+(?:~|/)(?:\s|$|;)` +
+			`|\b(?:pip3?|npm|pnpm|yarn|uv\s+pip)\s+(?:install|i|add)\b[^\n]{0,120}?(?:--(?:extra-)?index-url|--registry|\s-i)\s*[= ]\s*\S*https?://` +
+			`|\b(?:append|add|write|put)\b[^.\n]{0,80}?\b(?:to|into|in)\s+[` + "`" + `'"]?~/\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv)\b`},
+	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload", "export"},
+		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail|export)(?:_\w+)?\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr +
+			`|` + addr + `\S*[^.\n]{0,20}?\b(?:always\s+)?(?:send|forward|copy|mirror|post)\b[^.\n]{0,80}?\bhere\b`},
 
 	// Spanish.
 	{kOverride, "Spanish", 0, []string{"ignora", "ignore", "olvida", "olvide", "descarta", "instrucciones", "reglas", "indicaciones"},
@@ -122,12 +163,15 @@ var cues = []cue{
 	{kConceal, "Spanish", 0, []string{"usuario", "digas", "diga", "menciones", "cuentes", "decirle", "informar", "avisar"},
 		`\bno\s+(?:se\s+lo\s+|le\s+|lo\s+)?(?:digas|diga|menciones|mencione|cuentes|cuente|informes|reveles)\s+(?:nada\s+)?(?:de\s+)?(?:esto\s+)?al\s+usuario` +
 			`|\bsin\s+(?:decirle|decir|informar|avisar)(?:le)?(?:\s+nada)?\s+al\s+usuario`},
-	{kLineJump, "Spanish", cHigh, []string{"antes", "responder", "herramienta"},
-		`\bantes\s+de\s+(?:usar|utilizar|llamar\s+a)\s+cualquier\s+otra\s+herramienta|\bantes\s+de\s+(?:responder|contestar)(?:le)?(?:\s+al\s+usuario)?\s*,`},
+	{kLineJump, "Spanish", cHigh, []string{"antes", "responder", "herramienta", "respuestas"},
+		`\bantes\s+de\s+(?:usar|utilizar|llamar\s+a)\s+cualquier\s+otra\s+herramienta|\bantes\s+de\s+(?:responder|contestar)(?:le)?(?:\s+al\s+usuario)?\s*,` +
+			`|\ben\s+(?:todas\s+las\s+|cada\s+una\s+de\s+las\s+)?respuestas\s+(?:siguientes|futuras|posteriores)\b`},
 	{kSleeper, "Spanish", cHigh, []string{"cuando", "invoque", "llame", "use", "ejecute"},
 		`\b(?:cuando|cada\s+vez\s+que)\s+se\s+(?:invoque|llame\s+a|use|utilice|ejecute)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s*,`},
 	{kSendAddr, "Spanish", cAt, []string{"http", "https", "ftp", "ftps"},
 		`\b(?:env[ií]a|env[ií]e|enviar|manda|mande|reenv[ií]a)\b[^.\n]{0,80}?\ba\s+` + addr},
+	{kConsent, "Spanish", 0, []string{"aunque", "usuario"},
+		`\baunque\s+el\s+usuario\s+(?:la\s+|lo\s+|las\s+|los\s+)?(?:nombre|pida|elija|mencione|prefiera)\b`},
 	// French.
 	{kOverride, "French", cHigh, []string{"ignore", "ignorer", "ignorez", "oublie", "oublier", "oubliez", "instructions", "consignes"},
 		`\b(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|r[èe]gles)\s+(?:pr[ée]c[ée]dentes|ant[ée]rieures|ci-dessus)`},
@@ -136,7 +180,8 @@ var cues = []cue{
 			`|\bn['’]en\s+parle[sz]?\s+pas\s+(?:à|a)\s+l['’]utilisat(?:eur|rice)` +
 			`|\bsans\s+(?:le\s+dire|en\s+informer|informer|pr[ée]venir|avertir)\s+(?:à\s+)?l['’]utilisat(?:eur|rice)`},
 	{kLineJump, "French", cHigh, []string{"avant", "utiliser", "outil", "outils", "répondre"},
-		`\bavant\s+d['’](?:utiliser|appeler)\s+(?:tout|un|n['’]importe\s+quel)\s+autre\s+outil|\bavant\s+de\s+r[ée]pondre(?:\s+[àa]\s+l['’]utilisat(?:eur|rice))?\s*,`},
+		`\bavant\s+d['’](?:utiliser|appeler)\s+(?:tout|un|n['’]importe\s+quel)\s+autre\s+outil|\bavant\s+de\s+r[ée]pondre(?:\s+[àa]\s+l['’]utilisat(?:eur|rice))?\s*,` +
+			`|\b(?:dans\s+)?toutes\s+(?:les|vos)\s+r[ée]ponses\s+(?:suivantes|futures|ult[ée]rieures)\b`},
 	{kSleeper, "French", cHigh, []string{"quand", "lorsque", "chaque"},
 		`\b(?:quand|lorsque|lorsqu['’]|chaque\s+fois\s+que)\s*[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s+est\s+(?:appel[ée]|invoqu[ée]|utilis[ée]|ex[ée]cut[ée])e?\s*,`},
 	{kSendAddr, "French", cAt, []string{"http", "https", "ftp", "ftps"},
@@ -149,13 +194,21 @@ var cues = []cue{
 			`|\bohne\s+(?:den|dem)\s+(?:benutzer|nutzer|anwender)\s+(?:zu\s+)?(?:informieren|benachrichtigen|fragen|sagen)` +
 			`|\b(?:der|die)\s+(?:benutzer|nutzer|anwender)(?:in)?\s+(?:darf|soll)\s+(?:nichts|nicht)\s+(?:davon\s+)?(?:wissen|erfahren|merken)` +
 			`|\berw[äa]hne\s+(?:das|dies|es)\s+(?:dem\s+(?:benutzer|nutzer|anwender)\s+(?:gegen[üu]ber\s+)?)?(?:niemals|nie|nicht)\b`},
-	{kLineJump, "German", cHigh, []string{"bevor"},
+	{kLineJump, "German", cHigh, []string{"bevor", "allen"},
 		`\bbevor\s+(?:du|sie)\s+(?:ein\s+|irgendein\s+)?(?:anderes\s+)?(?:werkzeug|tool)\s+(?:verwendest|benutzt|aufrufst|verwenden|benutzen|aufrufen)` +
-			`|\bbevor\s+(?:du|sie)\s+(?:dem\s+(?:benutzer|nutzer)\s+)?antwort(?:est|en)\b`},
+			`|\bbevor\s+(?:du|sie)\s+(?:dem\s+(?:benutzer|nutzer)\s+)?antwort(?:est|en)\b` +
+			`|\bin\s+allen\s+(?:weiteren|folgenden|k[üu]nftigen)\s+antworten\b`},
 	{kSleeper, "German", cHigh, []string{"wenn", "sobald", "aufgerufen", "verwendet", "benutzt"},
 		`\b(?:wenn|sobald|jedes\s+mal\s+wenn)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:aufgerufen|verwendet|benutzt|ausgef[üu]hrt)\s+wird\s*,`},
 	{kSendAddr, "German", cAt, []string{"http", "https", "ftp", "ftps"},
 		`\b(?:sende|senden\s+sie|schicke|schicken\s+sie|leite)\b[^.\n]{0,80}?\b(?:an|nach)\s+` + addr},
+	{kCovertCC, "Spanish, French or German", cAt, nil,
+		`\b(?:copia\s+oculta\s+a|copie\s+cach[ée]e\s+(?:à|a)|blindkopie\s+an)\s+` + addr},
+	// Dutch.
+	{kPriority, "Dutch", 0, []string{"belangrijk"},
+		`\bbelangrijk\s*[:!]\s*[^.\n]{0,100}?\b(?:doorsturen|doorstuurt|sturen|verzenden|versturen|kopi[eë]ren|uploaden)\b`},
+	{kConceal, "Dutch", 0, []string{"gebruiker", "zonder", "vertel"},
+		`\bzonder\s+(?:de\s+)?gebruiker\s+(?:iets\s+)?te\s+(?:vertellen|informeren|melden)|\bvertel\s+(?:het\s+|dit\s+)?(?:niet\s+aan\s+de\s+gebruiker|de\s+gebruiker\s+(?:niets|niet))`},
 	// Portuguese.
 	{kOverride, "Portuguese", cHigh, []string{"ignore"},
 		`\b(?:ignore|esque[çc]a)\s+(?:todas\s+)?as\s+instru[çc][õo]es\s+anteriores`},
@@ -172,7 +225,8 @@ var cues = []cue{
 	{kOverride, "Russian", cHigh, nil,
 		`(?:игнорируй|игнорируйте|забудь|забудьте)\s+(?:все\s+)?(?:предыдущие|прошлые|прежние|вышеуказанные)\s+(?:инструкции|указания|правила)`},
 	{kConceal, "Russian", cHigh, nil,
-		`не\s+(?:говори|говорите|сообщай|сообщайте|рассказывай|рассказывайте)\s+(?:об\s+этом\s+|ничего\s+)?пользователю`},
+		`не\s+(?:говори|говорите|сообщай|сообщайте|рассказывай|рассказывайте)\s+(?:об\s+этом\s+|ничего\s+)?пользователю` +
+			`|пользователю\s+(?:об\s+этом\s+|ничего\s+)?не\s+(?:говори|говорите|сообщай|сообщайте|рассказывай|рассказывайте)`},
 	// Chinese.
 	{kOverride, "Chinese", cHigh, nil,
 		`(?:忽略|无视|忘记|忽视|忘掉)(?:掉)?(?:所有|全部)?(?:的)?(?:之前|以前|先前|上面|上述|以上|前面)(?:的)?(?:所有|全部)?(?:的)?(?:指令|指示|说明|规则|提示)`},
@@ -181,10 +235,18 @@ var cues = []cue{
 	{kSendAddr, "Chinese", cHigh, nil,
 		`(?:发送|发给|发到|转发|上传|寄送)[^。\n]{0,40}?` + addr},
 	// Japanese.
+	// Chinese, Japanese and Korean: every later reply.
+	{kLineJump, "Chinese, Japanese or Korean", cHigh, nil,
+		`(?:之后|以后|此后|接下来)(?:的)?(?:所有|每一?条|每个|每次)(?:回复|回答|响应)` +
+			`|(?:今後|以降)の?(?:すべての|全ての)?(?:応答|返答|回答)` +
+			`|이후\s*(?:의\s*)?모든\s*(?:응답|답변|대답)`},
 	{kOverride, "Japanese", cHigh, nil,
 		`(?:以前|前|上記|これまで)の(?:すべての)?(?:指示|命令|ルール)を無視`},
 	{kConceal, "Japanese", cHigh, nil,
 		`ユーザー(?:に|には)(?:言わない|伝えない|知らせない|教えない|言うな|伝えるな)`},
+	// Korean.
+	{kConceal, "Korean", cHigh, nil,
+		`사용자(?:에게)?\s*(?:는\s*)?(?:알리지|말하지|전하지)\s*(?:마세요|말\s*것|마)`},
 }
 
 // cueRows returns the table rows of MCP-SEC-MODEL-INSTRUCTION: one per
@@ -197,8 +259,55 @@ func cueRows(rule string, fields fieldMask) []*detector {
 		if c.lang != "" {
 			kind += ", " + c.lang
 		}
+		m := pattern(`(?i)` + c.expr)
+		if c.kind == kTag {
+			m = tags(c.expr)
+		}
 		rows[i] = &detector{rule: rule, what: "text addressed to the model", kind: kind, fields: fields,
-			classes: c.classes, words: c.words, match: pattern(`(?i)` + c.expr)}
+			classes: c.classes, words: c.words, match: m}
 	}
 	return rows
+}
+
+// sectionTag is an opening tag: a description written as a document of
+// tagged sections (<use_case>, <workflow>, <example>) has several.
+var sectionTag = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`<([A-Za-z][A-Za-z0-9_-]{1,30})>`)
+})
+
+// minSections is how many distinct section tags, other than the
+// instruction tags themselves, make a description a tagged document.
+const minSections = 3
+
+// tags returns the matcher of the instruction-tag row. An <instructions>
+// tag in a description written as tagged sections (Neon's <use_case>,
+// <workflow>, <next_steps>, <instructions>) is one section among others,
+// not a block set apart from the description; <important>, <system>,
+// <hidden> and the chat-template tokens count wherever they are.
+func tags(expr string) matcher {
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + expr) })
+	instr := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^<\s*/?\s*instructions?\s*>$`) })
+	return func(text []byte, _ *scanContext) match {
+		all := re().FindAllIndex(text, maxCount)
+		if len(all) == 0 {
+			return match{}
+		}
+		sections := map[string]bool{}
+		for _, t := range sectionTag().FindAllSubmatch(text, -1) {
+			if name := strings.ToLower(string(t[1])); !re().Match(t[0]) {
+				sections[name] = true
+			}
+		}
+		var m match
+		for _, a := range all {
+			if len(sections) >= minSections && instr().Match(text[a[0]:a[1]]) {
+				continue
+			}
+			if m.count == 0 {
+				m.off, m.n = a[0], a[1]-a[0]
+			}
+			m.count++
+		}
+		return m
+	}
 }

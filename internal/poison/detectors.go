@@ -76,24 +76,37 @@ func detectors() []*detector {
 			classes: cHigh | cEsc, match: runes(isTerminal)},
 	}, cueRows(catalogue.SecModelInstruction, fText|fWords), []*detector{
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a local secret file", fields: fText | fWords,
-			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config"},
+			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config", "dotenv"},
 			match: pattern(`(?i)` +
 				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
 				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
 				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
-				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b`)},
+				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b|\bdot[ _-]?env\s+files?\b` +
+				`|(?:^|[\s"'(,])\.(?:ssh|aws|gnupg)\s+(?:and|or|,|director)` +
+				`|\bread\b[^.\n]{0,30}?~/\.config/\S+[^.\n]{0,60}?\b(?:token|key|password|secret)s?\b`)},
 		// Not read in names: a parameter called include_api_key is a
 		// switch, not a lure. A conversation is private when the text
 		// wants all of it ("the whole conversation", "conversation
 		// history"): "read the file once in the conversation" is not.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret", fields: fText,
-			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables", "card", "cvv", "phrase", "chat"},
+			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables", "card", "cvv", "phrase", "chat", "home", "passport", "birth", "authorization"},
+			match: except(ownOutput, pattern(`(?i)`+
+				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b`+secretNouns+
+				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b`+secretNouns+
+				`|\b(?:add|append|attach|include|put)\b[^.\n]{0,30}?\b(?:(?:whole|full|entire|complete)\s+(?:conversation|chat)|(?:chat|conversation)\s+history)\b`+
+				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b`+
+				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`))},
+		// A harvest of what the conversation holds: every earlier
+		// message, everything the user writes, every id the model has
+		// seen, what it can collect from the chat or the user's files.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a harvest of the conversation", fields: fText,
+			words: []string{"earlier", "previous", "prior", "past", "preceding", "writes", "types", "sends", "says", "seen", "collect", "last", "recent"},
 			match: pattern(`(?i)` +
-				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b` + secretNouns +
-				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b` + secretNouns +
-				`|\b(?:add|append|attach|include|put)\b[^.\n]{0,30}?\b(?:(?:whole|full|entire|complete)\s+(?:conversation|chat)|(?:chat|conversation)\s+history)\b` +
-				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b` +
-				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`)},
+				`\b(?:every|each|all(?:\s+the)?)\s+(?:earlier|previous|prior|past|preceding)\s+messages?\b` +
+				`|\b(?:every|each|all)\s+(?:messages?|prompts?|things?)\s+the\s+user\s+(?:writes|types|sends|says|wrote|typed|sent)\b` +
+				`|\b(?:pass|include|send|put)\s+(?:every|all(?:\s+the)?)\s+(?:\w+\s+){0,2}?you\s+(?:have\s+)?(?:seen|read|encountered|collected)\b` +
+				`|\bcollect\b[^.\n]{0,20}?\bfrom\s+(?:earlier\s+in\s+)?the\s+(?:conversation|chat|user'?s\s+(?:saved\s+)?(?:documents|files|messages))` +
+				`|\b(?:last|previous|recent)\s+(?:\w+\s+)?(?:places|locations|searches|messages|queries)\s+(?:they|the\s+user)\s+(?:searched|visited|asked|sent|typed)`)},
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a capture of what the user types", fields: fText,
 			words: []string{"types", "enters", "gives", "provides", "shares", "pastes", "mentions"},
 			match: pattern(`(?i)\b(?:whenever|when|if|every\s+time)\s+the\s+user\s+(?:types|enters|gives|provides|shares|pastes|mentions)\s+(?:a|an|any|their|his|her)\s+(?:\w+\s+)?(?:password|pin|passcode|one[- ]time\s+(?:code|password)|otp|2fa\s+code|credit\s+card|card\s+number|api\s+key|seed\s+phrase|recovery\s+phrase)\b[^.\n]{0,60}?\b(?:call|send|pass|forward|use|put)\b`)},
@@ -104,14 +117,23 @@ func detectors() []*detector {
 		// paste_here") or a secret from a source ("aws_secret_access_key_
 		// from_env"); not a switch such as include_api_key.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a secret named in a name", fields: fWords,
-			words: []string{"private", "secret", "ssh", "password", "passwords", "credentials", "token", "tokens", "api", "key", "keys"},
+			words: []string{"private", "secret", "ssh", "password", "passwords", "credentials", "token", "tokens", "api", "key", "keys", "chat", "conversation", "history"},
 			match: pattern(`(?i)\b(?:read|reading|paste|send|upload|forward|attach|extract|leak|exfiltrate|steal|dump|copy)\b.{0,30}?\b` + secretNouns +
 				`|\b(?:secret\s+access\s+keys?|private\s+keys?|ssh\s+keys?|api\s+keys?|passwords?|credentials|access\s+tokens?)\s+from\s+(?:the\s+)?(?:env|environment|disk|keychain|config|dotenv)\b`)},
 		// Spanish, French and German: a verb that moves data next to a
 		// secret.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret, Spanish, French or German", fields: fText,
-			classes: cHigh, words: []string{"claves", "clave", "credenciales", "entorno", "passe", "identifiants", "environnement", "passwort", "zugangsdaten", "incluye", "incluya", "lee", "pega", "copia", "adjunta", "inclus", "envoie", "colle", "copie", "ajoute", "sende", "lies", "kopiere"},
-			match: pattern(`(?i)\b(?:incluye|incluya|env[ií]a|lee|pega|copia|adjunta|a[ñn]ade|inclus|envoie|lis|colle|copie|joins|ajoute|f[üu]ge|sende|lies|kopiere|h[äa]nge)\b[^.\n]{0,60}?(?:claves?\s+de\s+(?:la\s+)?api|contrase[ñn]as?|credenciales|variables\s+de\s+entorno|tokens?\s+de\s+acceso|cl[ée]s?\s+(?:d['’])?api|mots?\s+de\s+passe|identifiants|variables\s+d['’]environnement|api[- ]schl[üu]ssel|passw(?:ö|oe)rter|passwort|zugangsdaten|umgebungsvariablen)`)},
+			classes: cHigh, words: []string{"claves", "clave", "credenciales", "entorno", "passe", "identifiants", "environnement", "passwort", "zugangsdaten", "incluye", "incluya", "lee", "pega", "copia", "adjunta", "inclus", "envoie", "colle", "copie", "ajoute", "sende", "lies", "kopiere", "contenir", "inclure", "compris", "joindre", "transmettre", "incluir", "enviar"},
+			match: pattern(`(?i)\b(?:incluye|incluya|incluir|env[ií]a|enviar|lee|pega|copia|adjunta|a[ñn]ade|inclus|inclure|contenir|contient|y\s+compris|joindre|transmettre|envoie|lis|colle|copie|joins|ajoute|f[üu]ge|sende|lies|kopiere|h[äa]nge)\b[^.\n]{0,60}?(?:claves?\s+de\s+(?:la\s+)?api|contrase[ñn]as?|credenciales|variables\s+de\s+entorno|tokens?\s+de\s+acceso|cl[ée]s?\s+(?:d['’])?api|mots?\s+de\s+passe|identifiants|variables\s+d['’]environnement|api[- ]schl[üu]ssel|passw(?:ö|oe)rter|passwort|zugangsdaten|umgebungsvariablen)`)},
+		// "Your system prompt" in other languages: what English says with
+		// your system prompt.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "the model's system prompt, in another language", fields: fText,
+			words: []string{"prompt", "systemprompt", "systeemprompt", "instrucciones", "instructions"},
+			match: pattern(`(?i)\b(?:tu|su)\s+(?:prompt|instrucciones)\s+(?:del|de)\s+sistema\b` +
+				`|\b(?:ton|votre)\s+(?:prompt|invite)\s+syst[èe]me\b` +
+				`|\b(?:dein(?:en)?|ihr(?:en)?)\s+system[- ]?prompt\b` +
+				`|\b(?:seu|teu)\s+prompt\s+do\s+sistema\b|\b(?:il\s+)?tuo\s+prompt\s+di\s+sistema\b` +
+				`|\b(?:je|uw)\s+systeemprompt\b|\b(?:sw[óo]j|tw[óo]j)\s+(?:\S+\s+)?prompt\s+systemowy\b`)},
 		{rule: catalogue.SecEncodedBlob, what: "an encoded blob", fields: fText,
 			classes: cBlob, match: blobs},
 		{rule: catalogue.SecURL, what: "a URL", fields: fProse,
@@ -125,7 +147,35 @@ func detectors() []*detector {
 
 // secretNouns are what the verb rows of MCP-SEC-SECRET-LURE look for
 // after a verb that moves data.
-const secretNouns = `(?:api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?(?:access[ _-]?)?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|(?:whole|full|entire|complete)\s+(?:conversation|chat)|conversation[ _-](?:history|log|transcript)s?|chat[ _-](?:history|log|transcript)s?|card[ _-]numbers?|seed[ _-]phrases?)\b`
+const secretNouns = `(?:authorization[ _-]headers?|home[ _-]address(?:es)?|passport[ _-]numbers?|dates?[ _-]of[ _-]birth|browser[ _-]cookies|api[ _-]?keys?|private[ _-]?keys?|secret[ _-]?(?:access[ _-]?)?keys?|ssh[ _-]?keys?|access[ _-]?tokens?|auth(?:entication)?[ _-]?tokens?|bearer[ _-]?tokens?|passwords?|credentials|session[ _-]?cookies?|env(?:ironment)?[ _-]variables|system[ _-]prompt|(?:whole|full|entire|complete)\s+(?:conversation|chat)|conversation[ _-](?:history|log|transcript)s?|chat[ _-](?:history|log|transcript)s?|card[ _-]numbers?|seed[ _-]phrases?)\b`
+
+// ownOutput is a secret the tool itself returns or creates ("place the
+// returned credentials in your .env"): setup, not a lure for the user's
+// secrets.
+const ownOutput = `(?i)\b(?:returned|generated|newly\s+created|resulting|issued)\s+(?:\w+\s+)?` + secretNouns
+
+// except returns m without the matches that expr also matches inside.
+func except(expr string, m matcher) matcher {
+	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	return func(text []byte, c *scanContext) match {
+		var out match
+		for rest, base := text, 0; len(rest) > 0 && out.count < maxCount; {
+			f := m(rest, c)
+			if f.count == 0 {
+				break
+			}
+			if !re().Match(rest[f.off : f.off+f.n]) {
+				if out.count == 0 {
+					out.off, out.n = base+f.off, f.n
+				}
+				out.count++
+			}
+			adv := f.off + max(f.n, 1)
+			rest, base = rest[adv:], base+adv
+		}
+		return out
+	}
+}
 
 // table is the detector table, built once; its regexps compile on first
 // use.

@@ -55,26 +55,27 @@ func (f field) String() string {
 // (a target's shadow_tools), are what shadowing looks for.
 func NewScanner(served []mcp.Tool, others []string) *Scanner {
 	s := &Scanner{}
-	add := func(name string) {
+	add := func(name string, other bool) {
 		if nameLike(name) {
 			if s.ctx.names == nil {
-				s.ctx.names = map[string]struct{}{}
+				s.ctx.names = map[string]bool{}
 			}
-			s.ctx.names[name] = struct{}{}
+			s.ctx.names[name] = s.ctx.names[name] || other
 		}
 	}
 	for _, t := range served {
-		add(t.Name)
+		add(t.Name, false)
 	}
 	for _, name := range others {
-		add(name)
+		add(name, true)
 	}
 	return s
 }
 
 // Tool returns the MCP-SEC text findings of one served tool: its name,
-// title, description, annotations, and the descriptions, titles, defaults
-// and examples of its input and output schemas.
+// title, description, annotations, the strings under _meta, and the
+// descriptions, titles, defaults and examples of its input and output
+// schemas.
 func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 	return s.definition("", t.Name, t.Raw, [3]string{t.Name, t.Title, t.Description}, func(j int, key string) {
 		if key == "inputSchema" || key == "outputSchema" {
@@ -111,7 +112,7 @@ func (s *Scanner) Item(it mcp.Item) []catalogue.Finding {
 }
 
 // definition scans one served definition's JSON: its name, title,
-// description and annotations, and each other member through more. A
+// description, annotations and _meta, and each other member through more. A
 // definition that is not a JSON object within maxDepth has its decoded
 // name, title and description scanned instead.
 func (s *Scanner) definition(kind, subject string, raw []byte, decoded [3]string, more func(j int, key string)) []catalogue.Finding {
@@ -135,6 +136,10 @@ func (s *Scanner) definition(kind, subject string, raw []byte, decoded [3]string
 			s.stringAt(j, fProse, field{leaf: "description"})
 		case "annotations":
 			s.strings(j, fProse, field{leaf: "annotations"})
+		case "_meta":
+			// Clients may hand _meta to the model too (a UI template's
+			// description, a vendor's hints): read like annotations.
+			s.strings(j, fProse, field{leaf: "_meta"})
 		default:
 			more(j, string(key))
 		}

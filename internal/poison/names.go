@@ -106,12 +106,40 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 
 // imposter reports whether a, served before b with a name that reads the
 // same, is the look-alike: b is declared and a is not, or a has
-// characters outside printable ASCII and b has none.
+// characters outside printable ASCII and b has none, or, both ASCII,
+// where they first differ a has the stand-in and b the letter it stands
+// for (1 or I for l, 0 for O, rn for m).
 func imposter(a, b string, declared map[string]bool) bool {
 	if declared[a] != declared[b] {
 		return declared[b]
 	}
-	return !printableASCII(a) && printableASCII(b)
+	if pa, pb := printableASCII(a), printableASCII(b); pa != pb {
+		return pb
+	} else if !pa {
+		return false
+	}
+	return standIn(a, b) && !standIn(b, a)
+}
+
+// standIn reports whether, where a and b first differ, a holds a
+// character that stands in for b's: a digit or a capital for a lower-case
+// letter, or rn for m.
+func standIn(a, b string) bool {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return false
+	}
+	x, y := a[i], b[i]
+	switch {
+	case y >= 'a' && y <= 'z' && (x >= '0' && x <= '9' || x >= 'A' && x <= 'Z'):
+		return true
+	case y == 'm' && strings.HasPrefix(a[i:], "rn"):
+		return true
+	}
+	return false
 }
 
 func printableASCII(s string) bool {

@@ -24,7 +24,18 @@ import (
 // detector raises the floor in the same change; nobody lowers it.
 const (
 	minPrecision = 0.98
-	recallFloor  = 0.97
+	recallFloor  = 0.98
+)
+
+// The held-out floors: testdata/posture/heldout.jsonl was written before
+// its author read the detectors and is never tuned on, so its recall is
+// the honest one. heldoutRecallFloor is what the detectors reached on it
+// when it was first measured, rounded down; like recallFloor it is raised,
+// never lowered. Its figures are reported apart and never mixed into the
+// training ones.
+const (
+	heldoutFile        = "heldout.jsonl"
+	heldoutRecallFloor = 0.98
 )
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
@@ -67,70 +78,100 @@ const (
 	driftdWritten = "driftd-written"
 )
 
-// postureCorpus reads testdata/posture/*.jsonl and, as benign items of
-// the server driftd-written, testdata/benign.txt. Each line is checked:
-// a known label, a kind, a source and a licence, a unique id, a derived
-// item's original present, and a tool that parses.
-func postureCorpus(tb testing.TB) []*postureItem {
+// postureSets reads testdata/posture: the training corpus (every *.jsonl
+// but heldout.jsonl, and testdata/benign.txt as the server
+// driftd-written) and the held-out set. Each line is checked: a known
+// label, a kind, a source and a licence, an id unique across both sets, a
+// derived item's original present in the same set, and a tool that
+// parses.
+func postureSets(tb testing.TB) (training, heldout []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
-	var items []*postureItem
-	byID := map[string]*postureItem{}
+	seen := map[string]bool{}
+	found := false
 	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(nil, 1<<20)
-		for n := 1; sc.Scan(); n++ {
-			if len(bytes.TrimSpace(sc.Bytes())) == 0 {
-				continue
-			}
-			dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-			dec.DisallowUnknownFields()
-			it := &postureItem{}
-			if err := dec.Decode(it); err != nil {
-				tb.Fatalf("%s:%d: %v", name, n, err)
-			}
-			if _, err := dec.Token(); err != io.EOF {
-				tb.Fatalf("%s:%d: trailing data after the item", name, n)
-			}
-			if it.tool, err = mcp.ParseTool(it.Tool); err != nil {
-				tb.Fatalf("%s:%d: %s: %v", name, n, it.ID, err)
-			}
-			switch {
-			case it.ID == "" || byID[it.ID] != nil:
-				tb.Fatalf("%s:%d: missing or repeated id %q", name, n, it.ID)
-			case it.Label != labelPoisoned && it.Label != labelBenign:
-				tb.Fatalf("%s:%d: %s: label %q is neither poisoned nor benign", name, n, it.ID, it.Label)
-			case it.Kind == "" || it.Source == "" || it.Licence == "":
-				tb.Fatalf("%s:%d: %s: kind, source and licence are required", name, n, it.ID)
-			case it.Label == labelBenign && it.Server == "":
-				tb.Fatalf("%s:%d: %s: a benign item names its server", name, n, it.ID)
-			case it.Derived != (it.DerivedFrom != ""):
-				tb.Fatalf("%s:%d: %s: derived and derived_from disagree", name, n, it.ID)
-			}
-			byID[it.ID] = it
-			items = append(items, it)
-		}
-		if err := sc.Err(); err != nil {
-			tb.Fatalf("%s: %v", name, err)
+		its := readPostureFile(tb, name, seen)
+		if filepath.Base(name) == heldoutFile {
+			heldout, found = its, true
+		} else {
+			training = append(training, its...)
 		}
 	}
-	for _, it := range items {
-		if it.Derived && byID[it.DerivedFrom] == nil {
-			tb.Fatalf("%s: derived from %q, which is not in the corpus", it.ID, it.DerivedFrom)
-		}
+	if !found {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldoutFile)
 	}
+	checkDerived(tb, training)
+	checkDerived(tb, heldout)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
-		items = append(items, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
+		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
+	return training, heldout
+}
+
+// readPostureFile reads and checks one *.jsonl file; seen holds the ids
+// read so far, across files.
+func readPostureFile(tb testing.TB, name string, seen map[string]bool) []*postureItem {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var items []*postureItem
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		it := &postureItem{}
+		if err := dec.Decode(it); err != nil {
+			tb.Fatalf("%s:%d: %v", name, n, err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			tb.Fatalf("%s:%d: trailing data after the item", name, n)
+		}
+		if it.tool, err = mcp.ParseTool(it.Tool); err != nil {
+			tb.Fatalf("%s:%d: %s: %v", name, n, it.ID, err)
+		}
+		switch {
+		case it.ID == "" || seen[it.ID]:
+			tb.Fatalf("%s:%d: missing or repeated id %q", name, n, it.ID)
+		case it.Label != labelPoisoned && it.Label != labelBenign:
+			tb.Fatalf("%s:%d: %s: label %q is neither poisoned nor benign", name, n, it.ID, it.Label)
+		case it.Kind == "" || it.Source == "" || it.Licence == "":
+			tb.Fatalf("%s:%d: %s: kind, source and licence are required", name, n, it.ID)
+		case it.Label == labelBenign && it.Server == "":
+			tb.Fatalf("%s:%d: %s: a benign item names its server", name, n, it.ID)
+		case it.Derived != (it.DerivedFrom != ""):
+			tb.Fatalf("%s:%d: %s: derived and derived_from disagree", name, n, it.ID)
+		}
+		seen[it.ID] = true
+		items = append(items, it)
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
 	return items
+}
+
+// checkDerived fails when a derived item's original is not in its set: a
+// held-out variant of a training item would leak the training set into
+// the held-out figures.
+func checkDerived(tb testing.TB, items []*postureItem) {
+	byID := map[string]bool{}
+	for _, it := range items {
+		byID[it.ID] = true
+	}
+	for _, it := range items {
+		if it.Derived && !byID[it.DerivedFrom] {
+			tb.Fatalf("%s: derived from %q, which is not in its set", it.ID, it.DerivedFrom)
+		}
+	}
 }
 
 // flagged reports the MCP-SEC rules of WARN or ERROR severity that fire
@@ -222,9 +263,38 @@ func ratio(a, b int) float64 {
 // TestPosture is make posture-eval: it runs the MCP-SEC rules over the
 // labelled corpus, prints precision, recall (overall, by kind, and on the
 // tag-stripped variants against their originals) and the misses and false
-// alarms by id, never by text, and fails below the floors.
+// alarms by id, never by text, and fails below the floors. It then does the
+// same, apart, on the held-out set: the training figures are partly a
+// training score, the held-out ones are not.
 func TestPosture(t *testing.T) {
-	items := postureCorpus(t)
+	training, heldout := postureSets(t)
+	var out strings.Builder
+	precision, recall := postureReport(t, &out, "posture corpus", training, postureMinima{80, 8, 300, 15})
+	hp, hr := postureReport(t, &out, "held-out set ("+heldoutFile+")", heldout, postureMinima{50, 8, 100, 10})
+	fmt.Print(out.String())
+
+	if precision < minPrecision {
+		t.Errorf("precision %.3f is below %.2f", precision, minPrecision)
+	}
+	if recall < recallFloor {
+		t.Errorf("recall %.3f is below the committed floor %.2f", recall, recallFloor)
+	}
+	if hp < minPrecision {
+		t.Errorf("held-out precision %.3f is below %.2f", hp, minPrecision)
+	}
+	if hr < heldoutRecallFloor {
+		t.Errorf("held-out recall %.3f is below the committed held-out floor %.2f", hr, heldoutRecallFloor)
+	}
+}
+
+// postureMinima is the least a set must hold: poisoned items and their
+// sources, benign tools and their servers.
+type postureMinima struct{ poisoned, sources, benign, servers int }
+
+// postureReport runs the rules over one set, writes its figures to w under
+// the heading name, and returns its precision and recall. The benign tools
+// of the set alone count as its false alarms.
+func postureReport(t *testing.T, w *strings.Builder, name string, items []*postureItem, least postureMinima) (precision, recall float64) {
 	var poisoned, benign []*postureItem
 	sources := map[string]bool{}
 	servers := map[string]bool{}
@@ -237,9 +307,10 @@ func TestPosture(t *testing.T) {
 			servers[it.Server] = true
 		}
 	}
-	if len(poisoned) < 80 || len(sources) < 8 || len(benign) < 300 || len(servers) < 15 {
-		t.Fatalf("the corpus has %d poisoned items from %d sources and %d benign tools from %d servers; "+
-			"it should have at least 80 from 8 and 300 from 15", len(poisoned), len(sources), len(benign), len(servers))
+	if len(poisoned) < least.poisoned || len(sources) < least.sources || len(benign) < least.benign || len(servers) < least.servers {
+		t.Fatalf("the %s has %d poisoned items from %d sources and %d benign tools from %d servers; "+
+			"it should have at least %d from %d and %d from %d", name, len(poisoned), len(sources), len(benign), len(servers),
+			least.poisoned, least.sources, least.benign, least.servers)
 	}
 
 	hit := map[string]bool{}
@@ -248,7 +319,7 @@ func TestPosture(t *testing.T) {
 	var kinds []string
 	misses := map[string][]string{}
 	var elsewhere []string
-	var w, hits strings.Builder
+	var hits strings.Builder
 	for _, it := range poisoned {
 		fired, at := evalPoisoned(t, it)
 		hit[it.ID] = at && len(fired) > 0
@@ -278,7 +349,7 @@ func TestPosture(t *testing.T) {
 			tp++
 		}
 	}
-	precision, recall := ratio(tp, tp+fp), ratio(tp, len(poisoned))
+	precision, recall = ratio(tp, tp+fp), ratio(tp, len(poisoned))
 
 	// Published items against driftd's variants of them, and tag-stripped
 	// variants against their originals.
@@ -308,48 +379,42 @@ func TestPosture(t *testing.T) {
 		}
 	}
 
-	fmt.Fprintf(&w, "posture corpus: %d poisoned items (%d derived) from %d sources; %d benign tools from %d servers\n",
-		len(poisoned), countDerived(poisoned), len(sources), len(benign), len(servers))
-	fmt.Fprintf(&w, "precision %.3f  recall %.3f  (%d hits, %d misses, %d false alarms)\n",
+	fmt.Fprintf(w, "%s: %d poisoned items (%d derived) from %d sources; %d benign tools from %d servers\n",
+		name, len(poisoned), countDerived(poisoned), len(sources), len(benign), len(servers))
+	fmt.Fprintf(w, "precision %.3f  recall %.3f  (%d hits, %d misses, %d false alarms)\n",
 		precision, recall, tp, len(poisoned)-tp, fp)
-	fmt.Fprintf(&w, "recall %.3f on the %d published items, %.3f on the %d derived variants\n",
+	fmt.Fprintf(w, "recall %.3f on the %d published items, %.3f on the %d derived variants\n",
 		ratio(published.hit, published.n), published.n, ratio(derived.hit, derived.n), derived.n)
-	fmt.Fprintf(&w, "tag-stripped: recall %.3f on %d variants, %.3f on their originals\n",
+	fmt.Fprintf(w, "tag-stripped: recall %.3f on %d variants, %.3f on their originals\n",
 		ratio(strip.hit, strip.n), strip.n, ratio(orig.hit, orig.n))
 	slices.Sort(kinds)
-	fmt.Fprintf(&w, "recall by kind:\n")
+	fmt.Fprintf(w, "recall by kind:\n")
 	for _, k := range kinds {
-		fmt.Fprintf(&w, "  %-32s %5.2f  (%d/%d)\n", k, ratio(byKind[k].hit, byKind[k].n), byKind[k].hit, byKind[k].n)
+		fmt.Fprintf(w, "  %-32s %5.2f  (%d/%d)\n", k, ratio(byKind[k].hit, byKind[k].n), byKind[k].hit, byKind[k].n)
 	}
-	fmt.Fprintf(&w, "misses by kind (ids):\n")
+	fmt.Fprintf(w, "misses by kind (ids):\n")
 	for _, k := range kinds {
 		if len(misses[k]) > 0 {
-			fmt.Fprintf(&w, "  %s: %s\n", k, strings.Join(misses[k], " "))
+			fmt.Fprintf(w, "  %s: %s\n", k, strings.Join(misses[k], " "))
 		}
 	}
 	if len(elsewhere) > 0 {
-		fmt.Fprintf(&w, "misses flagged elsewhere than the payload (counted as misses):\n  %s\n", strings.Join(elsewhere, "\n  "))
+		fmt.Fprintf(w, "misses flagged elsewhere than the payload (counted as misses):\n  %s\n", strings.Join(elsewhere, "\n  "))
 	}
 	if *postureHits {
-		fmt.Fprintf(&w, "hits (ids):\n%s", hits.String())
+		fmt.Fprintf(w, "hits (ids):\n%s", hits.String())
 	}
-	fmt.Fprintf(&w, "false alarms (ids):\n")
+	fmt.Fprintf(w, "false alarms (ids):\n")
 	ids := make([]string, 0, len(alarms))
 	for id := range alarms {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	for _, id := range ids {
-		fmt.Fprintf(&w, "  %s: %s\n", id, strings.Join(alarms[id], ", "))
+		fmt.Fprintf(w, "  %s: %s\n", id, strings.Join(alarms[id], ", "))
 	}
-	fmt.Print(w.String())
-
-	if precision < minPrecision {
-		t.Errorf("precision %.3f is below %.2f", precision, minPrecision)
-	}
-	if recall < recallFloor {
-		t.Errorf("recall %.3f is below the committed floor %.2f", recall, recallFloor)
-	}
+	fmt.Fprintln(w)
+	return precision, recall
 }
 
 func countDerived(items []*postureItem) (n int) {

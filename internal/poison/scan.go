@@ -91,10 +91,11 @@ const (
 )
 
 // scanContext is what a text's matchers may read besides the text: the
-// served tools' identifier-like names, for shadowing, and the name of the
-// definition being scanned.
+// identifier-like names of the served tools (false) and of other servers'
+// tools (true), for shadowing, and the name of the definition being
+// scanned.
 type scanContext struct {
-	names map[string]struct{}
+	names map[string]bool
 	self  string
 }
 
@@ -304,12 +305,12 @@ func blobs(text []byte, _ *scanContext) match {
 // name merely cited near a "must" ("the id must come from list_ids") is
 // an ordinary cross-reference.
 var (
-	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed"}
+	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed", "requires", "instructs"}
 	directiveAfter = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b`)
 	})
 	directiveBefore = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?|\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running))\s+(?:the\s+)?[` + "`" + `'"]?$`)
+		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\b(?:requires?|asks?|tells?|instructs?)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\s+(?:use|call|invoke|run)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?|\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running))\s+(?:the\s+)?[` + "`" + `'"]?$`)
 	})
 )
 
@@ -332,6 +333,12 @@ var (
 // directive about the other tool.
 var prerequisite = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:first|beforehand)\b`)
+})
+
+// purpose scopes a directive about a tool to one task ("… X or other
+// tools to apply the changes", "… X for migrations").
+var purpose = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?(?:\s+(?:or|and)\s+(?:any\s+)?other\s+tools?)?\s+(?:to|for)\s+(?:apply|applying|perform|performing|make|making|run|running|create|creating|migrations?|changes?|this|these|that)\b`)
 })
 
 // shadowReach is how many bytes before and after a name the directive
@@ -358,10 +365,15 @@ func shadowing(text []byte, c *scanContext) match {
 		for len(tok) > 0 && (tok[len(tok)-1] == '.' || tok[len(tok)-1] == '-') {
 			tok = tok[:len(tok)-1]
 		}
-		if _, ok := c.names[string(tok)]; ok && string(tok) != c.self {
+		if other, ok := c.names[string(tok)]; ok && string(tok) != c.self {
 			end := i + len(tok)
 			after, before := text[end:min(len(text), end+shadowReach)], text[max(0, i-shadowReach):i]
-			if directiveAfter().Match(after) || directiveBefore().Match(before) && !prerequisite().Match(after) ||
+			// Which of its own tools to use for a task ("you must not use
+			// X or other tools to apply the changes") is a server's
+			// workflow: it controls both. Steering away from another
+			// server's tool is not.
+			if directiveAfter().Match(after) ||
+				directiveBefore().Match(before) && !prerequisite().Match(after) && (other || !purpose().Match(after)) ||
 				sleeperBefore().Match(before) && sleeperAfter().Match(after) {
 				if count == 0 {
 					off, n = i, len(tok)
