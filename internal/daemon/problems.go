@@ -3,6 +3,9 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/config"
@@ -19,7 +22,30 @@ import (
 // `driftd config check` and a reload ask the same questions: config check
 // fails on manifests and warns on files (a Secret is often not mounted
 // where it runs); a reload refuses both (docs/daemon.md).
+//
+// The manifests are loaded over every processor the program has (a
+// fleet's reload parses thousands of new files; each result is read in
+// the targets' order, so the problems are the same whatever finished
+// first).
 func targetProblems(cfg *config.Config, load func(config.Target) (*manifest.Manifest, error)) (manifests, files []error) {
+	type loaded struct {
+		m   *manifest.Manifest
+		err error
+	}
+	results := make([]loaded, len(cfg.Targets))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), max(1, len(cfg.Targets))) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(cfg.Targets); i = int(next.Add(1) - 1) {
+				if t := cfg.Targets[i]; t.Manifest != "" {
+					m, err := load(t)
+					results[i] = loaded{m, err}
+				}
+			}
+		})
+	}
+	wg.Wait()
 	for i, t := range cfg.Targets {
 		for _, f := range config.ClientFiles(&t.HTTPClient.HTTPClientConfig) {
 			if err := readable(f.Path); err != nil {
@@ -29,7 +55,7 @@ func targetProblems(cfg *config.Config, load func(config.Target) (*manifest.Mani
 		if t.Manifest == "" {
 			continue // compared against a baseline, or reported by config as required
 		}
-		m, err := load(t) // nil, nil: a file known to load, with nothing to check in it
+		m, err := results[i].m, results[i].err // nil, nil: a file known to load, with nothing to check in it
 		if err != nil {
 			var me *manifest.Error
 			if errors.As(err, &me) {

@@ -10,6 +10,8 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/manifest"
+	"github.com/driftd/driftd/internal/scheduler"
 	"github.com/driftd/driftd/internal/tracing"
 )
 
@@ -120,9 +122,17 @@ type reloadFailure struct {
 // reload is refused and the running configuration stays, each target on
 // the manifest it last read (loadOrLast), so one bad file never takes a
 // target's checks away. The manifests are read through the daemon's
-// cache: an unchanged file is not parsed again.
+// cache: an unchanged file is not parsed again. A replica of a sharded
+// daemon (--shard) reads only its own targets' manifests, which are the
+// ones it runs and keeps: a fleet's other manifests are its other
+// replicas' to read and refuse.
 func (d *Daemon) checkTargets(cfg *config.Config) error {
-	manifests, files := targetProblems(cfg, d.manifests.check)
+	manifests, files := targetProblems(cfg, func(t config.Target) (*manifest.Manifest, error) {
+		if !scheduler.InShard(t.Name, d.opts.Shard, d.opts.Shards) {
+			return nil, nil // not this replica's
+		}
+		return d.manifests.check(t)
+	})
 	return sortedByLine(append(manifests, files...))
 }
 
