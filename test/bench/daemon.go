@@ -141,7 +141,7 @@ func (d *daemon) reload(srv *benchServer, f fleet) error {
 		return err
 	}
 	req.Header.Set("X-Driftd-Request", "1") // docs/security.md
-	resp, err := control.Do(req)
+	resp, err := reloadControl.Do(req)
 	if err != nil {
 		return err
 	}
