@@ -38,6 +38,17 @@ const (
 	heldoutRecallFloor = 0.98
 )
 
+// The second held-out floors: testdata/posture/heldout2.jsonl was written
+// blind after heldout.jsonl had been read to improve the detectors, and
+// measured once with no detector change. heldout2RecallFloor is what the
+// detectors reached on it then, rounded down; it is raised, never lowered,
+// and, like the first set's, its figures are reported apart. Measured
+// 2026-12-07: precision 1.000, recall 0.667 (46 of 69), no false alarm.
+const (
+	heldout2File        = "heldout2.jsonl"
+	heldout2RecallFloor = 0.66
+)
+
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
 var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
@@ -79,37 +90,44 @@ const (
 )
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
-// but heldout.jsonl, and testdata/benign.txt as the server
-// driftd-written) and the held-out set. Each line is checked: a known
-// label, a kind, a source and a licence, an id unique across both sets, a
-// derived item's original present in the same set, and a tool that
-// parses.
-func postureSets(tb testing.TB) (training, heldout []*postureItem) {
+// but the held-out sets, and testdata/benign.txt as the server
+// driftd-written) and the two held-out sets, heldout.jsonl and
+// heldout2.jsonl. Each line is checked: a known label, a kind, a source
+// and a licence, an id unique across all sets, a derived item's original
+// present in the same set, and a tool that parses.
+func postureSets(tb testing.TB) (training, heldout, heldout2 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found := false
+	found, found2 := false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
-		if filepath.Base(name) == heldoutFile {
+		switch filepath.Base(name) {
+		case heldoutFile:
 			heldout, found = its, true
-		} else {
+		case heldout2File:
+			heldout2, found2 = its, true
+		default:
 			training = append(training, its...)
 		}
 	}
 	if !found {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldoutFile)
 	}
+	if !found2 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout2File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
+	checkDerived(tb, heldout2)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout
+	return training, heldout, heldout2
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -264,13 +282,15 @@ func ratio(a, b int) float64 {
 // labelled corpus, prints precision, recall (overall, by kind, and on the
 // tag-stripped variants against their originals) and the misses and false
 // alarms by id, never by text, and fails below the floors. It then does the
-// same, apart, on the held-out set: the training figures are partly a
-// training score, the held-out ones are not.
+// same, apart, on each held-out set: the training figures are partly a
+// training score; so, since its misses were read to improve the detectors,
+// are the first held-out set's; the second held-out set's are not.
 func TestPosture(t *testing.T) {
-	training, heldout := postureSets(t)
+	training, heldout, heldout2 := postureSets(t)
 	var out strings.Builder
 	precision, recall := postureReport(t, &out, "posture corpus", training, postureMinima{80, 8, 300, 15})
 	hp, hr := postureReport(t, &out, "held-out set ("+heldoutFile+")", heldout, postureMinima{50, 8, 100, 10})
+	hp2, hr2 := postureReport(t, &out, "held-out set 2 ("+heldout2File+")", heldout2, postureMinima{60, 8, 100, 10})
 	fmt.Print(out.String())
 
 	if precision < minPrecision {
@@ -284,6 +304,12 @@ func TestPosture(t *testing.T) {
 	}
 	if hr < heldoutRecallFloor {
 		t.Errorf("held-out recall %.3f is below the committed held-out floor %.2f", hr, heldoutRecallFloor)
+	}
+	if hp2 < minPrecision {
+		t.Errorf("held-out set 2 precision %.3f is below %.2f", hp2, minPrecision)
+	}
+	if hr2 < heldout2RecallFloor {
+		t.Errorf("held-out set 2 recall %.3f is below the committed floor %.2f", hr2, heldout2RecallFloor)
 	}
 }
 
