@@ -24,24 +24,18 @@ import (
 // where it runs); a reload refuses both (docs/daemon.md).
 //
 // The manifests are loaded over every processor the program has (a
-// fleet's reload parses thousands of new files; each result is read in
-// the targets' order, so the problems are the same whatever finished
-// first).
+// fleet's reload parses thousands of new files), each checked by the
+// worker that loaded it and let go: what is kept of a target is its
+// problem, if any, read in the targets' order, so the problems are the
+// same whatever finished first.
 func targetProblems(cfg *config.Config, load func(config.Target) (*manifest.Manifest, error)) (manifests, files []error) {
-	type loaded struct {
-		m   *manifest.Manifest
-		err error
-	}
-	results := make([]loaded, len(cfg.Targets))
+	problems := make([]error, len(cfg.Targets))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), max(1, len(cfg.Targets))) {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(cfg.Targets); i = int(next.Add(1) - 1) {
-				if t := cfg.Targets[i]; t.Manifest != "" {
-					m, err := load(t)
-					results[i] = loaded{m, err}
-				}
+				problems[i] = manifestProblem(cfg, i, load)
 			}
 		})
 	}
@@ -52,23 +46,8 @@ func targetProblems(cfg *config.Config, load func(config.Target) (*manifest.Mani
 				files = append(files, cfg.Problem(fmt.Sprintf("targets[%d].http_client.%s", i, f.Field), err))
 			}
 		}
-		if t.Manifest == "" {
-			continue // compared against a baseline, or reported by config as required
-		}
-		m, err := results[i].m, results[i].err // nil, nil: a file known to load, with nothing to check in it
-		if err != nil {
-			var me *manifest.Error
-			if errors.As(err, &me) {
-				me.Path = besideConfig(cfg.Path, me.Path)
-			}
-			manifests = append(manifests, cfg.Problem(fmt.Sprintf("targets[%d].manifest", i), err))
-			continue
-		}
-		if m == nil {
-			continue
-		}
-		if p := probe.Prepare(t, m); p.Refused != nil {
-			manifests = append(manifests, cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused))
+		if problems[i] != nil {
+			manifests = append(manifests, problems[i])
 		}
 	}
 	for i, c := range cfg.SDCredentials {
@@ -79,6 +58,32 @@ func targetProblems(cfg *config.Config, load func(config.Target) (*manifest.Mani
 		}
 	}
 	return manifests, files
+}
+
+// manifestProblem is what keeps target i's manifest from running: the
+// file cannot be read or parsed, or it refuses the target's invocation.
+// nil for a target compared against a baseline, and for a file load
+// knows to load with nothing to check in it (it returns nil, nil).
+func manifestProblem(cfg *config.Config, i int, load func(config.Target) (*manifest.Manifest, error)) error {
+	t := cfg.Targets[i]
+	if t.Manifest == "" {
+		return nil // compared against a baseline, or reported by config as required
+	}
+	m, err := load(t)
+	if err != nil {
+		var me *manifest.Error
+		if errors.As(err, &me) {
+			me.Path = besideConfig(cfg.Path, me.Path)
+		}
+		return cfg.Problem(fmt.Sprintf("targets[%d].manifest", i), err)
+	}
+	if m == nil {
+		return nil
+	}
+	if p := probe.Prepare(t, m); p.Refused != nil {
+		return cfg.Problem(fmt.Sprintf("targets[%d].invoke", i), p.Refused)
+	}
+	return nil
 }
 
 // readable reports why the file at path cannot be opened for reading, as
