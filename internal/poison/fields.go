@@ -213,7 +213,9 @@ func (s *Scanner) schema(i int, root string) {
 			switch k := string(key); k {
 			case "description", "title", "$comment":
 				s.stringAt(j, fProse, field{root, k})
-			case "default", "examples", "enum", "const":
+			case "default", "const":
+				s.strings(j, fValue|fPreset, field{root, k})
+			case "examples", "enum":
 				s.strings(j, fValue, field{root, k})
 			case "required":
 				// Names, but a name with spaces is a sentence: read as
