@@ -92,8 +92,10 @@ var cues = []cue{
 			`|\b(?:mention|report|show)\s+only\s+(?:the\s+)?\w+(?:\s+\w+)?\s+in\s+your\s+(?:reply|answer|response)` +
 			`|\bpresent\s+(?:it|this|them|the\s+\w+)\s+as\s+(?:your\s+own|if\s+it\s+were)` +
 			// "Do not show the drafts to the user": what the model did
-			// kept out of the user's sight.
-			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|display)\s+(?:\w+\s+){0,6}?to\s+the\s+(?:user|human|operator)\b`},
+			// kept out of the user's sight. A secret kept off the screen
+			// ("never show the token to the user") is hygiene, and is no
+			// object here.
+			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|display)\s+(?:the\s+|these\s+|those\s+|any\s+|your\s+|its\s+)?(?:\w+\s+)?(?:drafts?|steps?|calls?|requests?|attempts?|iterations?|runs?|results?|outputs?|intermediate|this|these|them|it|that|anything)\b[^.\n]{0,30}?\bto\s+the\s+(?:user|human|operator)\b`},
 	{kTag, "", cAngle, []string{"inst"},
 		`<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
 			`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>` +
@@ -154,7 +156,7 @@ var cues = []cue{
 			`|\b(?:no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:says|said|asks|asked|wants|wanted|chose|chooses)\b` +
 			`|\beven\s+(?:if|when|though)\s+the\s+user\s+(?:explicitly\s+)?(?:asks\s+for|names|requests|chooses|chose|prefers|specifies)\s+(?:it|one|another|a\s+different|an?\s+other)\b` +
 			`|\beven\s+one\s+the\s+user\s+(?:names|asks\s+for|chooses|requests)\b` +
-			`|\bwhatever\s+the\s+user\s+(?:says|said|names|named|asks\s+for|asked\s+for|wants|chooses|chose|picks|requests|types)\b` +
+			`|\b(?:use|set|pick|choose|recommend|prefer|keep|select)\b[^.\n]{0,40}?\bwhatever\s+the\s+user\s+(?:says|said|names|named|asks\s+for|asked\s+for|wants|chooses|chose|picks|requests|types)\b` +
 			// A call on a trigger in the conversation, with no question
 			// first: "call it whenever the user mentions X, without asking".
 			`|\b(?:whenever|every\s+time|each\s+time|as\s+soon\s+as)\s+the\s+user\s+\w+[^.\n]{0,60}?\bwithout\s+(?:first\s+)?(?:asking|confirmation|permission|approval)\b`},
@@ -164,7 +166,7 @@ var cues = []cue{
 			`|\bchmod\s+-R\s+0?777\s+~|\brm\s+-rf\s+(?:~|/)(?:\s|$|;)` +
 			`|\b(?:pip3?|npm|pnpm|yarn|uv\s+pip)\s+(?:install|i|add)\b[^\n]{0,120}?(?:--(?:extra-)?index-url|--registry|\s-i)\s*[= ]\s*\S*https?://` +
 			`|\b(?:append|add|write|put)\b[^.\n]{0,80}?\b(?:to|into|in)\s+[` + "`" + `'"]?~/\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv)\b`},
-	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload", "export"},
+	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload", "export", "rather", "instead"},
 		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail|export)(?:_\w+)?\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr +
 			`|` + addr + `\S*[^.\n]{0,20}?\b(?:always\s+)?(?:send|forward|copy|mirror|post)\b[^.\n]{0,80}?\bhere\b` +
 			// A redirect: data sent to one host rather than the one the

@@ -163,7 +163,7 @@ func detectors() []*detector {
 			match: pattern(`(?i)` +
 				`\b(?:embeds?|dumps?|includes?|attach(?:es)?|copies|sends?|uploads?|prints?|exports?)\s+(?:the\s+|all\s+|every\s+|its\s+)?(?:whole\s+|full\s+|entire\s+)?(?:process\s+|shell\s+|server'?s?\s+|system\s+)?(?:environment|env)(?:\s+variables)?\b[^.\n]{0,30}?\b(?:api\s+keys?|tokens?|secrets?|credentials|passwords?)\b` +
 				`|\b(?:list|enumerate|collect|gather|pass|include|put|supply|send|give)\s+(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:that\s+|which\s+)?(?:appears?|occurs?|exists?|is\s+found|are\s+found|you\s+can\s+find)\s+anywhere\b` +
-				`|\b(?:start|begin)\s+(?:at|from|in)\s+(?:/|~|the\s+(?:filesystem\s+|file\s+system\s+|disk\s+)?root(?:\s+directory)?|the\s+home\s+directory)\s*,?\s*and\s+(?:walk|crawl|traverse|recurse|scan|read|list)\b` +
+				`|\b(?:start|begin)\s+(?:at|from|in)\s+(?:/|~|the\s+(?:filesystem|file\s+system|disk)\s+root|the\s+root\s+(?:directory|of\s+the\s+(?:disk|file\s*system))|the\s+home\s+directory)\s*,?\s*and\s+(?:walk|crawl|traverse|recurse|scan|read|list)\b` +
 				`|\b(?:walk|crawl|traverse)\s+(?:through\s+)?(?:every|each|all)\s+(?:the\s+)?(?:directory|directories|folders?)\b[^.\n]{0,60}?\b(?:hidden|contents?\s+of\s+(?:each|every|all))\b` +
 				`|\b(?:paste|copy|dump|put|include|insert|append|attach|post|write)\b[^.\n]{0,80}?\b(?:private|secrets?|tokens?|credentials|passwords?|keys|every\s+row|all\s+rows|each\s+row)\b[^.\n]{0,80}?\b(?:into|in|to|on)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+)?public\b`)},
 		// A recipient preset: an e-mail address as a parameter's default
