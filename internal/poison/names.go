@@ -86,7 +86,7 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 	report := func(name, other, whose string) {
 		if !reported[name] {
 			reported[name] = true
-			out = append(out, confusable(name, other, whose))
+			out = append(out, confusable(name, other, whose, false))
 		}
 	}
 	for _, t := range served {
@@ -112,10 +112,10 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 		q := squat(t.Name)
 		if other, ok := squatDecl[q]; ok && !exact[t.Name] && other != t.Name {
 			reported[t.Name] = true
-			out = append(out, squatted(t.Name, other, "the declared tool"))
+			out = append(out, confusable(t.Name, other, "the declared tool", true))
 		} else if other, ok := squatOthers[q]; ok && other != t.Name {
 			reported[t.Name] = true
-			out = append(out, squatted(t.Name, other, "the other server's tool (shadow_tools)"))
+			out = append(out, confusable(t.Name, other, "the other server's tool (shadow_tools)", true))
 		}
 	}
 	return out
@@ -157,20 +157,6 @@ func squat(name string) string {
 		prev = r
 	}
 	return fold(b.String())
-}
-
-// squatted reports name, a typo-squat of other: where the two first
-// differ, by byte offset.
-func squatted(name, other, whose string) catalogue.Finding {
-	off := 0
-	for off < len(name) && off < len(other) && name[off] == other[off] {
-		off++
-	}
-	f := catalogue.New(catalogue.SecConfusableName, name, fmt.Sprintf(
-		"the name is %s %q with a character repeated or a separator added at an end; it first differs at byte %d",
-		whose, sanitize.Name(other), off))
-	f.Pointer = "/name"
-	return f
 }
 
 // imposter reports whether a, served before b with a name that reads the
@@ -220,9 +206,10 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// confusable reports name, which reads as other: where the two first
-// differ, by byte offset and the length of the differing rune.
-func confusable(name, other, whose string) catalogue.Finding {
+// confusable reports name, which reads as other (or, squat, is a
+// typo-squat of other): where the two first differ, by byte offset and
+// the length of the differing rune.
+func confusable(name, other, whose string, squat bool) catalogue.Finding {
 	off := 0
 	for off < len(name) && off < len(other) && name[off] == other[off] {
 		off++
@@ -234,8 +221,12 @@ func confusable(name, other, whose string) catalogue.Finding {
 	if off < len(name) {
 		_, n = utf8.DecodeRuneInString(name[off:])
 	}
+	how := "reads as %s %q after confusable folding"
+	if squat {
+		how = "is %s %q with a character repeated or a separator added at an end"
+	}
 	f := catalogue.New(catalogue.SecConfusableName, name, fmt.Sprintf(
-		"the name reads as %s %q after confusable folding; it first differs at byte %d (%s)",
+		"the name "+how+"; it first differs at byte %d (%s)",
 		whose, sanitize.Name(other), off, plural(n, "byte")))
 	f.Pointer = "/name"
 	return f
