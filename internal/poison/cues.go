@@ -188,7 +188,7 @@ var cues = []cue{
 		`\b(?:cuando|cada\s+vez\s+que)\s+se\s+(?:invoque|llame\s+a|use|utilice|ejecute)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s*,`},
 	{kSendAddr, "Spanish", cAt, []string{"http", "https", "ftp", "ftps"},
 		`\b(?:env[ií]a|env[ií]e|enviar|manda|mande|reenv[ií]a)\b[^.\n]{0,80}?\ba\s+` + addr},
-	{kConsent, "Spanish, French or Polish", cHigh, []string{"aunque", "usuario", "utilisateur", "utilisatrice", "sans", "bez", "pytania"},
+	{kConsent, "Spanish, French or Polish", 0, []string{"aunque", "usuario", "utilisateur", "utilisatrice", "sans", "bez", "pytania"},
 		`\baunque\s+el\s+usuario\s+(?:la\s+|lo\s+|las\s+|los\s+)?(?:nombre|pida|elija|mencione|prefiera)\b` +
 			`|\b(?:d[èe]s\s+que|chaque\s+fois\s+que|quand|lorsque|lorsqu['’])\s*l['’]utilisat(?:eur|rice)\b[^.\n]{0,60}?\bsans\s+(?:lui\s+)?demander\b` +
 			`|\bbez\s+pytani[ae]\s+(?:o\s+)?(?:zgod[ęey]|pozwoleni[ea]|potwierdzeni[ea])`},
