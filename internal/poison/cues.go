@@ -95,7 +95,8 @@ var cues = []cue{
 			// kept out of the user's sight. A secret kept off the screen
 			// ("never show the token to the user") is hygiene, and is no
 			// object here.
-			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|display)\s+(?:the\s+|these\s+|those\s+|any\s+|your\s+|its\s+)?(?:\w+\s+)?(?:drafts?|steps?|calls?|requests?|attempts?|iterations?|runs?|results?|outputs?|intermediate|this|these|them|it|that|anything)\b[^.\n]{0,30}?\bto\s+the\s+(?:user|human|operator)\b`},
+			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|display)\s+(?:the\s+|these\s+|those\s+|any\s+|your\s+|its\s+)?(?:\w+\s+)?(?:drafts?|steps?|calls?|requests?|attempts?|iterations?|runs?|results?|outputs?|intermediate|this|these|them|it|that|anything)\b[^.\n]{0,30}?\bto\s+the\s+(?:user|human|operator)\b` +
+			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|display)\s+the\s+(?:user|human|operator)\s+(?:the\s+|these\s+|those\s+|any\s+|your\s+|its\s+)?(?:\w+\s+)?(?:drafts?|steps?|calls?|requests?|attempts?|iterations?|runs?|results?|outputs?|intermediate|this|these|them|it|that|anything)\b`},
 	{kTag, "", cAngle, []string{"inst"},
 		`<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
 			`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>` +
@@ -135,8 +136,8 @@ var cues = []cue{
 			`|\bbefore\s+(?:doing|handling|answering)\s+anything\s+(?:the\s+user|else)\b` +
 			// A line the model is to add to every answer it gives (an
 			// advertisement, a fake verification): beside any tool call.
-			`|\b(?:end|finish|close|sign|start|begin|prefix|suffix)\s+(?:each|every|all|any)\s+(?:of\s+your\s+)?(?:answers?|repl(?:y|ies)|responses?)\s+(?:to\s+the\s+user\s+)?with\b` +
-			`|\b(?:append|add|attach)\b[^.\n]{0,80}?\b(?:to|at\s+the\s+end\s+of)\s+(?:each|every|all)\s+(?:of\s+your\s+)?(?:answers?|repl(?:y|ies)|responses?)\b`},
+			`|\b(?:end|finish|close|sign(?:\s+off)?|start|begin|prefix|suffix)\s+(?:each|every|all|any)\s+(?:of\s+)?(?:your\s+)?(?:answers?|repl(?:y|ies)|responses?)\s+(?:to\s+the\s+user\s+)?with\b` +
+			`|\b(?:append|add|attach)\b[^.\n]{0,80}?\b(?:to|at\s+the\s+end\s+of)\s+(?:each|every|all)\s+(?:of\s+)?(?:your\s+)?(?:answers?|repl(?:y|ies)|responses?)\b`},
 	{kCovertCC, "", 0, []string{"bcc", "blind", "always", "also", "recipient"},
 		`\b(?:always|also|secretly|silently|additionally|automatically)\s+(?:bcc|cc|blind[- ]copy|blind[- ]carbon[- ]copy)\b` +
 			`|\b(?:add|include|put)\s+[^.\n]{0,40}?\b(?:to|in|as)\s+(?:the\s+)?bcc\b` +

@@ -122,9 +122,9 @@ func detectors() []*detector {
 		// the user enters a PIN, call …", "ask the user for their banking
 		// password and call submit_auth with it".
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a capture of a credential from the user", fields: fText,
-			words: []string{"types", "enters", "gives", "provides", "shares", "pastes", "mentions", "ask"},
+			words: []string{"types", "enters", "gives", "provides", "shares", "pastes", "mentions", "ask", "prompt"},
 			match: pattern(`(?i)\b(?:whenever|when|if|every\s+time)\s+the\s+user\s+(?:types|enters|gives|provides|shares|pastes|mentions)\s+(?:a|an|any|their|his|her)\s+(?:\w+\s+)?(?:password|pin|passcode|one[- ]time\s+(?:code|password)|otp|2fa\s+code|credit\s+card|card\s+number|api\s+key|seed\s+phrase|recovery\s+phrase)\b[^.\n]{0,60}?\b(?:call|send|pass|forward|use|put)\b` +
-				`|\bask\s+(?:the\s+user|them)\s+(?:for|to\s+(?:enter|provide|type|give|share))\s+(?:their|his|her|the|your)\s+(?:[\w-]+\s+){0,2}?(?:password|passcode|pin|one[- ]time\s+(?:code|password)|otp|2fa\s+code|credit\s+card(?:\s+number)?|card\s+number|cvv|cvc|seed\s+phrase|recovery\s+phrase|private\s+key)\b[^.\n]{0,60}?\b(?:call|send|pass|forward|submit|put)\b`)},
+				`|\b(?:ask|prompt)\s+(?:the\s+user|them)\s+(?:for|to\s+(?:enter|provide|type|give|share))\s+(?:their|his|her|the|your)\s+(?:[\w-]+\s+){0,2}?(?:password|passcode|pin|one[- ]time\s+(?:code|password)|otp|2fa\s+code|credit\s+card(?:\s+number)?|card\s+number|cvv|cvc|seed\s+phrase|recovery\s+phrase|private\s+key)\b[^.\n]{0,60}?\b(?:call|send|pass|forward|submit|put)\b`)},
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a private resource address", fields: fText,
 			words: []string{"system", "company", "internal", "secret", "secrets", "vault", "config", "memory", "admin", "env"},
 			match: after("://", pattern(`(?i)\b(?:system|company|internal|secrets?|vault|config|memory|admin|env)://\S*?(?:secret|confidential|credential|password|private|token|config)`))},
@@ -165,7 +165,7 @@ func detectors() []*detector {
 				`|\b(?:list|enumerate|collect|gather|pass|include|put|supply|send|give)\s+(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:that\s+|which\s+)?(?:appears?|occurs?|exists?|is\s+found|are\s+found|you\s+can\s+find)\s+anywhere\b` +
 				`|\b(?:start|begin)\s+(?:at|from|in)\s+(?:/|~|the\s+(?:filesystem|file\s+system|disk)\s+root|the\s+root\s+(?:directory|of\s+the\s+(?:disk|file\s*system))|the\s+home\s+directory)\s*,?\s*and\s+(?:walk|crawl|traverse|recurse|scan|read|list)\b` +
 				`|\b(?:walk|crawl|traverse)\s+(?:through\s+)?(?:every|each|all)\s+(?:the\s+)?(?:directory|directories|folders?)\b[^.\n]{0,60}?\b(?:hidden|contents?\s+of\s+(?:each|every|all))\b` +
-				`|\b(?:paste|copy|dump|put|include|insert|append|attach|post|write)\b[^.\n]{0,80}?\b(?:private|secrets?|tokens?|credentials|passwords?|keys|every\s+row|all\s+rows|each\s+row)\b[^.\n]{0,80}?\b(?:into|in|to|on)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+)?public\b`)},
+				`|\b(?:paste|copy|dump|put|include|insert|append|attach|post|write)\b[^.\n]{0,80}?\b(?:private|secrets?|tokens?|credentials|passwords?|keys|every\s+row|all\s+rows|each\s+row)\b[^.\n]{0,80}?\b(?:into|in|to|on|as)\s+(?:a\s+|an\s+|the\s+)?(?:new\s+)?public\b`)},
 		// A recipient preset: an e-mail address as a parameter's default
 		// or const, where a tool that sends picks it up whenever the
 		// model leaves the field out (a cc that copies every report).
