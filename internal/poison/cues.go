@@ -181,10 +181,15 @@ var cues = []cue{
 	{kConceal, "Spanish", 0, []string{"usuario", "digas", "diga", "menciones", "cuentes", "decirle", "informar", "avisar"},
 		`\bno\s+(?:se\s+lo\s+|le\s+|lo\s+)?(?:digas|diga|menciones|mencione|cuentes|cuente|informes|reveles)\s+(?:nada\s+)?(?:de\s+)?(?:esto\s+)?al\s+usuario` +
 			`|\bsin\s+(?:decirle|decir|informar|avisar)(?:le)?(?:\s+nada)?\s+al\s+usuario`},
-	{kLineJump, "Spanish", cHigh, []string{"antes", "responder", "herramienta", "respuestas", "resto"},
+	// Every alternative holds one of the row's words, so no byte class
+	// is needed to wake it. "For the rest of the conversation" in
+	// Spanish, Portuguese, Italian and Polish.
+	{kLineJump, "Spanish, Portuguese, Italian or Polish", 0, []string{"antes", "responder", "herramienta", "respuestas", "resto", "przez", "reszt", "reszte"},
 		`\bantes\s+de\s+(?:usar|utilizar|llamar\s+a)\s+cualquier\s+otra\s+herramienta|\bantes\s+de\s+(?:responder|contestar)(?:le)?(?:\s+al\s+usuario)?\s*,` +
 			`|\ben\s+(?:todas\s+las\s+|cada\s+una\s+de\s+las\s+)?respuestas\s+(?:siguientes|futuras|posteriores)\b` +
-			`|\b(?:durante|por|en)\s+(?:todo\s+)?el\s+resto\s+de\s+(?:la|esta)\s+(?:conversaci[óo]n|sesi[óo]n|charla)\b`},
+			`|\b(?:durante|por|en)\s+(?:todo\s+)?el\s+resto\s+de\s+(?:la|esta)\s+(?:conversaci[óo]n|sesi[óo]n|charla)\b` +
+			`|\b(?:pelo|durante\s+o|por\s+todo\s+o|per\s+il|durante\s+il)\s+resto\s+(?:da|della)\s+(?:conversa|conversação|sess[ãa]o|conversazione|sessione|chat)\b` +
+			`|\bprzez\s+reszt[ęe]\s+(?:tej\s+)?(?:rozmowy|sesji|czatu|konwersacji)`},
 	{kSleeper, "Spanish", cHigh, []string{"cuando", "invoque", "llame", "use", "ejecute"},
 		`\b(?:cuando|cada\s+vez\s+que)\s+se\s+(?:invoque|llame\s+a|use|utilice|ejecute)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s*,`},
 	{kSendAddr, "Spanish", cAt, []string{"http", "https", "ftp", "ftps"},
@@ -264,13 +269,10 @@ var cues = []cue{
 			`|` + addr + `\S*\s*(?:로|으로|에게|에)\s*(?:전송|보내|업로드|전달)`},
 	// Japanese.
 	// Chinese, Japanese and Korean: every later reply.
-	{kLineJump, "Chinese, Japanese, Korean, Polish, Portuguese or Italian", cHigh, []string{"przez", "reszte", "resto"},
+	{kLineJump, "Chinese, Japanese or Korean", cHigh, nil,
 		`(?:之后|以后|此后|接下来)(?:的)?(?:所有|每一?条|每个|每次)(?:回复|回答|响应)` +
 			`|(?:今後|以降)の?(?:すべての|全ての)?(?:応答|返答|回答)` +
-			`|이후\s*(?:의\s*)?모든\s*(?:응답|답변|대답)` +
-			// "For the rest of the conversation".
-			`|\bprzez\s+reszt[ęe]\s+(?:tej\s+)?(?:rozmowy|sesji|czatu|konwersacji)` +
-			`|\b(?:pelo|durante\s+o|por\s+todo\s+o|per\s+il|durante\s+il)\s+resto\s+(?:da|della)\s+(?:conversa|conversação|sess[ãa]o|conversazione|sessione|chat)\b`},
+			`|이후\s*(?:의\s*)?모든\s*(?:응답|답변|대답)`},
 	{kOverride, "Japanese", cHigh, nil,
 		`(?:以前|前|上記|これまで)の(?:すべての)?(?:指示|命令|ルール)を無視`},
 	{kConceal, "Japanese", cHigh, nil,

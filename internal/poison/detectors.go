@@ -80,20 +80,14 @@ func detectors() []*detector {
 			classes: cHigh | cEsc, match: runes(isTerminal)},
 	}, cueRows(catalogue.SecModelInstruction, fText|fWords), []*detector{
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a local secret file", fields: fText | fWords,
-			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config", "dotenv", "browser"},
+			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config", "dotenv"},
 			match: pattern(`(?i)` +
 				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
 				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
 				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
 				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b|\bdot[ _-]?env\s+files?\b` +
 				`|(?:^|[\s"'(,])\.(?:ssh|aws|gnupg)\s+(?:and|or|,|director)` +
-				`|\bread\b[^.\n]{0,30}?~/\.config/\S+[^.\n]{0,60}?\b(?:token|key|password|secret)s?\b` +
-				// The user's secrets from the stores of their browser: "the
-				// user's session cookie, copied from the browser's cookie
-				// store", "their card number: read it from the browser's
-				// autofill data". A browser tool's own cookies are not the
-				// user's.
-				`|\b(?:user'?s|their)\b[^.\n]{0,60}?\bfrom\s+(?:the\s+)?(?:user'?s\s+|their\s+)?browser'?s?\s+(?:cookie\s+(?:store|jar)|autofill|saved\s+(?:passwords|cards|logins)|password\s+manager|keychain|local\s+storage)`)},
+				`|\bread\b[^.\n]{0,30}?~/\.config/\S+[^.\n]{0,60}?\b(?:token|key|password|secret)s?\b`)},
 		// Not read in names: a parameter called include_api_key is a
 		// switch, not a lure. A conversation is private when the text
 		// wants all of it ("the whole conversation", "conversation
@@ -155,12 +149,18 @@ func detectors() []*detector {
 		// A harvest beyond what the tool is for: the process environment
 		// with its secrets, every identifier anywhere in a workspace, a
 		// walk of the whole file system, private data pasted somewhere
-		// public. Each asks for more than any one call of an honest tool
-		// needs, and is phrased as a feature ("batch mode", "supports
-		// recursion", "for reproducibility").
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "an over-broad harvest or a public copy of private data", fields: fText,
-			words: []string{"environment", "env", "anywhere", "walk", "crawl", "traverse", "recurse", "public"},
+		// public, the user's secrets from their browser's stores. Each
+		// asks for more than any one call of an honest tool needs, and is
+		// phrased as a feature ("batch mode", "supports recursion", "for
+		// reproducibility", "billing also needs").
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a harvest beyond the tool's purpose", fields: fText,
+			words: []string{"environment", "env", "anywhere", "walk", "crawl", "traverse", "recurse", "public", "browser"},
 			match: pattern(`(?i)` +
+				// "The user's session cookie, copied from the browser's
+				// cookie store", "their card number: read it from the
+				// browser's autofill data". A browser tool's own cookies
+				// are not the user's.
+				`\b(?:user'?s|their)\b[^.\n]{0,60}?\bfrom\s+(?:the\s+)?(?:user'?s\s+|their\s+)?browser'?s?\s+(?:cookie\s+(?:store|jar)|autofill|saved\s+(?:passwords|cards|logins)|password\s+manager|keychain|local\s+storage)|` +
 				`\b(?:embeds?|dumps?|includes?|attach(?:es)?|copies|sends?|uploads?|prints?|exports?)\s+(?:the\s+|all\s+|every\s+|its\s+)?(?:whole\s+|full\s+|entire\s+)?(?:process\s+|shell\s+|server'?s?\s+|system\s+)?(?:environment|env)(?:\s+variables)?\b[^.\n]{0,30}?\b(?:api\s+keys?|tokens?|secrets?|credentials|passwords?)\b` +
 				`|\b(?:list|enumerate|collect|gather|pass|include|put|supply|send|give)\s+(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:that\s+|which\s+)?(?:appears?|occurs?|exists?|is\s+found|are\s+found|you\s+can\s+find)\s+anywhere\b` +
 				`|\b(?:start|begin)\s+(?:at|from|in)\s+(?:/|~|the\s+(?:filesystem|file\s+system|disk)\s+root|the\s+root\s+(?:directory|of\s+the\s+(?:disk|file\s*system))|the\s+home\s+directory)\s*,?\s*and\s+(?:walk|crawl|traverse|recurse|scan|read|list)\b` +
