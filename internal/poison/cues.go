@@ -73,7 +73,7 @@ var cues = []cue{
 			`|\bsecurity\s+(?:rules|guidelines|policies)\s+(?:are|have\s+been)\s+(?:now\s+)?(?:suspended|lifted|waived)\b` +
 			`|\b(?:instructions?|rules?|directions|requests?)\s+(?:take|takes)\s+precedence\s+over\s+(?:the\s+|any\s+)?(?:user\b|user'?s|yours|your\s+own|system)` +
 			`|\btreat\s+(?:text|messages?|instructions?|content|output)\s+(?:from|of)\s+this\s+(?:server|tool)\s+as\s+(?:coming\s+from|written\s+by|sent\s+by|from)\s+(?:the\s+user|an?\s+admin|the\s+system|the\s+operator)`},
-	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight", "shown", "leave", "present", "notify", "alert", "needn", "mentioned", "reported", "disclosed", "revealed"},
+	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight", "shown", "leave", "present", "notify", "alert", "needn", "mentioned", "reported", "disclosed", "revealed", "show", "display"},
 		`\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
 			`|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)` +
 			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|reveal|disclose|say|tell\s+anyone)\s+(?:that\s+you\b|this\s+(?:instruction|step|requirement|note|part|rule)|these\s+(?:instructions|steps|rules)|(?:the\s+)?(?:above|following)\s+(?:instructions?|steps?)|anything\s+about\s+(?:this|these))` +
@@ -90,7 +90,13 @@ var cues = []cue{
 			`|\bnever\s+(?:disclose|reveal|mention)\s+(?:rule|step|instruction|point)\s+\d+\b` +
 			`|\bleave\s+(?:the\s+|this\s+|that\s+|it\s+)?(?:\w+\s+){0,2}?out\s+of\s+(?:any|the|your|every)\s+(?:summary|summaries|reply|replies|answer|answers|response|responses|report)\b` +
 			`|\b(?:mention|report|show)\s+only\s+(?:the\s+)?\w+(?:\s+\w+)?\s+in\s+your\s+(?:reply|answer|response)` +
-			`|\bpresent\s+(?:it|this|them|the\s+\w+)\s+as\s+(?:your\s+own|if\s+it\s+were)`},
+			`|\bpresent\s+(?:it|this|them|the\s+\w+)\s+as\s+(?:your\s+own|if\s+it\s+were)` +
+			// "Do not show the drafts to the user": what the model did
+			// kept out of the user's sight. A secret kept off the screen
+			// ("never show the token to the user") is hygiene, and is no
+			// object here.
+			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|display)\s+(?:the\s+|these\s+|those\s+|any\s+|your\s+|its\s+)?(?:\w+\s+)?(?:drafts?|steps?|calls?|requests?|attempts?|iterations?|runs?|results?|outputs?|intermediate|this|these|them|it|that|anything)\b[^.\n]{0,30}?\bto\s+the\s+(?:user|human|operator)\b` +
+			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:show|display)\s+the\s+(?:user|human|operator)\s+(?:the\s+|these\s+|those\s+|any\s+|your\s+|its\s+)?(?:\w+\s+)?(?:drafts?|steps?|calls?|requests?|attempts?|iterations?|runs?|results?|outputs?|intermediate|this|these|them|it|that|anything)\b`},
 	{kTag, "", cAngle, []string{"inst"},
 		`<\s*/?\s*(?:important|system|instructions?|hidden|secret|admin|assistant|critical|sys)\s*(?:\s[^<>]{0,40})?>` +
 			`|\[/?INST\]|<<\s*/?SYS\s*>>|<\|(?:im_start|im_end|system|endoftext)\|>` +
@@ -109,7 +115,7 @@ var cues = []cue{
 			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b` +
 			`|(?:^|\n|[.!?;]\s+)(?:assistant|ai|agent|model|llm)\s*:\s*(?:when(?:ever)?|once|after|before|always|never|you\s+must|do\s+not|please)\b` +
 			`|\b(?:the\s+(?:assistant|model|agent|ai)|you)\s+(?:must|should|shall|need\s+to|are\s+to)\s+[^.\n]{0,80}?\bwithout\s+asking\b`},
-	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present", "available", "first", "anything", "rest", "later", "future", "subsequent", "following", "remaining", "every"},
+	{kLineJump, "", 0, []string{"before", "conversation", "session", "chat", "turn", "response", "whenever", "another", "you", "regardless", "even", "apply", "applies", "commands", "command", "soon", "loaded", "listed", "registered", "installed", "present", "available", "first", "anything", "rest", "later", "future", "subsequent", "following", "remaining", "every", "answer", "answers", "reply", "replies", "responses"},
 		`\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|invoke|run|execute))\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|commands?)\b` +
 			`|\bbefore\s+(?:any|every|all)\s+other\s+(?:tools?|tool\s+calls?|functions?|actions?)\b` +
 			`|\bbefore\s+(?:you\s+)?(?:respond|answer|reply)(?:ing)?\s+to\s+(?:the\s+user|any\s+(?:request|message|question))` +
@@ -127,7 +133,11 @@ var cues = []cue{
 			`|\bfor\s+the\s+rest\s+of\s+(?:the|this)\s+(?:conversation|session|chat)\b` +
 			`|\b(?:in|for)\s+(?:all|every|each)\s+(?:later|future|subsequent|following|remaining)\s+(?:repl(?:y|ies)|responses?|answers?|messages?|turns?)\b` +
 			`|\bas\s+soon\s+as\s+(?:this|the)\s+(?:server|tool|extension)\s+(?:connects|is\s+connected|starts|loads|is\s+loaded)` +
-			`|\bbefore\s+(?:doing|handling|answering)\s+anything\s+(?:the\s+user|else)\b`},
+			`|\bbefore\s+(?:doing|handling|answering)\s+anything\s+(?:the\s+user|else)\b` +
+			// A line the model is to add to every answer it gives (an
+			// advertisement, a fake verification): beside any tool call.
+			`|\b(?:end|finish|close|sign(?:\s+off)?|start|begin|prefix|suffix)\s+(?:each|every|all|any)\s+(?:of\s+)?(?:your\s+)?(?:answers?|repl(?:y|ies)|responses?)\s+(?:to\s+the\s+user\s+)?with\b` +
+			`|\b(?:append|add|attach)\b[^.\n]{0,80}?\b(?:to|at\s+the\s+end\s+of)\s+(?:each|every|all)\s+(?:of\s+)?(?:your\s+)?(?:answers?|repl(?:y|ies)|responses?)\b`},
 	{kCovertCC, "", 0, []string{"bcc", "blind", "always", "also", "recipient"},
 		`\b(?:always|also|secretly|silently|additionally|automatically)\s+(?:bcc|cc|blind[- ]copy|blind[- ]carbon[- ]copy)\b` +
 			`|\b(?:add|include|put)\s+[^.\n]{0,40}?\b(?:to|in|as)\s+(?:the\s+)?bcc\b` +
@@ -140,22 +150,30 @@ var cues = []cue{
 	{kPresence, "", 0, []string{"available", "present", "loaded", "installed", "connected"},
 		`\bwhen(?:ever)?\s+(?:the\s+)?` + toolNames + `\s+tools?\b[^.\n]{0,40}?\b(?:is|are)\s+(?:available|present|loaded|installed|connected)\b` +
 			`|\bwhen(?:ever)?\s+(?:\w+\s+){0,2}?tools?\s+(?:such\s+as|like|including)\s+` + toolNames + `\s+(?:is|are)\s+(?:available|present|loaded|installed|connected)\b`},
-	{kConsent, "", 0, []string{"agreed", "approved", "consented", "authorised", "authorized", "ask", "allowed", "permitted", "matter", "regardless", "even"},
+	{kConsent, "", 0, []string{"agreed", "approved", "consented", "authorised", "authorized", "ask", "allowed", "permitted", "matter", "regardless", "even", "whatever", "asking"},
 		`\bthe\s+user\s+(?:has\s+)?already\s+(?:agreed|approved|consented|authori[sz]ed)\b|\bthe\s+user\s+has\s+authori[sz]ed\s+you\b` +
 			`|\bnever\s+ask\s+(?:the\s+user\s+)?(?:for\s+)?(?:confirmation|permission|approval|before)\b` +
 			`|\byou\s+(?:are|have\s+been)\s+(?:now\s+)?(?:allowed|permitted|authori[sz]ed)\s+to\b[^.\n]{0,60}?\bwithout\s+(?:any\s+)?(?:confirmation|asking|approval|permission)` +
 			`|\b(?:no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:says|said|asks|asked|wants|wanted|chose|chooses)\b` +
 			`|\beven\s+(?:if|when|though)\s+the\s+user\s+(?:explicitly\s+)?(?:asks\s+for|names|requests|chooses|chose|prefers|specifies)\s+(?:it|one|another|a\s+different|an?\s+other)\b` +
-			`|\beven\s+one\s+the\s+user\s+(?:names|asks\s+for|chooses|requests)\b`},
+			`|\beven\s+one\s+the\s+user\s+(?:names|asks\s+for|chooses|requests)\b` +
+			`|\b(?:use|set|pick|choose|recommend|prefer|keep|select)\b[^.\n]{0,40}?\bwhatever\s+the\s+user\s+(?:says|said|names|named|asks\s+for|asked\s+for|wants|chooses|chose|picks|requests|types)\b` +
+			// A call on a trigger in the conversation, with no question
+			// first: "call it whenever the user mentions X, without asking".
+			`|\b(?:whenever|every\s+time|each\s+time|as\s+soon\s+as)\s+the\s+user\s+\w+[^.\n]{0,60}?\bwithout\s+(?:first\s+)?(?:asking|confirmation|permission|approval)\b`},
 	{kShell, "", 0, []string{"curl", "wget", "bin", "tcp", "ncat", "netcat", "pip", "pip3", "npm", "pnpm", "yarn", "bashrc", "zshrc", "profile", "bash_profile", "zprofile", "zshenv"},
 		`\b(?:curl|wget)\b[^|\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b` +
 			`|\b(?:nc|ncat|netcat)\s+(?:-\w+\s+)*-e\s+/bin/(?:ba)?sh\b|/dev/tcp/` +
 			`|\bchmod\s+-R\s+0?777\s+~|\brm\s+-rf\s+(?:~|/)(?:\s|$|;)` +
 			`|\b(?:pip3?|npm|pnpm|yarn|uv\s+pip)\s+(?:install|i|add)\b[^\n]{0,120}?(?:--(?:extra-)?index-url|--registry|\s-i)\s*[= ]\s*\S*https?://` +
 			`|\b(?:append|add|write|put)\b[^.\n]{0,80}?\b(?:to|into|in)\s+[` + "`" + `'"]?~/\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv)\b`},
-	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload", "export"},
+	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload", "export", "rather", "instead"},
 		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail|export)(?:_\w+)?\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr +
-			`|` + addr + `\S*[^.\n]{0,20}?\b(?:always\s+)?(?:send|forward|copy|mirror|post)\b[^.\n]{0,80}?\bhere\b`},
+			`|` + addr + `\S*[^.\n]{0,20}?\b(?:always\s+)?(?:send|forward|copy|mirror|post)\b[^.\n]{0,80}?\bhere\b` +
+			// A redirect: data sent to one host rather than the one the
+			// tool is for ("send the results there rather than to
+			// api.acme.example").
+			`|\b(?:send|post|upload|forward|transmit|route|redirect|mirror)\b[^.\n]{0,80}?\b(?:there|to\s+\S+)\s+(?:rather\s+than|instead\s+of)\s+(?:to\s+)?(?:https?://)?[a-z0-9-]+(?:\.[a-z0-9-]+)+`},
 
 	// Spanish.
 	{kOverride, "Spanish", 0, []string{"ignora", "ignore", "olvida", "olvide", "descarta", "instrucciones", "reglas", "indicaciones"},
@@ -163,15 +181,23 @@ var cues = []cue{
 	{kConceal, "Spanish", 0, []string{"usuario", "digas", "diga", "menciones", "cuentes", "decirle", "informar", "avisar"},
 		`\bno\s+(?:se\s+lo\s+|le\s+|lo\s+)?(?:digas|diga|menciones|mencione|cuentes|cuente|informes|reveles)\s+(?:nada\s+)?(?:de\s+)?(?:esto\s+)?al\s+usuario` +
 			`|\bsin\s+(?:decirle|decir|informar|avisar)(?:le)?(?:\s+nada)?\s+al\s+usuario`},
-	{kLineJump, "Spanish", cHigh, []string{"antes", "responder", "herramienta", "respuestas"},
+	// Every alternative holds one of the row's words, so no byte class
+	// is needed to wake it. "For the rest of the conversation" in
+	// Spanish, Portuguese, Italian and Polish.
+	{kLineJump, "Spanish, Portuguese, Italian or Polish", 0, []string{"antes", "responder", "herramienta", "respuestas", "resto", "przez", "reszt", "reszte"},
 		`\bantes\s+de\s+(?:usar|utilizar|llamar\s+a)\s+cualquier\s+otra\s+herramienta|\bantes\s+de\s+(?:responder|contestar)(?:le)?(?:\s+al\s+usuario)?\s*,` +
-			`|\ben\s+(?:todas\s+las\s+|cada\s+una\s+de\s+las\s+)?respuestas\s+(?:siguientes|futuras|posteriores)\b`},
+			`|\ben\s+(?:todas\s+las\s+|cada\s+una\s+de\s+las\s+)?respuestas\s+(?:siguientes|futuras|posteriores)\b` +
+			`|\b(?:durante|por|en)\s+(?:todo\s+)?el\s+resto\s+de\s+(?:la|esta)\s+(?:conversaci[óo]n|sesi[óo]n|charla)\b` +
+			`|\b(?:pelo|durante\s+o|por\s+todo\s+o|per\s+il|durante\s+il)\s+resto\s+(?:da|della)\s+(?:conversa|conversação|sess[ãa]o|conversazione|sessione|chat)\b` +
+			`|\bprzez\s+reszt[ęe]\s+(?:tej\s+)?(?:rozmowy|sesji|czatu|konwersacji)`},
 	{kSleeper, "Spanish", cHigh, []string{"cuando", "invoque", "llame", "use", "ejecute"},
 		`\b(?:cuando|cada\s+vez\s+que)\s+se\s+(?:invoque|llame\s+a|use|utilice|ejecute)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s*,`},
 	{kSendAddr, "Spanish", cAt, []string{"http", "https", "ftp", "ftps"},
 		`\b(?:env[ií]a|env[ií]e|enviar|manda|mande|reenv[ií]a)\b[^.\n]{0,80}?\ba\s+` + addr},
-	{kConsent, "Spanish", 0, []string{"aunque", "usuario"},
-		`\baunque\s+el\s+usuario\s+(?:la\s+|lo\s+|las\s+|los\s+)?(?:nombre|pida|elija|mencione|prefiera)\b`},
+	{kConsent, "Spanish, French or Polish", 0, []string{"aunque", "usuario", "utilisateur", "utilisatrice", "sans", "bez", "pytania"},
+		`\baunque\s+el\s+usuario\s+(?:la\s+|lo\s+|las\s+|los\s+)?(?:nombre|pida|elija|mencione|prefiera)\b` +
+			`|\b(?:d[èe]s\s+que|chaque\s+fois\s+que|quand|lorsque|lorsqu['’])\s*l['’]utilisat(?:eur|rice)\b[^.\n]{0,60}?\bsans\s+(?:lui\s+)?demander\b` +
+			`|\bbez\s+pytani[ae]\s+(?:o\s+)?(?:zgod[ęey]|pozwoleni[ea]|potwierdzeni[ea])`},
 	// French.
 	{kOverride, "French", cHigh, []string{"ignore", "ignorer", "ignorez", "oublie", "oublier", "oubliez", "instructions", "consignes"},
 		`\b(?:ignore[rz]?|oublie[rz]?)\s+(?:toutes\s+)?(?:les\s+)?(?:instructions|consignes|r[èe]gles)\s+(?:pr[ée]c[ée]dentes|ant[ée]rieures|ci-dessus)`},
@@ -179,9 +205,10 @@ var cues = []cue{
 		`\bne\s+(?:le\s+|lui\s+|leur\s+)?(?:dis|dites|mentionne[sz]?|r[ée]v[èe]le[sz]?|signale[sz]?)\s+(?:rien|pas|jamais)\s+(?:de\s+cela\s+|cela\s+|ceci\s+)?(?:à|a)\s+l['’]utilisat(?:eur|rice)` +
 			`|\bn['’]en\s+parle[sz]?\s+pas\s+(?:à|a)\s+l['’]utilisat(?:eur|rice)` +
 			`|\bsans\s+(?:le\s+dire|en\s+informer|informer|pr[ée]venir|avertir)\s+(?:à\s+)?l['’]utilisat(?:eur|rice)`},
-	{kLineJump, "French", cHigh, []string{"avant", "utiliser", "outil", "outils", "répondre"},
+	{kLineJump, "French", cHigh, []string{"avant", "utiliser", "outil", "outils", "répondre", "reste"},
 		`\bavant\s+d['’](?:utiliser|appeler)\s+(?:tout|un|n['’]importe\s+quel)\s+autre\s+outil|\bavant\s+de\s+r[ée]pondre(?:\s+[àa]\s+l['’]utilisat(?:eur|rice))?\s*,` +
-			`|\b(?:dans\s+)?toutes\s+(?:les|vos)\s+r[ée]ponses\s+(?:suivantes|futures|ult[ée]rieures)\b`},
+			`|\b(?:dans\s+)?toutes\s+(?:les|vos)\s+r[ée]ponses\s+(?:suivantes|futures|ult[ée]rieures)\b` +
+			`|\b(?:pour|pendant|durant)\s+(?:tout\s+)?le\s+reste\s+de\s+(?:la|cette)\s+(?:conversation|session|discussion)\b`},
 	{kSleeper, "French", cHigh, []string{"quand", "lorsque", "chaque"},
 		`\b(?:quand|lorsque|lorsqu['’]|chaque\s+fois\s+que)\s*[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?\s+est\s+(?:appel[ée]|invoqu[ée]|utilis[ée]|ex[ée]cut[ée])e?\s*,`},
 	{kSendAddr, "French", cAt, []string{"http", "https", "ftp", "ftps"},
@@ -194,10 +221,11 @@ var cues = []cue{
 			`|\bohne\s+(?:den|dem)\s+(?:benutzer|nutzer|anwender)\s+(?:zu\s+)?(?:informieren|benachrichtigen|fragen|sagen)` +
 			`|\b(?:der|die)\s+(?:benutzer|nutzer|anwender)(?:in)?\s+(?:darf|soll)\s+(?:nichts|nicht)\s+(?:davon\s+)?(?:wissen|erfahren|merken)` +
 			`|\berw[äa]hne\s+(?:das|dies|es)\s+(?:dem\s+(?:benutzer|nutzer|anwender)\s+(?:gegen[üu]ber\s+)?)?(?:niemals|nie|nicht)\b`},
-	{kLineJump, "German", cHigh, []string{"bevor", "allen"},
+	{kLineJump, "German", cHigh, []string{"bevor", "allen", "rest"},
 		`\bbevor\s+(?:du|sie)\s+(?:ein\s+|irgendein\s+)?(?:anderes\s+)?(?:werkzeug|tool)\s+(?:verwendest|benutzt|aufrufst|verwenden|benutzen|aufrufen)` +
 			`|\bbevor\s+(?:du|sie)\s+(?:dem\s+(?:benutzer|nutzer)\s+)?antwort(?:est|en)\b` +
-			`|\bin\s+allen\s+(?:weiteren|folgenden|k[üu]nftigen)\s+antworten\b`},
+			`|\bin\s+allen\s+(?:weiteren|folgenden|k[üu]nftigen)\s+antworten\b` +
+			`|\bf[üu]r\s+den\s+rest\s+(?:des\s+gespr[äa]chs|der\s+(?:unterhaltung|sitzung|konversation))\b`},
 	{kSleeper, "German", cHigh, []string{"wenn", "sobald", "aufgerufen", "verwendet", "benutzt"},
 		`\b(?:wenn|sobald|jedes\s+mal\s+wenn)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:aufgerufen|verwendet|benutzt|ausgef[üu]hrt)\s+wird\s*,`},
 	{kSendAddr, "German", cAt, []string{"http", "https", "ftp", "ftps"},
@@ -214,7 +242,8 @@ var cues = []cue{
 		`\b(?:ignore|esque[çc]a)\s+(?:todas\s+)?as\s+instru[çc][õo]es\s+anteriores`},
 	{kConceal, "Portuguese", cHigh, []string{"conte", "diga", "informe", "sem"},
 		`\bn[ãa]o\s+(?:conte|diga|informe|mencione)\s+(?:nada\s+)?(?:disso\s+|isso\s+)?ao\s+usu[áa]rio` +
-			`|\bsem\s+(?:contar|dizer|informar|avisar)\s+(?:nada\s+)?ao\s+usu[áa]rio`},
+			`|\bsem\s+(?:contar|dizer|informar|avisar)\s+(?:nada\s+)?ao\s+usu[áa]rio` +
+			`|\bn[ãa]o\s+(?:[ée]|s[ãa]o|deve\s+ser|devem\s+ser)\s+(?:mostrad[ao]s?|exibid[ao]s?|revelad[ao]s?|informad[ao]s?)\s+(?:a|ao|aos)\s+usu[áa]rios?`},
 	// Italian.
 	{kOverride, "Italian", 0, []string{"ignora", "dimentica", "istruzioni"},
 		`\b(?:ignora|dimentica)\s+(?:tutte\s+)?le\s+istruzioni\s+precedenti`},
@@ -232,8 +261,12 @@ var cues = []cue{
 		`(?:忽略|无视|忘记|忽视|忘掉)(?:掉)?(?:所有|全部)?(?:的)?(?:之前|以前|先前|上面|上述|以上|前面)(?:的)?(?:所有|全部)?(?:的)?(?:指令|指示|说明|规则|提示)`},
 	{kConceal, "Chinese", cHigh, nil,
 		`(?:不要|别|切勿|请勿|不得|不可)(?:告诉|告知|通知|提醒|透露给?)(?:用户|使用者)|不要让(?:用户|使用者)(?:知道|发现|看到)|(?:瞒着|隐瞒)(?:用户|使用者)`},
-	{kSendAddr, "Chinese", cHigh, nil,
-		`(?:发送|发给|发到|转发|上传|寄送)[^。\n]{0,40}?` + addr},
+	{kSendAddr, "Chinese, Japanese or Korean", cHigh, nil,
+		`(?:发送|发给|发到|转发|上传|寄送)[^。\n]{0,40}?` + addr +
+			// Japanese and Korean put the verb last: the address, its
+			// particle (に, へ; 로, 으로, 에) and the verb.
+			`|` + addr + `\S*\s*(?:に|へ|まで)\s*(?:送信|送っ|送る|転送|アップロード|置き換え|変更)` +
+			`|` + addr + `\S*\s*(?:로|으로|에게|에)\s*(?:전송|보내|업로드|전달)`},
 	// Japanese.
 	// Chinese, Japanese and Korean: every later reply.
 	{kLineJump, "Chinese, Japanese or Korean", cHigh, nil,

@@ -213,7 +213,15 @@ func (s *Scanner) schema(i int, root string) {
 			switch k := string(key); k {
 			case "description", "title", "$comment":
 				s.stringAt(j, fProse, field{root, k})
-			case "default", "examples", "enum", "const":
+			case "default", "const":
+				// A preset address is a recipient's, not a sender's
+				// (from, sender, author): the tool's own identity.
+				preset := fPreset
+				if n := len(s.path); n >= 2 && !s.path[n-2].elem && sender(s.path[n-2].key) {
+					preset = 0
+				}
+				s.strings(j, fValue|preset, field{root, k})
+			case "examples", "enum":
 				s.strings(j, fValue, field{root, k})
 			case "required":
 				// Names, but a name with spaces is a sentence: read as
@@ -243,6 +251,25 @@ func (s *Scanner) schema(i int, root string) {
 			}
 		})
 	}
+}
+
+// senderWords are the words of a property that names who sends or
+// acts, not who receives.
+var senderWords = map[string]bool{"from": true, "sender": true, "author": true, "login": true, "user": true, "username": true, "owner": true, "account": true}
+
+// sender reports whether a property's name, read as words, names a
+// sender (from_email, senderAddress, author).
+func sender(name []byte) bool {
+	w, _ := wordsOf(name, nil, nil)
+	if w == nil {
+		w = name
+	}
+	for _, word := range strings.Fields(strings.ToLower(string(w))) {
+		if senderWords[word] {
+			return true
+		}
+	}
+	return false
 }
 
 // keywords are the JSON Schema keywords (2020-12 and draft-07, with the

@@ -74,13 +74,19 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 			others[f] = name
 		}
 	}
+	// A typo-squat of a declared name or another server's tool: the
+	// same name with a letter doubled (git_commmit) or a separator added
+	// at an end (create_issue_). Not looked for between served names:
+	// one server's own tools may differ so (list_all, list_al).
+	squatDecl := squats(declared, nil)
+	squatOthers := squats(nil, shadow)
 	first := make(map[string]string, len(served))
 	reported := map[string]bool{}
 	var out []catalogue.Finding
 	report := func(name, other, whose string) {
 		if !reported[name] {
 			reported[name] = true
-			out = append(out, confusable(name, other, whose))
+			out = append(out, confusable(name, other, whose, false))
 		}
 	}
 	for _, t := range served {
@@ -100,8 +106,57 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 		if other, ok := others[f]; ok && other != t.Name {
 			report(t.Name, other, "the other server's tool (shadow_tools)")
 		}
+		if len(squatDecl) == 0 && len(squatOthers) == 0 || reported[t.Name] {
+			continue
+		}
+		q := squat(t.Name)
+		if other, ok := squatDecl[q]; ok && !exact[t.Name] && other != t.Name {
+			reported[t.Name] = true
+			out = append(out, confusable(t.Name, other, "the declared tool", true))
+		} else if other, ok := squatOthers[q]; ok && other != t.Name {
+			reported[t.Name] = true
+			out = append(out, confusable(t.Name, other, "the other server's tool (shadow_tools)", true))
+		}
 	}
 	return out
+}
+
+// squats maps the squat of each name of tools and names to the first
+// name with it.
+func squats(tools []mcp.Tool, names []string) map[string]string {
+	if len(tools)+len(names) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(tools)+len(names))
+	add := func(name string) {
+		if q := squat(name); m[q] == "" {
+			m[q] = name
+		}
+	}
+	for _, t := range tools {
+		add(t.Name)
+	}
+	for _, name := range names {
+		add(name)
+	}
+	return m
+}
+
+// squat returns name as a typo-squat reads: separators (_ - . and
+// space) trimmed from both ends, every run of one character written
+// once (commmit, commit and comit read alike), then folded (fold).
+func squat(name string) string {
+	name = strings.Trim(name, "_-. ")
+	var b strings.Builder
+	b.Grow(len(name))
+	prev := rune(-1)
+	for _, r := range strings.ToLower(name) {
+		if r != prev {
+			b.WriteRune(r)
+		}
+		prev = r
+	}
+	return fold(b.String())
 }
 
 // imposter reports whether a, served before b with a name that reads the
@@ -151,9 +206,10 @@ func printableASCII(s string) bool {
 	return true
 }
 
-// confusable reports name, which reads as other: where the two first
-// differ, by byte offset and the length of the differing rune.
-func confusable(name, other, whose string) catalogue.Finding {
+// confusable reports name, which reads as other (or, squat, is a
+// typo-squat of other): where the two first differ, by byte offset and
+// the length of the differing rune.
+func confusable(name, other, whose string, squat bool) catalogue.Finding {
 	off := 0
 	for off < len(name) && off < len(other) && name[off] == other[off] {
 		off++
@@ -165,8 +221,12 @@ func confusable(name, other, whose string) catalogue.Finding {
 	if off < len(name) {
 		_, n = utf8.DecodeRuneInString(name[off:])
 	}
+	how := "reads as %s %q after confusable folding"
+	if squat {
+		how = "is %s %q with a character repeated or a separator added at an end"
+	}
 	f := catalogue.New(catalogue.SecConfusableName, name, fmt.Sprintf(
-		"the name reads as %s %q after confusable folding; it first differs at byte %d (%s)",
+		"the name "+how+"; it first differs at byte %d (%s)",
 		whose, sanitize.Name(other), off, plural(n, "byte")))
 	f.Pointer = "/name"
 	return f

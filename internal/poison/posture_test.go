@@ -43,10 +43,13 @@ const (
 // measured once with no detector change. heldout2RecallFloor is what the
 // detectors reached on it then, rounded down; it is raised, never lowered,
 // and, like the first set's, its figures are reported apart. Measured
-// 2026-12-07: precision 1.000, recall 0.667 (46 of 69), no false alarm.
+// blind 2026-12-07: precision 1.000, recall 0.667 (46 of 69), no false
+// alarm. Its 23 misses were then read to improve the detectors (issue 41,
+// "detect2"): recall 1.000, no false alarm — a training score from then
+// on, and the floor raised to it.
 const (
 	heldout2File        = "heldout2.jsonl"
-	heldout2RecallFloor = 0.66
+	heldout2RecallFloor = 1.00
 )
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also

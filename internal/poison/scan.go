@@ -305,9 +305,25 @@ func blobs(text []byte, _ *scanContext) match {
 // name merely cited near a "must" ("the id must come from list_ids") is
 // an ordinary cross-reference.
 var (
-	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed", "requires", "instructs"}
+	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed", "requires", "instructs",
+		"deve", "devem", "debe", "deben", "doit", "doivent", "muss", "soll", "moet", "musi", "powinien", "powinno"}
+	// directiveAfter: the name as the subject of a directive, in English
+	// or with the modal verb of another language ("a ferramenta
+	// send_message do servidor Slack deve também …", "X doit …", "X
+	// muss …"), the name's server named between them.
 	directiveAfter = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b`)
+		return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+(?:must|should|shall|always|never|will\s+(?:always|now)|needs?\s+to|has\s+to|is\s+(?:deprecated|disabled|broken|unsafe))\b` +
+			`|^[` + "`" + `'"]?(?:\s+(?:do|da|dos|das|del|de|du|des|von|vom|der|van|della|di)(?:\s+\S+){1,3})?\s+(?:deve|devem|debe|deben|doit|doivent|muss|m[üu]ssen|soll|sollen|moet|moeten|devono|musi|powinien|powinno|powinna)\b`)
+	})
+	// cjkSleeperAfter: the name as the subject of its own call in
+	// Japanese, Chinese or Korean, where the condition follows the name
+	// ("send_email を使うときは", "send_email 被调用时", "send_email을
+	// 사용할 때"), then a directive in the same sentence, as an English
+	// sleeper needs one after its comma.
+	cjkSleeperAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[` + "`" + `'"]?\s*(?:ツール\s*)?(?:を|が)\s*(?:使う|使用する|使用される|呼び出す|呼び出される|呼ばれる|実行する|実行される)(?:とき|時|際|場合|前|たび)[^。\n]{0,80}?(?:ください|こと|必ず|しなさい|せよ)` +
+			`|^[` + "`" + `'"]?\s*(?:工具\s*)?被?\s*(?:调用|使用|执行)(?:时|之前|之后|后)[^。\n]{0,60}?(?:必须|务必|应该|请|一定要|总是)` +
+			`|^[` + "`" + `'"]?\s*(?:도구\s*)?(?:을|를|이|가)?\s*(?:사용할|호출할|실행할|사용하기|호출하기)\s*(?:때|전)[^.\n]{0,80}?(?:하세요|하십시오|십시오|해야|반드시|하라)`)
 	})
 	directiveBefore = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\b(?:requires?|asks?|tells?|instructs?)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\s+(?:use|call|invoke|run)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?|\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running))\s+(?:the\s+)?[` + "`" + `'"]?$`)
@@ -374,7 +390,8 @@ func shadowing(text []byte, c *scanContext) match {
 			// server's tool is not.
 			if directiveAfter().Match(after) ||
 				directiveBefore().Match(before) && !prerequisite().Match(after) && (other || !purpose().Match(after)) ||
-				sleeperBefore().Match(before) && sleeperAfter().Match(after) {
+				sleeperBefore().Match(before) && sleeperAfter().Match(after) ||
+				cjkSleeperAfter().Match(after) {
 				if count == 0 {
 					off, n = i, len(tok)
 				}
