@@ -52,6 +52,20 @@ const (
 	heldout2RecallFloor = 1.00
 )
 
+// The third held-out floors: testdata/posture/heldout3.jsonl was written
+// blind, like the second, while heldout2.jsonl was being read to improve
+// the detectors, and measured once with no detector change.
+// heldout3RecallFloor is what the detectors reached on it then, rounded
+// down; it is raised, never lowered, and its figures are reported apart.
+// Measured 2026-12-07, before the detect2 change: precision 0.941,
+// recall 0.667 (48 of 72), 3 false alarms (MCP-SEC-SECRET-LURE on three
+// CircleCI tools), so the set fails the precision floor until a detector
+// change clears them; the precision floor is not relaxed for it.
+const (
+	heldout3File        = "heldout3.jsonl"
+	heldout3RecallFloor = 0.66
+)
+
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
 var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
@@ -94,17 +108,17 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the two held-out sets, heldout.jsonl and
-// heldout2.jsonl. Each line is checked: a known label, a kind, a source
+// driftd-written) and the three held-out sets, heldout.jsonl,
+// heldout2.jsonl and heldout3.jsonl. Each line is checked: a known label, a kind, a source
 // and a licence, an id unique across all sets, a derived item's original
 // present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2 []*postureItem) {
+func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found, found2 := false, false
+	found, found2, found3 := false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
 		switch filepath.Base(name) {
@@ -112,6 +126,8 @@ func postureSets(tb testing.TB) (training, heldout, heldout2 []*postureItem) {
 			heldout, found = its, true
 		case heldout2File:
 			heldout2, found2 = its, true
+		case heldout3File:
+			heldout3, found3 = its, true
 		default:
 			training = append(training, its...)
 		}
@@ -122,15 +138,19 @@ func postureSets(tb testing.TB) (training, heldout, heldout2 []*postureItem) {
 	if !found2 {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldout2File)
 	}
+	if !found3 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout3File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
 	checkDerived(tb, heldout2)
+	checkDerived(tb, heldout3)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2
+	return training, heldout, heldout2, heldout3
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -286,14 +306,15 @@ func ratio(a, b int) float64 {
 // tag-stripped variants against their originals) and the misses and false
 // alarms by id, never by text, and fails below the floors. It then does the
 // same, apart, on each held-out set: the training figures are partly a
-// training score; so, since its misses were read to improve the detectors,
-// are the first held-out set's; the second held-out set's are not.
+// training score; so, since their misses were read to improve the
+// detectors, are the first and second held-out sets'; the third's are not.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2 := postureSets(t)
+	training, heldout, heldout2, heldout3 := postureSets(t)
 	var out strings.Builder
 	precision, recall := postureReport(t, &out, "posture corpus", training, postureMinima{80, 8, 300, 15})
 	hp, hr := postureReport(t, &out, "held-out set ("+heldoutFile+")", heldout, postureMinima{50, 8, 100, 10})
 	hp2, hr2 := postureReport(t, &out, "held-out set 2 ("+heldout2File+")", heldout2, postureMinima{60, 8, 100, 10})
+	hp3, hr3 := postureReport(t, &out, "held-out set 3 ("+heldout3File+")", heldout3, postureMinima{60, 8, 100, 10})
 	fmt.Print(out.String())
 
 	if precision < minPrecision {
@@ -313,6 +334,12 @@ func TestPosture(t *testing.T) {
 	}
 	if hr2 < heldout2RecallFloor {
 		t.Errorf("held-out set 2 recall %.3f is below the committed floor %.2f", hr2, heldout2RecallFloor)
+	}
+	if hp3 < minPrecision {
+		t.Errorf("held-out set 3 precision %.3f is below %.2f", hp3, minPrecision)
+	}
+	if hr3 < heldout3RecallFloor {
+		t.Errorf("held-out set 3 recall %.3f is below the committed floor %.2f", hr3, heldout3RecallFloor)
 	}
 }
 

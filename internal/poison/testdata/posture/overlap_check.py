@@ -1,18 +1,27 @@
 #!/usr/bin/env python3
-"""Checks that heldout2.jsonl does not overlap the other posture sets.
+"""Checks that a held-out posture set does not overlap the sets written before it.
 
-Run: python3 internal/poison/testdata/posture/overlap_check.py
+Run: python3 internal/poison/testdata/posture/overlap_check.py [SET] [DIR]
 
-Reads the other files' texts only to compare them; prints ids and counts,
-never a text of poisoned.jsonl or heldout.jsonl.
+SET is heldout2.jsonl (the default) or heldout3.jsonl; it is compared with
+every set written before it: poisoned.jsonl, benign.jsonl and heldout.jsonl,
+and for heldout3.jsonl heldout2.jsonl too. DIR defaults to this script's
+folder. Reads the other files' texts only to compare them; prints ids and
+counts, never a text of another set.
 """
 import json, re, sys, difflib, collections
 import os
-d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
+ORDER = ["poisoned.jsonl", "benign.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl"]
+args = sys.argv[1:]
+name = next((a for a in args if a.endswith(".jsonl")), "heldout2.jsonl")
+d = next((a for a in args if not a.endswith(".jsonl")), os.path.dirname(os.path.abspath(__file__)))
+if name not in ORDER[2:]:
+    sys.exit(f"{name}: not a held-out set ({', '.join(ORDER[2:])})")
 def load(name):
     return [json.loads(l) for l in open(f"{d}/{name}") if l.strip()]
-mine = load("heldout2.jsonl")
-others = {n: load(n) for n in ("poisoned.jsonl", "benign.jsonl", "heldout.jsonl")}
+mine = load(name)
+others = {n: load(n) for n in ORDER[:ORDER.index(name)]}
+print(f"{name} against {', '.join(others)}")
 
 def strings(x):
     if isinstance(x, str):
