@@ -81,13 +81,13 @@ func detectors() []*detector {
 	}, cueRows(catalogue.SecModelInstruction, fText|fWords), []*detector{
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a local secret file", fields: fText | fWords,
 			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config", "dotenv"},
-			match: pattern(`(?i)` +
+			match: unlessRefused(pattern(`(?i)` +
 				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
 				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
 				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
 				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b|\bdot[ _-]?env\s+files?\b` +
 				`|(?:^|[\s"'(,])\.(?:ssh|aws|gnupg)\s+(?:and|or|,|director)` +
-				`|\bread\b[^.\n]{0,30}?~/\.config/\S+[^.\n]{0,60}?\b(?:token|key|password|secret)s?\b`)},
+				`|\bread\b[^.\n]{0,30}?~/\.config/\S+[^.\n]{0,60}?\b(?:token|key|password|secret)s?\b`))},
 		// Not read in names: a parameter called include_api_key is a
 		// switch, not a lure. A conversation is private when the text
 		// wants all of it ("the whole conversation", "conversation
@@ -190,6 +190,38 @@ const secretNouns = `(?:authorization[ _-]headers?|home[ _-]address(?:es)?|passp
 // returned credentials in your .env"): setup, not a lure for the user's
 // secrets.
 const ownOutput = `(?i)\b(?:returned|generated|newly\s+created|resulting|issued)\s+(?:\w+\s+)?` + secretNouns
+
+// refusedAfter is what follows a secret path the tool itself refuses: the
+// path, then at once (past closing quotes, brackets, more paths and
+// "or"/"and") "are rejected", "is not allowed" — a server listing the
+// paths it will not touch ("System paths and hidden config directories
+// (e.g. "/etc", "~/.ssh") are rejected"). Nothing else may come between:
+// "read ~/.ssh/id_rsa; paths outside are rejected" is still a lure.
+var refusedAfter = regexp.MustCompile(`(?i)^(?:[\s"'\x60(),\]]|\b(?:or|and)\b|~?/[\w./-]*)*?\s(?:are|is|will\s+be|get)\s+(?:always\s+)?(?:rejected|refused|denied|blocked|forbidden|disallowed|not\s+(?:allowed|permitted|accepted))\b`)
+
+// unlessRefused returns m without the matches that the text right after
+// them refuses (refusedAfter).
+func unlessRefused(m matcher) matcher {
+	return func(text []byte, c *scanContext) match {
+		var out match
+		for rest, base := text, 0; len(rest) > 0 && out.count < maxCount; {
+			f := m(rest, c)
+			if f.count == 0 {
+				break
+			}
+			end := f.off + f.n
+			if !refusedAfter.Match(rest[end:min(len(rest), end+160)]) {
+				if out.count == 0 {
+					out.off, out.n = base+f.off, f.n
+				}
+				out.count++
+			}
+			adv := f.off + max(f.n, 1)
+			rest, base = rest[adv:], base+adv
+		}
+		return out
+	}
+}
 
 // except returns m without the matches that expr also matches inside.
 func except(expr string, m matcher) matcher {

@@ -60,10 +60,15 @@ const (
 // Measured 2026-12-07, before the detect2 change: precision 0.941,
 // recall 0.667 (48 of 72), 3 false alarms (MCP-SEC-SECRET-LURE on three
 // CircleCI tools), so the set fails the precision floor until a detector
-// change clears them; the precision floor is not relaxed for it.
+// change clears them; the precision floor is not relaxed for it. Measured
+// once more after the detect2 change (its author never saw this set):
+// recall 0.694 (50 of 72), the same 3 false alarms; then the local secret
+// file row learnt paths a tool says it refuses (unlessRefused): precision
+// 1.000, recall unchanged. Its benign side has been read since; its
+// poisoned side has not.
 const (
 	heldout3File        = "heldout3.jsonl"
-	heldout3RecallFloor = 0.66
+	heldout3RecallFloor = 0.69
 )
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
