@@ -141,13 +141,47 @@ func (d *daemon) reload(srv *benchServer, f fleet) error {
 		return err
 	}
 	req.Header.Set("X-Driftd-Request", "1") // docs/security.md
+	start := time.Now()
 	resp, err := reloadControl.Do(req)
 	if err != nil {
-		return err
+		// The daemon's write timeout (2 minutes) ends the request of a
+		// reload that reads a fleet's manifests for longer; the reload
+		// goes on, and its metrics say when it is done.
+		return d.awaitReload(start, err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: reload answered HTTP %d%s", d.name, resp.StatusCode, d.tail())
 	}
 	return nil
+}
+
+// awaitReload waits, for at most reloadControl's timeout, until the
+// daemon reports a successful reload that began after start, reading
+// driftd_config_last_reload_success_timestamp_seconds; a failed reload
+// (driftd_config_last_reload_successful 0) or a dead daemon ends it.
+// cause is the request's error, returned if the wait gives up.
+func (d *daemon) awaitReload(start time.Time, cause error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), reloadControl.Timeout)
+	defer cancel()
+	for {
+		if err := d.alive(); err != nil {
+			return err
+		}
+		if s, err := d.metrics(ctx); err == nil {
+			ok := s.sum("driftd_config_last_reload_successful", nil)
+			at := s.sum("driftd_config_last_reload_success_timestamp_seconds", nil)
+			switch {
+			case ok == 1 && at >= float64(start.Unix()):
+				return nil
+			case ok == 0:
+				return fmt.Errorf("%s: reload failed (after %v)%s", d.name, cause, d.tail())
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: reload: %w; no successful reload reported since", d.name, cause)
+		case <-time.After(15 * time.Second):
+		}
+	}
 }
