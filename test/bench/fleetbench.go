@@ -114,6 +114,10 @@ type fleetReport struct {
 	success, failed    float64
 	heap               float64
 	startedAt, tookAll time.Duration
+	// servedTools is driftd_tools{source="served"} over the replicas at
+	// the end, of wantTools: below it, not every target had listed.
+	servedTools float64
+	wantTools   int
 }
 
 // fleetRun starts k replicas (--shard i/k when k > 1) of the fleet and
@@ -199,9 +203,13 @@ func (h *harness) fleetRun(ctx context.Context, srv, fillSrv *benchServer, fillM
 		}
 		r.rss = append(r.rss, rss)
 	}
+	// A daemon that could not keep up has not listed every server yet:
+	// that is a figure to print (the budget lines say NOT MET), not a
+	// harness failure. A sum over the fleet's tools is a failure.
 	want, _ := fleetTotals(f.n)
-	if served != float64(want) {
-		return r, fmt.Errorf("driftd_tools{source=\"served\"} sums to %.0f over the replicas, want %d: not every target listed its server", served, want)
+	r.servedTools, r.wantTools = served, want
+	if served > float64(want) {
+		return r, fmt.Errorf("driftd_tools{source=\"served\"} sums to %.0f over the replicas, more than the fleet's %d", served, want)
 	}
 	for _, d := range ds {
 		if err := d.alive(); err != nil {
@@ -306,6 +314,10 @@ func (h *harness) printFleet(r fleetReport) {
 		r.probes, float64(r.n)*r.window.Seconds()/fleetPeriod.Seconds(), r.skipped, r.success, r.failed)
 	if r.unsettled > 0 {
 		h.printf("%d targets had not run %v after the start", r.unsettled, r.settled.Round(time.Second))
+	}
+	if r.servedTools < float64(r.wantTools) {
+		h.printf("NOT EVERY TARGET LISTED ITS SERVER: driftd_tools{source=\"served\"} sums to %.0f of the fleet's %d tools (%.0f %%) at the end of the phase: the daemon did not keep up with the schedule",
+			r.servedTools, r.wantTools, 100*r.servedTools/float64(r.wantTools))
 	}
 	h.printf("server CPU in the steady window (information): %.1f %% of the machine", 100*r.srvCPU.Seconds()/(r.window.Seconds()*cores))
 	h.printf("phases: start and reload onto the fleet %v, first run of every target %v, steady window %v; whole phase %v",
