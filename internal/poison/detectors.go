@@ -197,35 +197,28 @@ const ownOutput = `(?i)\b(?:returned|generated|newly\s+created|resulting|issued)
 // paths it will not touch ("System paths and hidden config directories
 // (e.g. "/etc", "~/.ssh") are rejected"). Nothing else may come between:
 // "read ~/.ssh/id_rsa; paths outside are rejected" is still a lure.
-var refusedAfter = regexp.MustCompile(`(?i)^(?:[\s"'\x60(),\]]|\b(?:or|and)\b|~?/[\w./-]*)*?\s(?:are|is|will\s+be|get)\s+(?:always\s+)?(?:rejected|refused|denied|blocked|forbidden|disallowed|not\s+(?:allowed|permitted|accepted))\b`)
+var refusedAfter = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(?:[\s"'\x60(),\]]|\b(?:or|and)\b|~?/[\w./-]*)*?\s(?:are|is|will\s+be|get)\s+(?:always\s+)?(?:rejected|refused|denied|blocked|forbidden|disallowed|not\s+(?:allowed|permitted|accepted))\b`)
+})
 
 // unlessRefused returns m without the matches that the text right after
 // them refuses (refusedAfter).
 func unlessRefused(m matcher) matcher {
-	return func(text []byte, c *scanContext) match {
-		var out match
-		for rest, base := text, 0; len(rest) > 0 && out.count < maxCount; {
-			f := m(rest, c)
-			if f.count == 0 {
-				break
-			}
-			end := f.off + f.n
-			if !refusedAfter.Match(rest[end:min(len(rest), end+160)]) {
-				if out.count == 0 {
-					out.off, out.n = base+f.off, f.n
-				}
-				out.count++
-			}
-			adv := f.off + max(f.n, 1)
-			rest, base = rest[adv:], base+adv
-		}
-		return out
-	}
+	return dropping(m, func(rest []byte, off, n int) bool {
+		end := off + n
+		return refusedAfter().Match(rest[end:min(len(rest), end+160)])
+	})
 }
 
 // except returns m without the matches that expr also matches inside.
 func except(expr string, m matcher) matcher {
 	re := sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+	return dropping(m, func(rest []byte, off, n int) bool { return re().Match(rest[off : off+n]) })
+}
+
+// dropping returns m without the matches drop drops; drop is given the
+// text a match was found in and the match's offset and length there.
+func dropping(m matcher, drop func(rest []byte, off, n int) bool) matcher {
 	return func(text []byte, c *scanContext) match {
 		var out match
 		for rest, base := text, 0; len(rest) > 0 && out.count < maxCount; {
@@ -233,7 +226,7 @@ func except(expr string, m matcher) matcher {
 			if f.count == 0 {
 				break
 			}
-			if !re().Match(rest[f.off : f.off+f.n]) {
+			if !drop(rest, f.off, f.n) {
 				if out.count == 0 {
 					out.off, out.n = base+f.off, f.n
 				}

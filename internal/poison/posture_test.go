@@ -316,36 +316,26 @@ func ratio(a, b int) float64 {
 func TestPosture(t *testing.T) {
 	training, heldout, heldout2, heldout3 := postureSets(t)
 	var out strings.Builder
-	precision, recall := postureReport(t, &out, "posture corpus", training, postureMinima{80, 8, 300, 15})
-	hp, hr := postureReport(t, &out, "held-out set ("+heldoutFile+")", heldout, postureMinima{50, 8, 100, 10})
-	hp2, hr2 := postureReport(t, &out, "held-out set 2 ("+heldout2File+")", heldout2, postureMinima{60, 8, 100, 10})
-	hp3, hr3 := postureReport(t, &out, "held-out set 3 ("+heldout3File+")", heldout3, postureMinima{60, 8, 100, 10})
+	for _, set := range []struct {
+		name        string
+		items       []*postureItem
+		least       postureMinima
+		recallFloor float64
+	}{
+		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor},
+		{"held-out set (" + heldoutFile + ")", heldout, postureMinima{50, 8, 100, 10}, heldoutRecallFloor},
+		{"held-out set 2 (" + heldout2File + ")", heldout2, postureMinima{60, 8, 100, 10}, heldout2RecallFloor},
+		{"held-out set 3 (" + heldout3File + ")", heldout3, postureMinima{60, 8, 100, 10}, heldout3RecallFloor},
+	} {
+		p, r := postureReport(t, &out, set.name, set.items, set.least)
+		if p < minPrecision {
+			t.Errorf("%s: precision %.3f is below %.2f", set.name, p, minPrecision)
+		}
+		if r < set.recallFloor {
+			t.Errorf("%s: recall %.3f is below the committed floor %.2f", set.name, r, set.recallFloor)
+		}
+	}
 	fmt.Print(out.String())
-
-	if precision < minPrecision {
-		t.Errorf("precision %.3f is below %.2f", precision, minPrecision)
-	}
-	if recall < recallFloor {
-		t.Errorf("recall %.3f is below the committed floor %.2f", recall, recallFloor)
-	}
-	if hp < minPrecision {
-		t.Errorf("held-out precision %.3f is below %.2f", hp, minPrecision)
-	}
-	if hr < heldoutRecallFloor {
-		t.Errorf("held-out recall %.3f is below the committed held-out floor %.2f", hr, heldoutRecallFloor)
-	}
-	if hp2 < minPrecision {
-		t.Errorf("held-out set 2 precision %.3f is below %.2f", hp2, minPrecision)
-	}
-	if hr2 < heldout2RecallFloor {
-		t.Errorf("held-out set 2 recall %.3f is below the committed floor %.2f", hr2, heldout2RecallFloor)
-	}
-	if hp3 < minPrecision {
-		t.Errorf("held-out set 3 precision %.3f is below %.2f", hp3, minPrecision)
-	}
-	if hr3 < heldout3RecallFloor {
-		t.Errorf("held-out set 3 recall %.3f is below the committed floor %.2f", hr3, heldout3RecallFloor)
-	}
 }
 
 // postureMinima is the least a set must hold: poisoned items and their
