@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
-	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/driftd/driftd/internal/atomicfile"
 	"github.com/driftd/driftd/internal/config"
@@ -30,16 +30,12 @@ import (
 // same whatever finished first.
 func targetProblems(cfg *config.Config, load func(config.Target) (*manifest.Manifest, error)) (manifests, files []error) {
 	problems := make([]error, len(cfg.Targets))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), max(1, len(cfg.Targets))) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(cfg.Targets); i = int(next.Add(1) - 1) {
-				problems[i] = manifestProblem(cfg, i, load)
-			}
-		})
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i := range cfg.Targets {
+		g.Go(func() error { problems[i] = manifestProblem(cfg, i, load); return nil })
 	}
-	wg.Wait()
+	_ = g.Wait() // a problem is a value, not the group's error
 	for i, t := range cfg.Targets {
 		for _, f := range config.ClientFiles(&t.HTTPClient.HTTPClientConfig) {
 			if err := readable(f.Path); err != nil {

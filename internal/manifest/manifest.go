@@ -20,10 +20,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
+	"golang.org/x/sync/errgroup"
 	"gopkg.in/yaml.v3"
 
 	"github.com/driftd/driftd/internal/jsonscan"
@@ -160,16 +160,12 @@ func (m *Manifest) Quiet(i int, quiet func(mcp.Tool) bool) bool {
 	p := m.quiet.Load()
 	if p == nil {
 		flags := make([]bool, len(m.Tools))
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), max(1, len(m.Tools))) {
-			wg.Go(func() {
-				for k := next.Add(1) - 1; k < int64(len(m.Tools)); k = next.Add(1) - 1 {
-					flags[k] = quiet(m.Tools[k])
-				}
-			})
+		var g errgroup.Group
+		g.SetLimit(runtime.GOMAXPROCS(0))
+		for k, t := range m.Tools {
+			g.Go(func() error { flags[k] = quiet(t); return nil })
 		}
-		wg.Wait()
+		_ = g.Wait() // no call returns an error
 		m.quiet.CompareAndSwap(nil, &flags)
 		p = m.quiet.Load()
 	}
