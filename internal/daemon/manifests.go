@@ -193,7 +193,9 @@ func (c *manifestCache) resolve(path string, e cachedManifest, served []mcp.Tool
 // the listing is what was declared. ok is false otherwise.
 func (c *manifestCache) servedAs(path string, e cachedManifest, served []mcp.Tool) (*manifest.Manifest, bool) {
 	if m, ok := c.parsed.Get(e.hash); ok {
-		c.learnQuiet(path, e.hash, m)
+		if e.quiet == nil {
+			c.learnQuiet(path, e.hash, m)
+		}
 		return m, true
 	}
 	if e.last != nil {
@@ -205,22 +207,24 @@ func (c *manifestCache) servedAs(path string, e cachedManifest, served []mcp.Too
 		}
 		// Byte for byte the declared tools: the manifest's answers are
 		// the listing's, known or learnt now.
-		var quiet []bool
-		if e.quiet != nil {
-			quiet = make([]bool, len(served))
-			for i := range quiet {
-				quiet[i] = e.quiet[i/64]&(1<<(i%64)) != 0
-			}
+		if e.quiet == nil {
+			m := manifest.Served(path, served, nil)
+			c.learnQuiet(path, e.hash, m)
+			return m, true
 		}
-		m := manifest.Served(path, served, quiet)
-		c.learnQuiet(path, e.hash, m)
-		return m, true
+		quiet := make([]bool, len(served))
+		for i := range quiet {
+			quiet[i] = e.quiet[i/64]&(1<<(i%64)) != 0
+		}
+		return manifest.Served(path, served, quiet), true
 	}
 	return nil, false
 }
 
 // learnQuiet records on the entry of the file at path, while it is the
-// version of the given hash, m's Quiet answers, when it has none yet: m
+// version of the given hash, m's Quiet answers, when it has none yet (the
+// caller's copy of the entry had none: a run whose entry knows them does
+// not ask): m
 // is that version's tools, byte for byte. Working them out costs what the
 // run's checks of m's tools would; it is done once per version of a file,
 // by its first run, and every later run of every target declaring it

@@ -58,12 +58,13 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 	}
 	count := make(map[string]int, len(l.tools))
 	r.scan = poison.NewScanner(l.tools, r.t.ShadowTools)
+	quiet := QuietTool(r.opts.Caches)
 	for i, t := range l.tools {
 		if i%1024 == 0 && ctx.Err() != nil {
 			return // past the deadline: Run reports the timeout
 		}
 		count[t.Name]++
-		if count[t.Name] == 1 && r.declaredQuiet(i, t) {
+		if count[t.Name] == 1 && r.declaredQuiet(i, t, quiet) {
 			continue // every check below would find nothing (QuietTool)
 		}
 		for _, check := range toolChecks {
@@ -88,15 +89,16 @@ func (r *run) conformListing(ctx context.Context, l *listing, modern bool) {
 
 // declaredQuiet reports a served tool byte-identical to the declared tool
 // in its place, in which the listing's checks found nothing
-// (Manifest.Quiet): they would find nothing again, and are not run. Most
-// tools of most runs are such a tool.
-func (r *run) declaredQuiet(i int, t mcp.Tool) bool {
+// (Manifest.Quiet, by quiet, QuietTool of the run's caches): they would
+// find nothing again, and are not run. Most tools of most runs are such a
+// tool.
+func (r *run) declaredQuiet(i int, t mcp.Tool, quiet func(mcp.Tool) bool) bool {
 	m := r.declared
 	if m == nil || m.NoTools || i >= len(m.Tools) {
 		return false
 	}
 	d := m.Tools[i]
-	return d.Name == t.Name && bytes.Equal(d.Raw, t.Raw) && m.Quiet(i, QuietTool(r.opts.Caches))
+	return d.Name == t.Name && bytes.Equal(d.Raw, t.Raw) && m.Quiet(i, quiet)
 }
 
 // QuietTool is the predicate of Manifest.Quiet: whether a listing's
