@@ -53,12 +53,6 @@ func (h Hashes) Get(name string) ([sha256.Size]byte, bool) {
 	return ts[i].sum, true
 }
 
-// Has reports whether name is recorded.
-func (h Hashes) Has(name string) bool {
-	_, ok := h.Get(name)
-	return ok
-}
-
 // Len is the number of tools recorded.
 func (h Hashes) Len() int { return len(h.tools()) }
 
