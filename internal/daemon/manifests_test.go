@@ -45,12 +45,7 @@ func TestManifestCacheSyntaxErrors(t *testing.T) {
 func TestManifestCacheLastGood(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.json")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := fileWriter(t, path)
 	c := newManifestCache(probe.NewCaches(0))
 	if m, err := c.loadOrLast(path); m != nil || err == nil {
 		t.Fatalf("never loaded: %v, %v", m, err)
@@ -90,12 +85,7 @@ func TestManifestCacheLastGood(t *testing.T) {
 func TestManifestCacheKeepsHashesNotManifests(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.json")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := fileWriter(t, path)
 	caches := probe.NewCaches(0)
 	c := newManifestCache(caches)
 	write(`{"tools": [{"name": "a"}]}`)
@@ -157,12 +147,7 @@ func TestManifestCacheKeepsHashesNotManifests(t *testing.T) {
 // gates read the manifest) and a broken file are read.
 func TestManifestCacheCheckReadsOnlyChanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.json")
-	write := func(body string) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := fileWriter(t, path)
 	write(`{"tools": [{"name": "a"}]}`)
 	c := newManifestCache(nil) // keeps no parsed manifest
 	tg := config.Target{Manifest: path}
@@ -180,5 +165,16 @@ func TestManifestCacheCheckReadsOnlyChanges(t *testing.T) {
 	write(`{"tools": [`)
 	if _, err := c.check(tg); err == nil {
 		t.Fatal("a broken file passed the check")
+	}
+}
+
+// fileWriter returns a function that writes its argument to path, failing
+// t if it cannot.
+func fileWriter(t *testing.T, path string) func(body string) {
+	return func(body string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -220,19 +220,6 @@ func (h *harness) fleetRun(ctx context.Context, srv, fillSrv *benchServer, fillM
 	return r, nil
 }
 
-// addBuckets adds two histograms of the same bounds.
-func addBuckets(a, b []bucket) []bucket {
-	add := map[float64]float64{}
-	for _, x := range b {
-		add[x.le] = x.count
-	}
-	out := make([]bucket, len(a))
-	for i, x := range a {
-		out[i] = bucket{x.le, x.count + add[x.le]}
-	}
-	return out
-}
-
 // waitFleetRan waits at least least, then until every one of the n
 // targets has finished a run since the call on one of the replicas, for
 // at most most. It returns how long it waited and how many had not run.

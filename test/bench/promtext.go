@@ -153,13 +153,23 @@ func withInf(h *dto.Histogram) []bucket {
 // deltaBuckets is later − earlier, bucket by bucket: the observations
 // made between two scrapes (what rate() would see).
 func deltaBuckets(later, earlier []bucket) []bucket {
-	prev := map[float64]float64{}
-	for _, b := range earlier {
-		prev[b.le] = b.count
+	return combineBuckets(later, earlier, -1)
+}
+
+// addBuckets adds two histograms of the same bounds: several replicas'
+// observations as one.
+func addBuckets(a, b []bucket) []bucket { return combineBuckets(a, b, 1) }
+
+// combineBuckets is a + sign·b, bucket by bucket, on a's bounds (a bound
+// b lacks counts 0).
+func combineBuckets(a, b []bucket, sign float64) []bucket {
+	bs := make(map[float64]float64, len(b))
+	for _, x := range b {
+		bs[x.le] = x.count
 	}
-	out := make([]bucket, len(later))
-	for i, b := range later {
-		out[i] = bucket{b.le, b.count - prev[b.le]}
+	out := make([]bucket, len(a))
+	for i, x := range a {
+		out[i] = bucket{x.le, x.count + sign*bs[x.le]}
 	}
 	return out
 }
