@@ -92,6 +92,11 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// runs is each target's runtime in forgets, which recalls a listing
+	// from one run to the next (probe.Recall); asBefore says whether the
+	// latest run recalled it.
+	runs := map[string]*target{}
+	asBefore := false
 	run := func(d *Daemon, name string) []byte {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -99,7 +104,15 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 		tc := d.cfg.Load().byName[name]
 		bodies := &mcp.Bodies{}
 		defer bodies.Release()
-		rep, _ := d.probe(ctx, tc, &target{}, slog.New(slog.DiscardHandler), bodies)
+		rt := &target{}
+		if d == forgets {
+			if runs[name] == nil {
+				runs[name] = rt
+			}
+			rt = runs[name]
+		}
+		rep, _ := d.probe(ctx, tc, rt, slog.New(slog.DiscardHandler), bodies)
+		asBefore = rep.ServedAsBefore()
 		if !rep.Success {
 			t.Fatalf("%s: run failed: %s %s", name, rep.FailureReason, rep.FailureMessage)
 		}
@@ -127,6 +140,25 @@ func TestManifestDigestRunsAlike(t *testing.T) {
 		if read == tg.same {
 			t.Errorf("%s: second run read the file: %v, want %v", tg.name, read, !tg.same)
 		}
+		// Only a listing in which no check found anything, and that
+		// nothing else needs read, is recalled: not the prompts' (the
+		// posture scan of prompts knows the tools' names).
+		if quiet := tg.name == "same" || tg.name == "reordered"; asBefore != quiet {
+			t.Errorf("%s: third run recalled its listing: %v", tg.name, asBefore)
+		}
+	}
+
+	// A recalled listing against a manifest that changed is compared
+	// again: the file's new version is the one compared against.
+	write("same.json", doc(drifted, ""))
+	if got := run(forgets, "same"); asBefore || !bytes.Contains(got, []byte("MCP-DRIFT-")) {
+		t.Errorf("same, its manifest changed: recalled %v, %s", asBefore, got)
+	}
+	write("same.json", doc(declared, ""))
+	run(forgets, "same") // reads the file
+	run(forgets, "same") // by its digest, concludes quiet
+	if run(forgets, "same"); !asBefore {
+		t.Errorf("same, its manifest back: not recalled")
 	}
 
 	// Broken after the memo let the manifest go: a server serving what

@@ -43,6 +43,20 @@ type target struct {
 	// last load or write: a graceful stop writes the files whose record
 	// is older than the published one (saveLastRuns).
 	saved atomic.Pointer[state.LastRun]
+	// recall is what the target's last run concluded from its listing,
+	// with what it was concluded against (recalled); nil when it may not
+	// be recalled.
+	recall atomic.Pointer[recalled]
+}
+
+// recalled is a probe.Recall and what it holds for: the configuration of
+// the run that concluded it (a reload builds new ones: the first run
+// after it reads its listing) and the SHA-256 of the manifest file it
+// was compared against.
+type recalled struct {
+	probe.Recall
+	tc       *targetConfig
+	manifest [32]byte
 }
 
 // parsedBaseline is a baseline's manifest and the hash of its bytes.
@@ -141,7 +155,7 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 	}
 	attrs := []any{"success", rep.Success, "duration", time.Duration(rep.DurationSeconds * float64(time.Second)).Round(time.Millisecond),
 		"findings", len(rep.Findings), "active_findings", len(run.State.Findings), "opened", len(run.Opened), "resolved", len(run.Resolved),
-		"served_changes", len(run.ServedChanges)}
+		"served_changes", len(run.ServedChanges), "listing", listingOf(rep)}
 	if !rep.Success {
 		// A target that fails every run must show at --log.level=warn.
 		log.Warn("run failed", append(attrs, "reason", rep.FailureReason, "message", rep.FailureMessage,
@@ -149,6 +163,16 @@ func (d *Daemon) runTarget(ctx context.Context, name string) {
 		return
 	}
 	log.Info("run finished", attrs...)
+}
+
+// listingOf says how a run came by its conclusions on the tools listing:
+// "recalled" when it was the last run's answer, not decoded again
+// (probe.Recall), else "read".
+func listingOf(rep *probe.Report) string {
+	if rep.ServedAsBefore() {
+		return "recalled"
+	}
+	return "read"
 }
 
 // probe runs the probe of one target with the daemon's hooks, or reports
@@ -183,6 +207,8 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 	// A file unchanged since it was read, which declares tools only, is
 	// known by its digest: the run reads it only if the listing differs
 	// (docs/scaling.md).
+	// A run served the listing the last one concluded on, against the
+	// same file, concludes the same without decoding it (probe.Recall).
 	if e, ok := d.manifests.indexed(tc.t.Manifest); ok {
 		path := tc.t.Manifest
 		if p, ok := probe.PrepareResolved(*tc.t, e.count, func(_ context.Context, served []mcp.Tool) (*manifest.Manifest, error) {
@@ -193,9 +219,22 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 			t.noteManifest(path, err, log)
 			return m, nil
 		}); ok {
-			return probe.Run(ctx, p, opts), false
+			if rc := t.recall.Load(); rc != nil && rc.tc == tc && rc.manifest == e.hash {
+				p.Recall = rc.Recall
+			}
+			rep := probe.Run(ctx, p, opts)
+			t.recall.Store(nil)
+			// A file that changed during the run may not be the one the
+			// run compared against: the next run reads its listing.
+			if next := rep.Recall(); !next.IsZero() {
+				if after, ok := d.manifests.indexed(path); ok && after.hash == e.hash {
+					t.recall.Store(&recalled{Recall: next, tc: tc, manifest: e.hash})
+				}
+			}
+			return rep, false
 		}
 	}
+	t.recall.Store(nil)
 	m, err := d.manifests.loadOrLast(tc.t.Manifest)
 	if m == nil {
 		// Broken, and its last good manifest let go: a server serving

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/driftd/driftd/internal/jsonscan"
 	"github.com/driftd/driftd/internal/sanitize"
 )
 
@@ -143,6 +144,24 @@ type Exchange struct {
 	Notifications int
 	// TraceID and SpanID name the request's span when tracing is on.
 	TraceID, SpanID string
+	// Answer names a JSON body that answered with a result (a 2xx status,
+	// not an event stream): what a caller keeps to know the same answer
+	// again (Session.ListToolsKnown). Zero otherwise.
+	Answer Known
+	// Unread is set when the body was the answer the caller knew: it was
+	// read and summed but not decoded, Result is nil, and Session.Read
+	// decodes it if the caller needs it after all.
+	Unread bool
+	body   []byte // an Unread body, until Session.Read
+}
+
+// Known names one answer: the request's id and the jsonscan.Sum of the
+// JSON body that answered it. The same request answered with the same
+// bytes decodes to the same result, so a caller that concluded on it
+// once need not decode it again.
+type Known struct {
+	ID  int64
+	Sum jsonscan.Sum
 }
 
 // Client sends MCP requests to one endpoint. It never retries and never
@@ -225,6 +244,9 @@ type call struct {
 	// paramHeaders are the tool's valid x-mcp-header annotations: each
 	// annotated argument of a modern tools/call travels in Mcp-Param-{Name}.
 	paramHeaders []ParamHeader
+	// known, if set, is an answer the caller concluded on: a JSON body
+	// that is that answer is left unread (Exchange.Unread).
+	known *Known
 
 	traceparent string // W3C trace context to propagate, if tracing
 }
@@ -368,7 +390,7 @@ func (c *Client) roundTrip(ctx context.Context, cl call, ex *Exchange) (http.Hea
 		}
 		return resp.Header, nil
 	}
-	result, err := c.readResponse(resp, ex)
+	result, err := c.readResponse(resp, ex, cl.known)
 	ex.Result = result
 	return resp.Header, err
 }
@@ -518,28 +540,43 @@ func (bs *Bodies) Release() {
 }
 
 // readResponse reads the JSON-RPC answer to ex from a JSON or SSE body,
-// whatever the HTTP status.
-func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessage, error) {
+// whatever the HTTP status. A JSON body that answers with a result is
+// summed (Exchange.Answer); when that is known, it is left unread.
+func (c *Client) readResponse(resp *http.Response, ex *Exchange, known *Known) (json.RawMessage, error) {
 	body := &limitedReader{r: resp.Body, n: c.limits.MaxResponseBytes, budget: c.limits.Budget}
 	mediaType, _, _ := mime.ParseMediaType(ex.ContentType)
-	var (
-		msg *response
-		err error
-	)
+	ok := resp.StatusCode/100 == 2
 	switch {
 	case mediaType == "text/event-stream":
-		msg, err = c.readSSE(body, ex)
-	case resp.StatusCode/100 == 2 && mediaType != "" && mediaType != "application/json":
+		msg, err := c.readSSE(body, ex)
+		return c.result(msg, err, ok, mediaType, ex.ID)
+	case ok && mediaType != "" && mediaType != "application/json":
 		// The transport answers application/json or text/event-stream; an
 		// HTML page (a proxy's, a login form's) is not an MCP answer, even
 		// if it happens to parse.
 		return nil, &Error{Reason: ReasonInvalidResponse, Detail: fmt.Sprintf("Content-Type %s is neither application/json nor text/event-stream", sanitize.Name(mediaType))}
-	default:
-		var b []byte
-		if b, err = readBody(body, c.limits.Bodies, min(resp.ContentLength, c.limits.MaxResponseBytes)); err == nil {
-			msg, err = c.limits.Decoded.response(b)
-		}
 	}
+	b, err := readBody(body, c.limits.Bodies, min(resp.ContentLength, c.limits.MaxResponseBytes))
+	if err != nil {
+		return c.result(nil, err, ok, mediaType, ex.ID)
+	}
+	answer := Known{ID: ex.ID, Sum: jsonscan.SumOf(b)}
+	if ok && known != nil && *known == answer {
+		ex.Answer, ex.Unread, ex.body = answer, true, b
+		return nil, nil
+	}
+	msg, err := c.limits.Decoded.response(b, answer.Sum)
+	result, err := c.result(msg, err, ok, mediaType, ex.ID)
+	if err == nil {
+		ex.Answer = answer
+	}
+	return result, err
+}
+
+// result is the answer to the request of id that msg decoded to, or why
+// there is none: err is the read's or the decode's, ok whether the HTTP
+// status was 2xx, mediaType the body's.
+func (c *Client) result(msg *response, err error, ok bool, mediaType string, id int64) (json.RawMessage, error) {
 	if err != nil {
 		if tooLarge(err) {
 			return nil, &Error{Reason: ReasonResponseTooLarge, Err: err}
@@ -547,18 +584,18 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange) (json.RawMessag
 		if Classify(err) == ReasonTimeout {
 			return nil, err
 		}
-		if resp.StatusCode/100 != 2 {
+		if !ok {
 			return nil, &Error{Reason: ReasonHTTPStatus, Detail: describeBody(mediaType)}
 		}
 		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}
 	}
-	result, rpc, err := checkResponse(msg, ex.ID)
+	result, rpc, err := checkResponse(msg, id)
 	switch {
 	case err != nil:
 		return nil, &Error{Reason: ReasonInvalidResponse, Err: err}
 	case rpc != nil:
 		return nil, &Error{Reason: ReasonJSONRPCError, RPC: rpc}
-	case resp.StatusCode/100 != 2:
+	case !ok:
 		return nil, &Error{Reason: ReasonHTTPStatus, Detail: "result carried by an error status"}
 	}
 	return result, nil

@@ -61,12 +61,11 @@ func NewDecoded(budget int) *Decoded {
 	}
 }
 
-// response is decodeResponse through the memo.
-func (d *Decoded) response(b []byte) (*response, error) {
+// response is decodeResponse through the memo; sum is b's.
+func (d *Decoded) response(b []byte, sum jsonscan.Sum) (*response, error) {
 	if d == nil {
 		return decodeResponse(b)
 	}
-	sum := jsonscan.SumOf(b)
 	if r, ok := d.responses.Get(sum); ok {
 		return &r, nil
 	}

@@ -232,26 +232,63 @@ type ListPage struct {
 
 // ListTools fetches one page of tools/list; cursor "" asks for the first.
 func (s *Session) ListTools(ctx context.Context, cursor string) (*ListPage, error) {
-	return s.listTools(ctx, cursor, true)
+	return s.listTools(ctx, cursor, true, nil)
 }
 
 // ListToolsRaw is ListTools without Parsed, for a listing that is only
 // compared byte for byte with another.
 func (s *Session) ListToolsRaw(ctx context.Context, cursor string) (*ListPage, error) {
-	return s.listTools(ctx, cursor, false)
+	return s.listTools(ctx, cursor, false, nil)
 }
 
-func (s *Session) listTools(ctx context.Context, cursor string, parse bool) (*ListPage, error) {
+// ListToolsKnown is ListTools, or without parse ListToolsRaw, for a
+// caller that concluded on an answer before (known, an earlier page's
+// Exchange.Answer): a page answered with exactly those bytes to a
+// request of that id is left unread, its Exchange.Unread set and nothing
+// else, until Read.
+func (s *Session) ListToolsKnown(ctx context.Context, cursor string, known Known, parse bool) (*ListPage, error) {
+	return s.listTools(ctx, cursor, parse, &known)
+}
+
+func (s *Session) listTools(ctx context.Context, cursor string, parse bool, known *Known) (*ListPage, error) {
 	params := map[string]any{}
 	if cursor != "" {
 		params["cursor"] = cursor
 	}
-	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/list", params: params, sessionID: s.SessionID})
-	page := &ListPage{Exchange: ex}
-	if err != nil {
-		return page, err
+	ex, _, err := s.c.do(ctx, call{era: s.Era, version: s.Version, method: "tools/list", params: params, sessionID: s.SessionID, known: known})
+	if err != nil || ex.Unread {
+		return &ListPage{Exchange: ex}, err
 	}
-	dp, ok := s.c.limits.Decoded.page(ex.Result)
+	return s.c.page(ex, parse)
+}
+
+// Read decodes a page ListToolsKnown left unread (others are returned as
+// they are), as ListTools or, without parse, ListToolsRaw would have.
+func (s *Session) Read(p *ListPage, parse bool) (*ListPage, error) {
+	ex := p.Exchange
+	if ex == nil || !ex.Unread {
+		return p, nil
+	}
+	body := ex.body
+	ex.Unread, ex.body = false, nil
+	msg, err := s.c.limits.Decoded.response(body, ex.Answer.Sum)
+	if ex.Result, err = s.c.result(msg, err, true, "application/json", ex.ID); err != nil {
+		// Not met: the same request answered with the same bytes
+		// decoded when the caller concluded on them.
+		var me *Error
+		if errors.As(err, &me) {
+			me.Method = "tools/list"
+		}
+		ex.Err = err
+		return &ListPage{Exchange: ex}, err
+	}
+	return s.c.page(ex, parse)
+}
+
+// page reads the tools/list result of ex.
+func (c *Client) page(ex *Exchange, parse bool) (*ListPage, error) {
+	page := &ListPage{Exchange: ex}
+	dp, ok := c.limits.Decoded.page(ex.Result)
 	if !ok {
 		var shape listResult
 		if json.Unmarshal(ex.Result, &shape) == nil && shape.Tools == nil {

@@ -35,7 +35,7 @@ func (r *run) authPosture(ctx context.Context, like *mcp.Session, served *listin
 	var anon *listing
 	if err == nil {
 		defer s.Close(ctx)
-		anon, err = r.page(ctx, s, served)
+		anon, err = r.page(ctx, s, served, nil)
 	}
 	var me *mcp.Error
 	switch {

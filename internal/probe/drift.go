@@ -207,7 +207,7 @@ func (r *run) startSecond(ctx context.Context, like *mcp.Session, lastID int64) 
 			sl.failed = "failed: " + string(mcp.Classify(err))
 			return
 		}
-		if sl.l, err = r.fetch(ctx, sl.s, true); err != nil {
+		if sl.l, err = r.fetch(ctx, sl.s, true, r.known()); err != nil {
 			sl.failed = "failed: listing"
 		}
 	}()
@@ -239,10 +239,27 @@ func (r *run) secondConnection(ctx context.Context, sl *secondListing, first *li
 		return
 	}
 	second := sl.l
-	second.parseLike(first)
-	state, fs := checkToolsetStable(mcp.KindTool, first.names(), second.names())
-	r.rep.Tools.SecondConnection = state
-	r.emitFrom(second.first(), fs...)
+	if first.unread != nil && second.unread != nil {
+		// Both were answered the last run's bytes (Recall): the same.
+		r.rep.Tools.SecondConnection = "same"
+		r.secondItems(ctx, sl.s, items)
+		return
+	}
+	if err := first.read(nil); err != nil { // not met: bytes that decoded before
+		r.failErr(first.failedEx, err)
+		return
+	}
+	if second.unread == nil {
+		second.parseLike(first)
+	} else if err := second.read(first); err != nil {
+		r.rep.Tools.SecondConnection = "failed: listing"
+		return
+	}
+	r.quietly(func() {
+		state, fs := checkToolsetStable(mcp.KindTool, first.names(), second.names())
+		r.rep.Tools.SecondConnection = state
+		r.emitFrom(second.first(), fs...)
+	})
 	r.secondItems(ctx, sl.s, items)
 }
 

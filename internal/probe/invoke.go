@@ -148,7 +148,7 @@ func (r *run) call(ctx context.Context, s *mcp.Session, declared, served mcp.Too
 	res, ex, err := s.CallTool(ctx, declared.Name, args, headers)
 	retried := ""
 	if paramHeaderMismatch(err, headers) {
-		l, lerr := r.page(ctx, s, nil)
+		l, lerr := r.page(ctx, s, nil, nil)
 		if lerr != nil {
 			return "rejected: header_mismatch; the re-fetch of tools/list failed: " + string(mcp.Classify(lerr))
 		}

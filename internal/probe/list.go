@@ -35,6 +35,10 @@ type listing struct {
 	pageOf map[string]int
 	// failedEx is the exchange that ended the listing with an error.
 	failedEx *mcp.Exchange
+	// unread is the one page of a listing that was the answer its fetch
+	// knew (Recall), left unread until read; session is the listing's.
+	unread  *mcp.ListPage
+	session *mcp.Session
 }
 
 // exchangeOf returns the exchange a tool was first listed in, or the
@@ -89,7 +93,17 @@ func (l *listing) names() []string {
 // listPrimary lists the tools of the run's main session, emits what the
 // listing shows and, on failure, fails the run.
 func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) {
-	l, err := r.page(ctx, s, nil)
+	l, err := r.page(ctx, s, nil, r.known())
+	if err == nil && !r.recalled(s, l) {
+		err = l.read(nil)
+	}
+	if l.unread != nil {
+		// The last run's answer, in which its checks found nothing
+		// (Recall): they would find nothing again, against the same
+		// manifest, which is neither awaited nor read.
+		r.rep.Tools.Pages = 1
+		return l, true
+	}
 	// A manifest read beside the run (Prepared.Pending) is first needed
 	// by the listing's checks, so it is awaited only now: the server
 	// answers tools/list while it is read. It is awaited whatever the
@@ -102,8 +116,10 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 	if !r.awaitManifest(ctx, served) {
 		return l, false
 	}
-	r.conformListing(ctx, l, s.Era == mcp.EraModern)
-	r.emitFrom(l.last(), checkPaginationCapped(mcp.KindTool, l.capped, r.t.MaxListPages)...)
+	r.quietly(func() {
+		r.conformListing(ctx, l, s.Era == mcp.EraModern)
+		r.emitFrom(l.last(), checkPaginationCapped(mcp.KindTool, l.capped, r.t.MaxListPages)...)
+	})
 	r.rep.Tools.PageCapReached = l.capped
 	if err != nil {
 		r.failErr(l.failedEx, err)
@@ -115,10 +131,11 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 
 // page pages through tools/list up to the page cap, stopping on a repeated
 // cursor. It emits nothing: the listing records what the checks read. like,
-// if set, is a listing this one is expected to repeat (parseLike).
-func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing, error) {
-	l, err := r.fetch(ctx, s, like != nil) // compared with like's first; parsed only if it differs
-	if err != nil {
+// if set, is a listing this one is expected to repeat (parseLike); known,
+// if set, an answer its first page may be left unread as (fetch).
+func (r *run) page(ctx context.Context, s *mcp.Session, like *listing, known *mcp.Known) (*listing, error) {
+	l, err := r.fetch(ctx, s, like != nil, known) // compared with like's first; parsed only if it differs
+	if err != nil || l.unread != nil {
 		return l, err
 	}
 	l.parseLike(like)
@@ -126,28 +143,32 @@ func (r *run) page(ctx context.Context, s *mcp.Session, like *listing) (*listing
 }
 
 // fetch reads the pages of page, the definitions parsed as they are read
-// unless raw (then parseLike parses them, or takes another listing's).
-func (r *run) fetch(ctx context.Context, s *mcp.Session, raw bool) (*listing, error) {
-	l := &listing{}
+// unless raw (then parseLike parses them, or takes another listing's). A
+// first page that is the answer known (Recall) is left unread, and is
+// the whole listing: those bytes had no next page.
+func (r *run) fetch(ctx context.Context, s *mcp.Session, raw bool, known *mcp.Known) (*listing, error) {
+	l := &listing{session: s}
 	cur := cursors{seen: map[string]bool{}}
 	for {
-		list := s.ListTools
-		if raw {
-			list = s.ListToolsRaw
+		var p *mcp.ListPage
+		var err error
+		switch {
+		case known != nil && l.pages == 0:
+			p, err = s.ListToolsKnown(ctx, cur.at, *known, !raw)
+		case raw:
+			p, err = s.ListToolsRaw(ctx, cur.at)
+		default:
+			p, err = s.ListTools(ctx, cur.at)
 		}
-		p, err := list(ctx, cur.at)
 		if err != nil {
 			l.failedEx = p.Exchange
 			return l, err
 		}
-		l.pages++
-		l.pageEx = append(l.pageEx, p.Exchange)
-		l.meta = append(l.meta, p.ResultMeta)
-		for range p.Tools {
-			l.rawPage = append(l.rawPage, l.pages-1)
+		if p.Exchange.Unread {
+			l.pages, l.pageEx, l.unread = 1, []*mcp.Exchange{p.Exchange}, p
+			return l, nil
 		}
-		l.raw = append(l.raw, p.Tools...)
-		l.parsed = append(l.parsed, p.Parsed...)
+		l.add(p)
 		if len(l.raw) > MaxTools {
 			l.failedEx = p.Exchange
 			return l, &mcp.Error{Reason: mcp.ReasonResponseTooLarge, Method: "tools/list",
@@ -158,6 +179,18 @@ func (r *run) fetch(ctx context.Context, s *mcp.Session, raw bool) (*listing, er
 			return l, nil
 		}
 	}
+}
+
+// add appends a page read to the listing.
+func (l *listing) add(p *mcp.ListPage) {
+	l.pages++
+	l.pageEx = append(l.pageEx, p.Exchange)
+	l.meta = append(l.meta, p.ResultMeta)
+	for range p.Tools {
+		l.rawPage = append(l.rawPage, l.pages-1)
+	}
+	l.raw = append(l.raw, p.Tools...)
+	l.parsed = append(l.parsed, p.Parsed...)
 }
 
 // cursors follows nextCursor through one listing, tools or items.

@@ -52,6 +52,13 @@ type Prepared struct {
 	// count of tools, reported before the listing as Declared's is.
 	Resolve       func(ctx context.Context, served []mcp.Tool) (*manifest.Manifest, error)
 	DeclaredTools int
+	// Recall, if not zero, is what the target's last run concluded from
+	// its listing (the Report.Recall of that run): a run served the same
+	// answer concludes the same without decoding it. The caller vouches
+	// that the target's configuration and declared manifest are those
+	// of that run. It is not used by a run that plans calls, records or
+	// compares a baseline, or reads its manifest beside (Pending).
+	Recall Recall
 }
 
 // Prepare checks the invocation gates of t against declared and plans the

@@ -107,6 +107,13 @@ type run struct {
 	// closes the connections its discovery and token requests opened.
 	usage      *oauth.Usage
 	oauthClose []func()
+	// recall is what the last run concluded from its listing
+	// (Prepared.Recall); recallable is set when this run may conclude
+	// the next one (Report.Recall); listingLoud once a check of the
+	// listing found something (quietly).
+	recall      Recall
+	recallable  bool
+	listingLoud bool
 }
 
 // scanner returns the run's text scanner, one without tool names when no
@@ -142,6 +149,9 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 		}
 	}
 	r.rep.Invocation = p.Invocation.clone() // the run fills in outcomes
+	if p.Invocation == nil && !p.Baseline && p.Pending == nil {
+		r.recall, r.recallable = p.Recall, true
+	}
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	if r.usage != nil {
 		ctx = oauth.WithUsage(ctx, r.usage)
@@ -304,6 +314,9 @@ func (r *run) probe(ctx context.Context) {
 	r.rep.Success = true
 	r.rep.Tools.Served = len(served.tools)
 	r.rep.served = served.tools
+	if served.unread != nil {
+		r.rep.Tools.Served, r.rep.servedAsBefore = r.recall.Tools, true
+	}
 	r.rep.servedItems = make(map[mcp.Kind][]mcp.Item, len(items))
 	for k, l := range items {
 		r.rep.servedItems[k] = l.items
@@ -313,7 +326,9 @@ func (r *run) probe(ctx context.Context) {
 		func() { r.secondConnection(ctx, second, served, items) },
 		func() {
 			if r.declared != nil {
-				r.drift(served)
+				if served.unread == nil { // else its conclusion is recalled
+					r.quietly(func() { r.drift(served) })
+				}
 				r.driftItems(ctx, items)
 			}
 		},
@@ -330,6 +345,7 @@ func (r *run) probe(ctx context.Context) {
 		}
 		step()
 	}
+	r.nextRecall(ctx, served)
 }
 
 // NewHTTPClient builds the HTTP client a run talks to a target through,

@@ -63,6 +63,10 @@ type Report struct {
 	served []mcp.Tool
 	// servedItems holds the other served lists, by kind, for capture.
 	servedItems map[mcp.Kind][]mcp.Item
+	// recall is what the next run may recall (Recall); servedAsBefore
+	// says the listing was the last run's, unread (ServedAsBefore).
+	recall         Recall
+	servedAsBefore bool
 }
 
 // ServedItems returns the items of k the server returned on this run, in

@@ -46,10 +46,12 @@ type Transition struct {
 // re-establish resolve, so the state always matches the last report and
 // the findings gauge.
 //
-// served is the served set, compared against prev.ToolHashes. servedOK
-// false means the run listed nothing: the served comparison is skipped and
-// the hashes are kept, so a failed run never looks like "all tools
-// removed". The first successful listing (prev has never recorded one)
+// compared is false for a failed run (see diffFindings). served is the
+// served set, compared against prev.ToolHashes. servedOK false means the
+// run listed nothing new: the served comparison is skipped and the hashes
+// are kept, so a failed run never looks like "all tools removed", and a
+// run served the last run's listing (probe.Report.ServedAsBefore) hashes
+// nothing again. The first successful listing (prev has never recorded one)
 // records the set silently: a fresh state is not "everything was added".
 // A tool listed twice counts once, first occurrence wins.
 //
@@ -61,7 +63,7 @@ type Transition struct {
 // historyLimit bounds the history (DefaultHistoryLimit when <= 0). c are
 // the program's caches: the served definitions' digests and the schema
 // diffs of changed tools go through them (nil: computed, not kept).
-func apply(c *probe.Caches, prev *State, now time.Time, findings []catalogue.Finding, served []Tool, servedOK bool,
+func apply(c *probe.Caches, prev *State, now time.Time, findings []catalogue.Finding, served []Tool, compared, servedOK bool,
 	historyLimit int, loadPrev func() ([]Tool, error)) (*State, Transition) {
 	if prev == nil {
 		prev = NewState("")
@@ -87,7 +89,7 @@ func apply(c *probe.Caches, prev *State, now time.Time, findings []catalogue.Fin
 		snapPending:      prev.snapPending,
 	}
 	tr := Transition{Initial: prev.NeverListed()}
-	findingsChanged := diffFindings(prev, next, now, findings, servedOK, &tr)
+	findingsChanged := diffFindings(prev, next, now, findings, compared, &tr)
 	servedChanged := false
 	if servedOK {
 		servedChanged = diffServed(c, prev, next, now, served, loadPrev, &tr)

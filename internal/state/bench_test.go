@@ -18,13 +18,13 @@ func BenchmarkApplyUnchanged(b *testing.B) {
 	for i := range 10 {
 		findings = append(findings, mkFinding("t", catalogue.DriftSchema, served[i].Name))
 	}
-	st, _ := apply(testCaches, NewState("t"), t0, findings, served, true, 0, nil)
+	st, _ := apply(testCaches, NewState("t"), t0, findings, served, true, true, 0, nil)
 	saved(st)
 	loads := 0
 	load := loaderCount(served, &loads)
 	b.ReportAllocs()
 	for b.Loop() {
-		next, tr := apply(testCaches, st, t0, findings, served, true, 0, load)
+		next, tr := apply(testCaches, st, t0, findings, served, true, true, 0, load)
 		if tr.Changed || next != st {
 			b.Fatal("steady state changed")
 		}

@@ -78,7 +78,7 @@ func saveForever(dir string) {
 	st, _ := s.Load("orders")
 	for i := 0; ; i++ {
 		f := mkFinding("orders", catalogue.DriftToolMissing, fmt.Sprint(i%3))
-		st, _ = apply(testCaches, st, time.Now(), []catalogue.Finding{f}, sets[i%2], true, 50, func() ([]Tool, error) { return s.LoadSnapshot("orders") })
+		st, _ = apply(testCaches, st, time.Now(), []catalogue.Finding{f}, sets[i%2], true, true, 50, func() ([]Tool, error) { return s.LoadSnapshot("orders") })
 		_ = s.Save(st)
 	}
 }

@@ -52,7 +52,7 @@ func Apply(prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPr
 // which remember the served definitions' digests and the schema diffs of
 // changed tools; nil remembers nothing.
 func ApplyWith(c *probe.Caches, prev *Run, rep *probe.Report, now time.Time, historyLimit int, loadPrev func() ([]Tool, error)) *Run {
-	st, tr := apply(c, prev.State, now, rep.Findings, boundedNames(rep.Served()), rep.Success, historyLimit, loadPrev)
+	st, tr := apply(c, prev.State, now, rep.Findings, boundedNames(rep.Served()), rep.Success, rep.Success && !rep.ServedAsBefore(), historyLimit, loadPrev)
 	if rep.Success && !slices.Equal(st.Omitted, rep.FindingsOmitted) && (len(st.Omitted) > 0 || len(rep.FindingsOmitted) > 0) {
 		// A failed run keeps the counts, as it keeps the findings.
 		next := *st

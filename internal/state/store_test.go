@@ -24,7 +24,7 @@ func savedState(t *testing.T) (string, *Store, *State) {
 	dir := t.TempDir()
 	s := openStore(t, dir)
 	f := mkFinding("orders", catalogue.DriftToolMissing, "refund")
-	st, _ := apply(testCaches, mustLoad(t, s, "orders"), t0, []catalogue.Finding{f}, []Tool{mkTool("search")}, true, 0, nil)
+	st, _ := apply(testCaches, mustLoad(t, s, "orders"), t0, []catalogue.Finding{f}, []Tool{mkTool("search")}, true, true, 0, nil)
 	mustSave(t, s, st)
 	return dir, s, st
 }
@@ -33,7 +33,7 @@ func TestSnapshotRoundTripKeepsBytes(t *testing.T) {
 	s := openStore(t, t.TempDir())
 	spaced := Tool{Name: "x", Raw: json.RawMessage("{\n  \"name\": \"x\",  \"b\" : [1, 2.50]\n}")}
 	bad := Tool{Name: "y", Raw: json.RawMessage(`{"name":`)}
-	st, _ := apply(testCaches, NewState("t"), t0, nil, []Tool{spaced, mkTool("a<b>"), bad}, true, 0, nil)
+	st, _ := apply(testCaches, NewState("t"), t0, nil, []Tool{spaced, mkTool("a<b>"), bad}, true, true, 0, nil)
 	mustSave(t, s, st)
 	got, err := s.LoadSnapshot("t")
 	if err != nil {
@@ -54,7 +54,7 @@ func TestSnapshotRoundTripKeepsBytes(t *testing.T) {
 	// After the round trip the file's bytes still hash as stored, so a change diffs.
 	st2 := mustLoad(t, openStore(t, s.dir), "t")
 	changed := Tool{Name: "x", Raw: json.RawMessage(`{"name":"x","description":"new"}`)}
-	_, tr := apply(testCaches, st2, t0, nil, []Tool{changed, mkTool("a<b>"), bad}, true, 0, func() ([]Tool, error) { return s.LoadSnapshot("t") })
+	_, tr := apply(testCaches, st2, t0, nil, []Tool{changed, mkTool("a<b>"), bad}, true, true, 0, func() ([]Tool, error) { return s.LoadSnapshot("t") })
 	if tr.SnapshotErr != nil || !slices.Equal(changes(tr.ServedChanges), []string{"x:" + catalogue.ChgToolDescription}) {
 		t.Fatalf("diff after reload: %v %v", changes(tr.ServedChanges), tr.SnapshotErr)
 	}
@@ -108,7 +108,7 @@ func TestDiskFullKeepsOldFile(t *testing.T) {
 		n, _ := f.Write(b[:len(b)/2])
 		return n, syscall.ENOSPC
 	}
-	next, tr := apply(testCaches, st, t0.Add(time.Minute), nil, []Tool{mkTool("search"), mkTool("more")}, true, 0, nil)
+	next, tr := apply(testCaches, st, t0.Add(time.Minute), nil, []Tool{mkTool("search"), mkTool("more")}, true, true, 0, nil)
 	if !tr.Changed {
 		t.Fatal("no change")
 	}
@@ -124,7 +124,7 @@ func TestDiskFullKeepsOldFile(t *testing.T) {
 	}
 	// The disk frees up: the next run, unchanged, writes what was lost.
 	s.write = nil
-	again, tr := apply(testCaches, next, t0.Add(2*time.Minute), nil, []Tool{mkTool("search"), mkTool("more")}, true, 0, nil)
+	again, tr := apply(testCaches, next, t0.Add(2*time.Minute), nil, []Tool{mkTool("search"), mkTool("more")}, true, true, 0, nil)
 	if !tr.Changed {
 		t.Fatal("the failed write is not retried")
 	}
@@ -148,7 +148,7 @@ func leftovers(t *testing.T, dir string) int {
 func TestSaveToUnwritableDir(t *testing.T) {
 	dir, s, st := savedState(t)
 	before, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
-	next, _ := apply(testCaches, st, t0, nil, []Tool{mkTool("other")}, true, 0, nil)
+	next, _ := apply(testCaches, st, t0, nil, []Tool{mkTool("other")}, true, true, 0, nil)
 	if os.Geteuid() == 0 {
 		// chmod does not stop root: point the store at a "directory" that is a file.
 		file := filepath.Join(t.TempDir(), "file")
@@ -237,7 +237,7 @@ func TestNewerFileLeftInPlace(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Version != 2 {
 		t.Fatalf("want *NewerError, got %v", err)
 	}
-	next, _ := apply(nil, st, t0, []catalogue.Finding{mkFinding("orders", catalogue.DriftToolMissing, "a")}, nil, true, 0, nil)
+	next, _ := apply(nil, st, t0, []catalogue.Finding{mkFinding("orders", catalogue.DriftToolMissing, "a")}, nil, true, true, 0, nil)
 	if err := s.Save(next); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Save over a newer file: %v", err)
 	}
@@ -255,7 +255,7 @@ func TestStateFileHoldsOnlyStateFields(t *testing.T) {
 	const marker = "SECRET-MARKER-7f3a"
 	f := mkFinding("orders", catalogue.DriftSchema, "search")
 	f.TraceID, f.SpanID, f.IgnoreReason, f.Classification = marker, marker, marker, marker
-	st, _ := apply(testCaches, mustLoad(t, s, "orders"), t0, []catalogue.Finding{f}, []Tool{mkTool("search")}, true, 0, nil)
+	st, _ := apply(testCaches, mustLoad(t, s, "orders"), t0, []catalogue.Finding{f}, []Tool{mkTool("search")}, true, true, 0, nil)
 	mustSave(t, s, st)
 	b, _ := os.ReadFile(filepath.Join(dir, "orders.json"))
 	if bytes.Contains(b, []byte(marker)) {

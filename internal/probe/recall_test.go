@@ -1,0 +1,115 @@
+package probe_test
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/driftd/driftd/internal/catalogue"
+	"github.com/driftd/driftd/internal/config"
+	"github.com/driftd/driftd/internal/mcp/mcptest"
+	"github.com/driftd/driftd/internal/probe"
+)
+
+// TestRecall: a run served the listing in which its last run's checks
+// found nothing concludes the same without decoding it — the same report
+// but for the clock — in either era; a listing that changed since is read
+// and checked again, and a listing a check found something in, or that
+// the second connection was served otherwise, is not recalled.
+func TestRecall(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b", "c"), Legacy: legacy, Sessions: legacy})
+		defer srv.Close()
+		target := config.NewTarget("mock", srv.URL)
+		target.Timeout = 5 * time.Second
+		declared := declare(t, "a", "b", "c")
+		run := func(recall probe.Recall) *probe.Report {
+			t.Helper()
+			p := probe.Prepare(target, declared)
+			p.Recall = recall
+			rep := probe.Run(context.Background(), p, probe.Options{Version: "test"})
+			if err := srv.CheckNoViolations(); err != nil {
+				t.Errorf("legacy=%v: driftd sent a request the strict mock rejects: %v", legacy, err)
+			}
+			return rep
+		}
+
+		first := run(probe.Recall{})
+		if first.ServedAsBefore() || first.Recall().IsZero() || first.Recall().Tools != 3 {
+			t.Fatalf("legacy=%v: first run: served as before %v, recall %+v", legacy, first.ServedAsBefore(), first.Recall())
+		}
+		second := run(first.Recall())
+		if !second.ServedAsBefore() || second.Served() != nil || second.Recall() != first.Recall() {
+			t.Fatalf("legacy=%v: a run served the same: served as before %v, %d tools kept, recall %+v (was %+v)",
+				legacy, second.ServedAsBefore(), len(second.Served()), second.Recall(), first.Recall())
+		}
+		if a, b := clockless(t, first), clockless(t, second); a != b {
+			t.Errorf("legacy=%v: the recalled run's report differs from the one it recalls:\n%s\n%s", legacy, a, b)
+		}
+
+		srv.SetOptions(func(o *mcptest.Options) { o.Tools = tools("a", "c") })
+		third := run(second.Recall())
+		if third.ServedAsBefore() || !hasRule(third, catalogue.DriftToolMissing) || !third.Recall().IsZero() {
+			t.Errorf("legacy=%v: a run served a changed listing: served as before %v, findings %v, recall %+v",
+				legacy, third.ServedAsBefore(), rules(third), third.Recall())
+		}
+		// A server whose first connection is served those bytes, its
+		// second others: the first listing is read to compare them (it
+		// is still the last run's, and served as before).
+		other := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b", "c"), OtherConnTools: tools("a", "b"), Legacy: legacy, Sessions: legacy})
+		defer other.Close()
+		srv, target.URL = other, other.URL
+		if fourth := run(first.Recall()); !fourth.ServedAsBefore() || fourth.Tools.SecondConnection != "set_varies" || !fourth.Recall().IsZero() {
+			t.Errorf("legacy=%v: the second connection served otherwise: served as before %v, second %q, recall %+v",
+				legacy, fourth.ServedAsBefore(), fourth.Tools.SecondConnection, fourth.Recall())
+		}
+	}
+}
+
+// TestRecallReadsWhenNeeded: a run that needs the tools after all — an
+// anonymous listing to compare them with — reads the recalled listing,
+// and still concludes the same.
+func TestRecallReadsWhenNeeded(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", "b")})
+	defer srv.Close()
+	target := config.NewTarget("mock", srv.URL)
+	target.Timeout = 5 * time.Second
+	withBearer(t, token)(&target)
+	p := probe.Prepare(target, declare(t, "a", "b"))
+	first := probe.Run(context.Background(), p, probe.Options{Version: "test"})
+	if first.Recall().IsZero() {
+		t.Fatalf("no recall from %v", rules(first))
+	}
+	p.Recall = first.Recall()
+	second := probe.Run(context.Background(), p, probe.Options{Version: "test"})
+	if second.ServedAsBefore() || len(second.Served()) != 2 || second.Recall() != first.Recall() {
+		t.Errorf("served as before %v, %d tools, recall %+v", second.ServedAsBefore(), len(second.Served()), second.Recall())
+	}
+	if a, b := clockless(t, first), clockless(t, second); a != b {
+		t.Errorf("the reports differ:\n%s\n%s", a, b)
+	}
+}
+
+// clockless is rep as JSON without its start and duration.
+func clockless(t *testing.T, rep *probe.Report) string {
+	t.Helper()
+	c := rep.Copy()
+	c.StartedAt, c.DurationSeconds = time.Time{}, 0
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func rules(rep *probe.Report) []string {
+	var out []string
+	for _, f := range rep.Findings {
+		out = append(out, f.Rule)
+	}
+	return out
+}
+
+func hasRule(rep *probe.Report, rule string) bool { return slices.Contains(rules(rep), rule) }
