@@ -44,7 +44,9 @@ func (f fleet) config(srv *benchServer, stateDir string) []byte {
 
 // startDaemon writes the fleet's configuration under name and starts
 // `driftd run` on a loopback port it chooses, reading the address back
-// from driftd's JSON log, then waits until /-/ready.
+// from driftd's JSON log, then waits until /-/ready. DRIFTD_BENCH_ARGS,
+// if set, are more flags for every daemon the bench starts (split on
+// spaces), to measure one setting against the defaults.
 func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer, f fleet, extra ...string) (*daemon, error) {
 	dir := filepath.Join(h.tmp, name)
 	cfg, err := h.writeFile(filepath.Join(name, "driftd.yml"), f.config(srv, filepath.Join(dir, "state")))
@@ -53,6 +55,7 @@ func (h *harness) startDaemon(ctx context.Context, name string, srv *benchServer
 	}
 	args := append([]string{"run", "--config", cfg, "--web.listen-address=127.0.0.1:0",
 		"--web.enable-lifecycle", "--log.format=json"}, extra...)
+	args = append(args, strings.Fields(os.Getenv("DRIFTD_BENCH_ARGS"))...)
 	cmd := exec.Command(h.driftd, args...)
 	p, err := h.start(name, cmd)
 	if err != nil {
