@@ -255,7 +255,7 @@ func (r *run) secondConnection(ctx context.Context, sl *secondListing, first *li
 		r.rep.Tools.SecondConnection = "failed: listing"
 		return
 	}
-	r.quietly(func() {
+	r.fromListing(func() {
 		state, fs := checkToolsetStable(mcp.KindTool, first.names(), second.names())
 		r.rep.Tools.SecondConnection = state
 		r.emitFrom(second.first(), fs...)

@@ -98,10 +98,11 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 		err = l.read(nil)
 	}
 	if l.unread != nil {
-		// The last run's answer, in which its checks found nothing
-		// (Recall): they would find nothing again, against the same
-		// manifest, which is neither awaited nor read.
+		// The last run's answer (Recall): its checks would find what
+		// they found then, against the same manifest, which is neither
+		// awaited nor read.
 		r.rep.Tools.Pages = 1
+		r.recallFindings(l)
 		return l, true
 	}
 	// A manifest read beside the run (Prepared.Pending) is first needed
@@ -116,7 +117,7 @@ func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) 
 	if !r.awaitManifest(ctx, served) {
 		return l, false
 	}
-	r.quietly(func() {
+	r.fromListing(func() {
 		r.conformListing(ctx, l, s.Era == mcp.EraModern)
 		r.emitFrom(l.last(), checkPaginationCapped(mcp.KindTool, l.capped, r.t.MaxListPages)...)
 	})

@@ -109,11 +109,11 @@ type run struct {
 	oauthClose []func()
 	// recall is what the last run concluded from its listing
 	// (Prepared.Recall); recallable is set when this run may conclude
-	// the next one (Report.Recall); listingLoud once a check of the
-	// listing found something (quietly).
-	recall      Recall
-	recallable  bool
-	listingLoud bool
+	// the next one (Report.Recall), with what the listing's checks found
+	// (listingFound, fromListing).
+	recall       Recall
+	recallable   bool
+	listingFound []catalogue.Finding
 }
 
 // scanner returns the run's text scanner, one without tool names when no
@@ -327,7 +327,7 @@ func (r *run) probe(ctx context.Context) {
 		func() {
 			if r.declared != nil {
 				if served.unread == nil { // else its conclusion is recalled
-					r.quietly(func() { r.drift(served) })
+					r.fromListing(func() { r.drift(served) })
 				}
 				r.driftItems(ctx, items)
 			}

@@ -3,16 +3,17 @@ package probe
 import (
 	"context"
 
+	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
 )
 
 // Recall is what a target's last run concluded from its tools listing,
 // for a caller that keeps it between runs (a daemon; Report.Recall gives
-// the next): the one page it was answered with, and that the listing's
-// checks found nothing in it — conformance, posture, drift against the
-// declared manifest, the second connection's listing. A run answered
-// those bytes again, to the same request, on both connections, concludes
-// the same without decoding them: on a fleet of healthy distinct
+// the next): the one page it was answered with, and what the listing's
+// checks found in it — conformance, posture, drift against the declared
+// manifest — the second connection having been served it alike. A run
+// answered those bytes again, to the same request, on both connections,
+// concludes the same without decoding them: on a fleet of distinct
 // servers, decoding a listing each run was the daemon's largest cost
 // (docs/scaling.md). The zero Recall recalls nothing.
 //
@@ -22,7 +23,16 @@ import (
 type Recall struct {
 	Page  mcp.Known
 	Tools int // the tools the page served
+	// Findings are what the listing's checks found, as they emitted them
+	// (before the run's scrub and policy), without the span of their
+	// evidence: a recalled listing's findings name the page of this run.
+	Findings []catalogue.Finding
 }
+
+// maxRecalledFindings bounds the findings a Recall keeps: a listing that
+// has more is decoded every run, so what a target keeps between runs
+// stays small whatever a server serves.
+const maxRecalledFindings = 64
 
 // IsZero reports a Recall that recalls nothing.
 func (c Recall) IsZero() bool { return c.Page == (mcp.Known{}) }
@@ -67,25 +77,36 @@ func (l *listing) read(like *listing) error {
 	return nil
 }
 
-// quietly runs step, a check of the listing, and notes whether it found
-// anything: a listing some check found something in is not recalled.
-func (r *run) quietly(step func()) {
+// fromListing runs step, a check of the listing, and keeps what it found
+// for the next run's Recall.
+func (r *run) fromListing(step func()) {
 	n := len(r.findings)
 	step()
-	r.listingLoud = r.listingLoud || len(r.findings) != n
+	for _, f := range r.findings[n:] {
+		f.TraceID, f.SpanID = "", ""
+		r.listingFound = append(r.listingFound, f)
+	}
+}
+
+// recallFindings emits what the recalled listing's checks found, each
+// with the exchange of the page this run was served, and keeps them for
+// the next run's Recall.
+func (r *run) recallFindings(l *listing) {
+	r.emitFrom(l.first(), r.recall.Findings...)
+	r.listingFound = r.recall.Findings
 }
 
 // nextRecall sets the report's Recall from a successful run's listing l:
-// one page, answered as JSON, in which no check found anything, and
-// which the second connection was served alike. A recalled listing
+// one page, answered as JSON, which the second connection was served
+// alike, and at most maxRecalledFindings found in it. A recalled listing
 // recalls itself.
 func (r *run) nextRecall(ctx context.Context, l *listing) {
-	if !r.recallable || r.listingLoud || !r.rep.Success || ctx.Err() != nil || l == nil ||
+	if !r.recallable || !r.rep.Success || ctx.Err() != nil || l == nil || len(r.listingFound) > maxRecalledFindings ||
 		l.pages != 1 || l.capped || l.loop || r.rep.Tools.SecondConnection != "same" {
 		return
 	}
 	if a := l.pageEx[0].Answer; a != (mcp.Known{}) {
-		r.rep.recall = Recall{Page: a, Tools: r.rep.Tools.Served}
+		r.rep.recall = Recall{Page: a, Tools: r.rep.Tools.Served, Findings: r.listingFound}
 	}
 }
 

@@ -445,6 +445,14 @@ func (h *harness) printScale(r scaleReport) {
 	heap := func(s *scrape) float64 { return s.sum("go_memstats_heap_inuse_bytes", nil) }
 	h.printf("Go heap in use (information: RSS less GC headroom and runtime): %d targets %.1f MiB, baseline %.1f MiB; %.1f KiB per target",
 		r.n, mib(int64(heap(r.total))), mib(int64(heap(r.baseline))), (heap(r.total)-heap(r.baseline))/float64(r.n-r.base)/1024)
+	// What RSS holds beside the heap in use: the collector's next goal
+	// (its headroom over the live heap) and the free pages the runtime
+	// has not yet given back to the system.
+	retained := func(s *scrape) float64 {
+		return s.sum("go_memstats_heap_idle_bytes", nil) - s.sum("go_memstats_heap_released_bytes", nil)
+	}
+	h.printf("Go heap of the %d targets (information): next GC at %.1f MiB; free pages not yet returned to the system %.1f MiB (baseline %.1f MiB)",
+		r.n, mib(int64(r.total.sum("go_memstats_next_gc_bytes", nil))), mib(int64(retained(r.total))), mib(int64(retained(r.baseline))))
 	if r.unsettled > 0 {
 		h.printf("%d targets had not run on the real server %v after the reload", r.unsettled, r.settled.Round(time.Second))
 	}
