@@ -207,7 +207,7 @@ func (r *run) startSecond(ctx context.Context, like *mcp.Session, lastID int64) 
 			sl.failed = "failed: " + string(mcp.Classify(err))
 			return
 		}
-		if sl.l, err = r.fetch(ctx, sl.s, true, r.known()); err != nil {
+		if sl.l, err = r.fetch(ctx, sl.s, true, r.known(sl.s)); err != nil {
 			sl.failed = "failed: listing"
 		}
 	}()

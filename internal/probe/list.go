@@ -93,7 +93,7 @@ func (l *listing) names() []string {
 // listPrimary lists the tools of the run's main session, emits what the
 // listing shows and, on failure, fails the run.
 func (r *run) listPrimary(ctx context.Context, s *mcp.Session) (*listing, bool) {
-	l, err := r.page(ctx, s, nil, r.known())
+	l, err := r.page(ctx, s, nil, r.known(s))
 	if err == nil && !r.recalled(s, l) {
 		err = l.read(nil)
 	}

@@ -114,6 +114,7 @@ type run struct {
 	recall       Recall
 	recallable   bool
 	listingFound []catalogue.Finding
+	capturing    bool // emitFrom keeps what it is given in listingFound
 }
 
 // scanner returns the run's text scanner, one without tool names when no
@@ -183,6 +184,9 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 		// One deadline covers the whole run, the checks' CPU included: a
 		// run that overran it compared nothing it can vouch for.
 		r.fail(mcp.ReasonTimeout, fmt.Sprintf("the run's deadline of %v passed before its checks finished", t.Timeout))
+	}
+	if !r.rep.Success {
+		r.rep.recall = Recall{} // a failed run concludes nothing for the next
 	}
 	r.oauthDone()
 	r.finish(time.Since(start))
@@ -478,6 +482,9 @@ func describeLocation(loc string) string {
 // once per catalogue.Finding.Identity, the fields its fingerprint covers.
 func (r *run) emitFrom(ex *mcp.Exchange, fs ...catalogue.Finding) {
 	for _, f := range fs {
+		if r.capturing {
+			r.listingFound = append(r.listingFound, f) // as checked (fromListing)
+		}
 		key := f.Identity()
 		if r.once[key] {
 			continue

@@ -2,6 +2,8 @@ package probe
 
 import (
 	"context"
+	"slices"
+	"unsafe"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/mcp"
@@ -19,27 +21,40 @@ import (
 //
 // The caller vouches that nothing else the conclusion rests on changed:
 // the target's configuration and its declared manifest (a daemon drops
-// the Recall when either does).
+// the Recall when either does). Like a run that finds its listing served
+// as declared (manifest.Served), a recalled run does not read the
+// manifest file: what it knows of it is the file's size, time and hash.
 type Recall struct {
 	Page  mcp.Known
 	Tools int // the tools the page served
-	// Findings are what the listing's checks found, as they emitted them
-	// (before the run's scrub and policy), without the span of their
-	// evidence: a recalled listing's findings name the page of this run.
+	// Era and Version are the session's the page was answered in: the
+	// listing's checks differ by era (a modern page's result members,
+	// x-mcp-header annotations), so only a session of both recalls it.
+	Era     mcp.Era
+	Version string
+	// Findings are what the listing's checks found, as they emitted them:
+	// before the run's de-duplication, scrub and policy, without the
+	// span of their evidence (a recalled run emits them again, against
+	// its own page and findings).
 	Findings []catalogue.Finding
 }
 
-// maxRecalledFindings bounds the findings a Recall keeps: a listing that
-// has more is decoded every run, so what a target keeps between runs
-// stays small whatever a server serves.
-const maxRecalledFindings = 64
+// maxRecalledFindings and maxRecalledBytes bound what a Recall keeps: a
+// listing whose checks found more is decoded every run, so what a target
+// keeps between runs stays small whatever a server serves (the texts
+// are not yet clipped by the scrub).
+const (
+	maxRecalledFindings = 64
+	maxRecalledBytes    = 32 << 10
+)
 
 // IsZero reports a Recall that recalls nothing.
 func (c Recall) IsZero() bool { return c.Page == (mcp.Known{}) }
 
-// known is the answer a listing of the run may leave unread, nil for none.
-func (r *run) known() *mcp.Known {
-	if r.recall.IsZero() {
+// known is the answer a listing of the run in session s may leave
+// unread, nil for none.
+func (r *run) known(s *mcp.Session) *mcp.Known {
+	if r.recall.IsZero() || s.Era != r.recall.Era || s.Version != r.recall.Version {
 		return nil
 	}
 	return &r.recall.Page
@@ -77,15 +92,14 @@ func (l *listing) read(like *listing) error {
 	return nil
 }
 
-// fromListing runs step, a check of the listing, and keeps what it found
-// for the next run's Recall.
+// fromListing runs step, a check of the listing, and keeps what it
+// emits for the next run's Recall (emitFrom), before the run's
+// de-duplication: a finding that an earlier one of the same identity
+// hid this run may not be hidden in the next.
 func (r *run) fromListing(step func()) {
-	n := len(r.findings)
+	r.capturing = true
+	defer func() { r.capturing = false }()
 	step()
-	for _, f := range r.findings[n:] {
-		f.TraceID, f.SpanID = "", ""
-		r.listingFound = append(r.listingFound, f)
-	}
 }
 
 // recallFindings emits what the recalled listing's checks found, each
@@ -93,26 +107,43 @@ func (r *run) fromListing(step func()) {
 // the next run's Recall.
 func (r *run) recallFindings(l *listing) {
 	r.emitFrom(l.first(), r.recall.Findings...)
-	r.listingFound = r.recall.Findings
+	r.listingFound = slices.Clip(r.recall.Findings)
+}
+
+// recalledBytes is what findings weigh in a Recall.
+func recalledBytes(fs []catalogue.Finding) int {
+	w := len(fs) * int(unsafe.Sizeof(catalogue.Finding{}))
+	for _, f := range fs {
+		w += len(f.Tool) + len(f.Kind) + len(f.Direction) + len(f.Pointer) + len(f.Change) + len(f.Grade) + len(f.Classification) + len(f.Message)
+	}
+	return w
 }
 
 // nextRecall sets the report's Recall from a successful run's listing l:
 // one page, answered as JSON, which the second connection was served
-// alike, and at most maxRecalledFindings found in it. A recalled listing
-// recalls itself.
+// alike, and at most maxRecalledFindings and maxRecalledBytes found in
+// it. A recalled listing recalls itself. Run takes it back if the run
+// fails after all.
 func (r *run) nextRecall(ctx context.Context, l *listing) {
-	if !r.recallable || !r.rep.Success || ctx.Err() != nil || l == nil || len(r.listingFound) > maxRecalledFindings ||
+	if !r.recallable || !r.rep.Success || ctx.Err() != nil || l == nil || l.session == nil ||
+		len(r.listingFound) > maxRecalledFindings || recalledBytes(r.listingFound) > maxRecalledBytes ||
 		l.pages != 1 || l.capped || l.loop || r.rep.Tools.SecondConnection != "same" {
 		return
 	}
 	if a := l.pageEx[0].Answer; a != (mcp.Known{}) {
-		r.rep.recall = Recall{Page: a, Tools: r.rep.Tools.Served, Findings: r.listingFound}
+		r.rep.recall = Recall{Page: a, Tools: r.rep.Tools.Served, Era: l.session.Era, Version: l.session.Version, Findings: r.listingFound}
 	}
 }
 
 // Recall is what the next run of the target may take this run's listing
-// to have concluded (see Recall); zero when it may not.
-func (r *Report) Recall() Recall { return r.recall }
+// to have concluded (see Recall); zero when it may not, and always for a
+// failed run.
+func (r *Report) Recall() Recall {
+	if !r.Success {
+		return Recall{}
+	}
+	return r.recall
+}
 
 // ServedAsBefore reports a run whose listing was the last run's, unread
 // (Recall): Served is then nil, and the served set is the last one.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,6 +74,66 @@ func TestRecall(t *testing.T) {
 			t.Errorf("legacy=%v: the second connection served otherwise: served as before %v, second %q, recall %+v",
 				legacy, fifth.ServedAsBefore(), fifth.Tools.SecondConnection, fifth.Recall())
 		}
+	}
+}
+
+// TestRecallKeepsWhatWasHidden: a Recall keeps what the listing's checks
+// found before the run's de-duplication — a page without resultType,
+// hidden this run by the discovery's finding of the same identity, must
+// be found again by a run whose discovery is fixed — and is only for a
+// session of its era and version, and only from a run that succeeded.
+func TestRecallKeepsWhatWasHidden(t *testing.T) {
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a"), OmitResultType: true})
+	defer srv.Close()
+	target := config.NewTarget("mock", srv.URL)
+	target.Timeout = 5 * time.Second
+	p := probe.Prepare(target, declare(t, "a"))
+	rep := probe.Run(context.Background(), p, probe.Options{Version: "test"})
+	var reported, recalled []string
+	for _, f := range rep.Findings {
+		if f.Rule == catalogue.ConfResultType {
+			reported = append(reported, f.Message)
+		}
+	}
+	for _, f := range rep.Recall().Findings {
+		if f.Rule == catalogue.ConfResultType {
+			recalled = append(recalled, f.Message)
+		}
+	}
+	if len(reported) != 1 || len(recalled) != 1 || recalled[0] == reported[0] {
+		t.Errorf("reported %q (the discovery's), recalled %q (want the page's)", reported, recalled)
+	}
+	if r := rep.Recall(); r.Era != "modern" || r.Version == "" {
+		t.Errorf("recall of era %q, version %q", r.Era, r.Version)
+	}
+
+	// The same bytes in another era's session are read again.
+	other := rep.Recall()
+	other.Era = "legacy"
+	p.Recall = other
+	if again := probe.Run(context.Background(), p, probe.Options{Version: "test"}); again.ServedAsBefore() {
+		t.Error("a Recall of another era was taken")
+	}
+
+	// A run that fails recalls nothing.
+	srv.Close()
+	p.Recall = rep.Recall()
+	if failed := probe.Run(context.Background(), p, probe.Options{Version: "test"}); failed.Success || !failed.Recall().IsZero() {
+		t.Errorf("failed run: success %v, recall %+v", failed.Success, failed.Recall())
+	}
+}
+
+// TestRecallIsBounded: a listing whose findings carry more than a
+// Recall keeps (the server chose their texts) is read every run.
+func TestRecallIsBounded(t *testing.T) {
+	long := func(c byte) string { return strings.Repeat(string(c), 10_000) }
+	srv := mcptest.NewServer(mcptest.Options{Tools: tools("a", long('x'), long('y'), long('z'))})
+	defer srv.Close()
+	target := config.NewTarget("mock", srv.URL)
+	target.Timeout = 5 * time.Second
+	rep := probe.Run(context.Background(), probe.Prepare(target, declare(t, "a")), probe.Options{Version: "test"})
+	if !rep.Success || !hasRule(rep, catalogue.DriftToolUndeclared) || !rep.Recall().IsZero() {
+		t.Errorf("success %v, findings %v, recall of %d findings", rep.Success, rules(rep), len(rep.Recall().Findings))
 	}
 }
 
