@@ -223,14 +223,7 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 				p.Recall = rc.Recall
 			}
 			rep := probe.Run(ctx, p, opts)
-			t.recall.Store(nil)
-			// A file that changed during the run may not be the one the
-			// run compared against: the next run reads its listing.
-			if next := rep.Recall(); !next.IsZero() {
-				if after, ok := d.manifests.indexed(path); ok && after.hash == e.hash {
-					t.recall.Store(&recalled{Recall: next, tc: tc, manifest: e.hash})
-				}
-			}
+			d.keepRecall(t, tc, rep, e)
 			return rep, false
 		}
 	}
@@ -255,7 +248,29 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 		return probe.Failed(*tc.t, mcp.ReasonConfig, "manifest: "+err.Error(), opts), false
 	}
 	t.noteManifest(tc.t.Manifest, err, log)
-	return probe.Run(ctx, probe.Prepare(*tc.t, m), opts), false
+	e, indexed := d.manifests.indexed(tc.t.Manifest)
+	rep := probe.Run(ctx, probe.Prepare(*tc.t, m), opts)
+	if err == nil && indexed {
+		// The file just read is known by its digest from now on: the
+		// next run may recall this one's listing (a restart's second
+		// run, not its third).
+		d.keepRecall(t, tc, rep, e)
+	}
+	return rep, false
+}
+
+// keepRecall keeps the Recall of rep, a run of tc compared against the
+// manifest file of entry e, for the target's next run — unless the file
+// changed during the run, and so may not be the one it compared against.
+func (d *Daemon) keepRecall(t *target, tc *targetConfig, rep *probe.Report, e cachedManifest) {
+	t.recall.Store(nil)
+	next := rep.Recall()
+	if next.IsZero() {
+		return
+	}
+	if after, ok := d.manifests.indexed(tc.t.Manifest); ok && after.hash == e.hash {
+		t.recall.Store(&recalled{Recall: next, tc: tc, manifest: e.hash})
+	}
 }
 
 // noteManifest records whether a run read the target's manifest file or,
