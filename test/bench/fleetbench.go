@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -225,12 +226,21 @@ func (h *harness) fleetRun(ctx context.Context, srv, fillSrv *benchServer, fillM
 // at most most. It returns how long it waited and how many had not run.
 func waitFleetRan(ctx context.Context, ds []*daemon, n int, least, most time.Duration) (time.Duration, int, error) {
 	start := time.Now()
+	// Runs finished before now were on the placeholder server: a target
+	// has run on the fleet once it has finished one more.
+	before := make([]map[string]int, len(ds))
+	for i, d := range ds {
+		if err := d.runs.update(); err != nil {
+			return 0, 0, err
+		}
+		before[i] = maps.Clone(d.runs.finished)
+	}
 	if err := sleep(ctx, least); err != nil {
 		return 0, 0, err
 	}
 	for {
 		ran := map[string]bool{}
-		for _, d := range ds {
+		for i, d := range ds {
 			if err := d.runs.update(); err != nil {
 				return 0, 0, err
 			}
@@ -238,7 +248,7 @@ func waitFleetRan(ctx context.Context, ds []*daemon, n int, least, most time.Dur
 				return 0, 0, err
 			}
 			for t, c := range d.runs.finished {
-				if c > 0 {
+				if c > before[i][t] {
 					ran[t] = true
 				}
 			}
