@@ -83,39 +83,37 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 	first := make(map[string]string, len(served))
 	reported := map[string]bool{}
 	var out []catalogue.Finding
-	report := func(name, other, whose string) {
+	report := func(name, other, whose string, squat bool) {
 		if !reported[name] {
 			reported[name] = true
-			out = append(out, confusable(name, other, whose, false))
+			out = append(out, confusable(name, other, whose, squat))
 		}
 	}
 	for _, t := range served {
 		f := fold(t.Name)
 		if other, ok := first[f]; ok && other != t.Name {
 			if imposter(other, t.Name, exact) {
-				report(other, t.Name, "another served tool")
+				report(other, t.Name, "another served tool", false)
 			} else {
-				report(t.Name, other, "another served tool")
+				report(t.Name, other, "another served tool", false)
 			}
 		} else if !ok {
 			first[f] = t.Name
 		}
 		if other, ok := decl[f]; ok && !exact[t.Name] {
-			report(t.Name, other, "the declared tool")
+			report(t.Name, other, "the declared tool", false)
 		}
 		if other, ok := others[f]; ok && other != t.Name {
-			report(t.Name, other, "the other server's tool (shadow_tools)")
+			report(t.Name, other, "the other server's tool (shadow_tools)", false)
 		}
 		if len(squatDecl) == 0 && len(squatOthers) == 0 || reported[t.Name] {
 			continue
 		}
 		q := squat(t.Name)
 		if other, ok := squatDecl[q]; ok && !exact[t.Name] && other != t.Name {
-			reported[t.Name] = true
-			out = append(out, confusable(t.Name, other, "the declared tool", true))
+			report(t.Name, other, "the declared tool", true)
 		} else if other, ok := squatOthers[q]; ok && other != t.Name {
-			reported[t.Name] = true
-			out = append(out, confusable(t.Name, other, "the other server's tool (shadow_tools)", true))
+			report(t.Name, other, "the other server's tool (shadow_tools)", true)
 		}
 	}
 	return out
