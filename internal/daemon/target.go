@@ -206,9 +206,9 @@ func (d *Daemon) probe(ctx context.Context, tc *targetConfig, t *target, log *sl
 	}
 	// A file unchanged since it was read, which declares tools only, is
 	// known by its digest: the run reads it only if the listing differs
-	// (docs/scaling.md).
-	// A run served the listing the last one concluded on, against the
-	// same file, concludes the same without decoding it (probe.Recall).
+	// (docs/scaling.md); and a run served the listing the last one
+	// concluded on, against the same file, concludes the same without
+	// decoding it (probe.Recall).
 	if e, ok := d.manifests.indexed(tc.t.Manifest); ok {
 		path := tc.t.Manifest
 		if p, ok := probe.PrepareResolved(*tc.t, e.count, func(_ context.Context, served []mcp.Tool) (*manifest.Manifest, error) {

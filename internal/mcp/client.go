@@ -565,12 +565,19 @@ func (c *Client) readResponse(resp *http.Response, ex *Exchange, known *Known) (
 		ex.Answer, ex.Unread, ex.body = answer, true, b
 		return nil, nil
 	}
-	msg, err := c.limits.Decoded.response(b, answer.Sum)
-	result, err := c.result(msg, err, ok, mediaType, ex.ID)
+	result, err := c.decode(b, answer.Sum, ok, mediaType, ex.ID)
 	if err == nil {
 		ex.Answer = answer
 	}
 	return result, err
+}
+
+// decode is the answer to the request of id that the JSON body b, of Sum
+// sum, carries (result): readResponse's, and Session.Read's of a body
+// it left unread.
+func (c *Client) decode(b []byte, sum jsonscan.Sum, ok bool, mediaType string, id int64) (json.RawMessage, error) {
+	msg, err := c.limits.Decoded.response(b, sum)
+	return c.result(msg, err, ok, mediaType, id)
 }
 
 // result is the answer to the request of id that msg decoded to, or why

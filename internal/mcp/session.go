@@ -271,8 +271,8 @@ func (s *Session) Read(p *ListPage, parse bool) (*ListPage, error) {
 	}
 	body := ex.body
 	ex.Unread, ex.body = false, nil
-	msg, err := s.c.limits.Decoded.response(body, ex.Answer.Sum)
-	if ex.Result, err = s.c.result(msg, err, true, "application/json", ex.ID); err != nil {
+	var err error
+	if ex.Result, err = s.c.decode(body, ex.Answer.Sum, true, "application/json", ex.ID); err != nil {
 		// Not met: the same request answered with the same bytes
 		// decoded when the caller concluded on them.
 		var me *Error

@@ -185,9 +185,6 @@ func Run(ctx context.Context, p *Prepared, opts Options) *Report {
 		// run that overran it compared nothing it can vouch for.
 		r.fail(mcp.ReasonTimeout, fmt.Sprintf("the run's deadline of %v passed before its checks finished", t.Timeout))
 	}
-	if !r.rep.Success {
-		r.rep.recall = Recall{} // a failed run concludes nothing for the next
-	}
 	r.oauthDone()
 	r.finish(time.Since(start))
 	return r.rep
@@ -349,7 +346,7 @@ func (r *run) probe(ctx context.Context) {
 		}
 		step()
 	}
-	r.nextRecall(ctx, served)
+	r.nextRecall(served)
 }
 
 // NewHTTPClient builds the HTTP client a run talks to a target through,

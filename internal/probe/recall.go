@@ -1,7 +1,6 @@
 package probe
 
 import (
-	"context"
 	"slices"
 	"unsafe"
 
@@ -119,13 +118,13 @@ func recalledBytes(fs []catalogue.Finding) int {
 	return w
 }
 
-// nextRecall sets the report's Recall from a successful run's listing l:
-// one page, answered as JSON, which the second connection was served
-// alike, and at most maxRecalledFindings and maxRecalledBytes found in
-// it. A recalled listing recalls itself. Run takes it back if the run
-// fails after all.
-func (r *run) nextRecall(ctx context.Context, l *listing) {
-	if !r.recallable || !r.rep.Success || ctx.Err() != nil || l == nil || l.session == nil ||
+// nextRecall sets the report's Recall from the run's listing l: one page,
+// answered as JSON, which the second connection was served alike, and at
+// most maxRecalledFindings and maxRecalledBytes found in it. A recalled
+// listing recalls itself. A run that fails, however late (its deadline
+// passing after its checks), gives none: Report.Recall says so.
+func (r *run) nextRecall(l *listing) {
+	if !r.recallable || l == nil || l.session == nil ||
 		len(r.listingFound) > maxRecalledFindings || recalledBytes(r.listingFound) > maxRecalledBytes ||
 		l.pages != 1 || l.capped || l.loop || r.rep.Tools.SecondConnection != "same" {
 		return
