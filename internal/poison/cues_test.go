@@ -383,11 +383,11 @@ func TestTriggerWordsStayRare(t *testing.T) {
 		if !Clean(raw) {
 			seen, rows := prefilter(raw, true)
 			for j, d := range table {
-				if rows&(1<<j) != 0 {
+				if rows.has(j) {
 					t.Errorf("benchgen tool %d: row %s (%s) woken (classes %b)", i, d.rule, d.kind, seen)
 				}
 			}
-			if rows == 0 {
+			if rows.empty() {
 				t.Errorf("benchgen tool %d: not clean (classes %b)", i, seen)
 			}
 			return
@@ -406,7 +406,7 @@ func TestEscapedWords(t *testing.T) {
 		t.Errorf("shadowing after an escape: not found")
 	}
 	// An escaped backslash ends the escape: C:\\new holds the word "new".
-	if seen, rows := prefilter([]byte(`"C:\\disregard"`), true); rows == 0 {
+	if seen, rows := prefilter([]byte(`"C:\\disregard"`), true); rows.empty() {
 		t.Errorf("escaped backslash: no row woken (classes %b)", seen)
 	}
 }

@@ -36,6 +36,10 @@ const (
 	// tool fills in when the model leaves them out.
 	fPreset
 
+	// fParam: a parameter's name (a property of an input schema), read
+	// as words: what the model is asked to fill in.
+	fParam
+
 	fAll  = fName | fProse | fValue
 	fText = fProse | fValue
 )
@@ -76,6 +80,8 @@ func detectors() []*detector {
 			classes: cHigh, match: runes(isTag)},
 		{rule: catalogue.SecInvisibleCharacters, what: "zero-width or bidi-control characters", fields: fAll,
 			classes: cHigh, match: invisibles},
+		{rule: catalogue.SecInvisibleCharacters, what: "a word mixing Latin letters with Cyrillic or Greek look-alikes", kind: "mixed scripts", fields: fAll,
+			classes: cHigh, match: mixed},
 		{rule: catalogue.SecTerminalEscape, what: "a terminal escape", fields: fAll,
 			classes: cHigh | cEsc, match: runes(isTerminal)},
 	}, cueRows(catalogue.SecModelInstruction, fText|fWords), []*detector{
@@ -179,7 +185,7 @@ func detectors() []*detector {
 			classes: cAt, match: after("@", pattern(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`))},
 		{rule: catalogue.SecShadowing, what: "another tool's name next to directive phrasing", fields: fText,
 			classes: cHigh, words: directiveWords, match: shadowing},
-	})
+	}, generalRows())
 }
 
 // secretNouns are what the verb rows of MCP-SEC-SECRET-LURE look for

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/driftd/driftd/internal/catalogue"
 	"github.com/driftd/driftd/internal/jsonscan"
@@ -26,9 +27,10 @@ type Scanner struct {
 	// kind and subject name the definition being scanned in its findings.
 	kind, subject string
 	out           []catalogue.Finding
-	// words and at are wordsOf's buffers, reused.
-	words []byte
-	at    []int
+	// words and at are wordsOf's buffers, plain and plainAt plainOf's,
+	// reused.
+	words, plain []byte
+	at, plainAt  []int
 }
 
 // seg is one step of the current path: a member's key, or an element's
@@ -237,8 +239,12 @@ func (s *Scanner) schema(i int, root string) {
 				if k != "properties" && k != "patternProperties" {
 					leaf = "definition name"
 				}
+				param := fieldMask(0)
+				if k == "properties" && root == "inputSchema" {
+					param = fParam
+				}
 				s.members(j, func(m int, name []byte) {
-					s.text(name, fName|fWords, field{root, leaf}, "")
+					s.text(name, fName|fWords|param, field{root, leaf}, "")
 					s.schema(m, root)
 				})
 			default:
@@ -344,12 +350,19 @@ func (s *Scanner) text(b []byte, fields fieldMask, f field, pointer string) {
 	}
 	same := func(i int) int { return i }
 	s.ctx.scan(b, fields&^fWords, report(same))
+	// A text with invisible or tag characters inside its words is read
+	// again without them: "Ig\u00adnore pre\u00advi\u00adous in\u00adstruc\u00adtions" is
+	// the phrase a model reads.
+	if p, at := plainOf(b, s.plain[:0], s.plainAt[:0]); p != nil {
+		s.plain, s.plainAt = p, at
+		s.ctx.scan(p, fields&^fWords, report(func(i int) int { return at[i] }))
+	}
 	if fields&fWords == 0 {
 		return
 	}
 	if w, at := wordsOf(b, s.words[:0], s.at[:0]); w != nil {
 		s.words, s.at = w, at
-		s.ctx.scan(w, fWords, report(func(i int) int { return at[i] }))
+		s.ctx.scan(w, fields&(fWords|fParam), report(func(i int) int { return at[i] }))
 	}
 }
 
@@ -374,6 +387,56 @@ func wordsOf(name, w []byte, at []int) ([]byte, []int) {
 		return nil, nil
 	}
 	return w, append(at, len(name))
+}
+
+// plainOf returns text without its invisible and tag characters and, for
+// each byte and one past the end, the offset in text it comes from; nil
+// when text has none (the common case: one pass over its bytes when it
+// has non-ASCII ones, none when it has not).
+func plainOf(text, p []byte, at []int) ([]byte, []int) {
+	if !hasHigh(text) {
+		return nil, nil
+	}
+	changed := false
+	mixed := mixedWords(text)
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune(text[i:])
+		switch {
+		case isInvisible(r) || isTag(r):
+			changed = true
+		case len(mixed) > 0 && inSpans(mixed, i) && latinOf(r) != 0:
+			p, at, changed = append(p, latinOf(r)), append(at, i), true
+		default:
+			for k := 0; k < size; k++ {
+				p, at = append(p, text[i+k]), append(at, i+k)
+			}
+		}
+		i += size
+	}
+	if !changed {
+		return nil, nil
+	}
+	return p, append(at, len(text))
+}
+
+// inSpans reports whether offset i is inside one of spans, [start, end)
+// pairs in order.
+func inSpans(spans [][2]int, i int) bool {
+	for _, sp := range spans {
+		if i >= sp[0] && i < sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
+func hasHigh(text []byte) bool {
+	for _, c := range text {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
 }
 
 // pointer is the RFC 6901 pointer of the current path.

@@ -69,7 +69,9 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 		}
 	}
 	others := make(map[string]string, len(shadow))
+	shadowSet := make(map[string]bool, len(shadow))
 	for _, name := range shadow {
+		shadowSet[name] = true
 		if f := fold(name); others[f] == "" {
 			others[f] = name
 		}
@@ -83,37 +85,47 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 	first := make(map[string]string, len(served))
 	reported := map[string]bool{}
 	var out []catalogue.Finding
-	report := func(name, other, whose string, squat bool) {
+	report := func(name, other, whose string, how likeness) {
 		if !reported[name] {
 			reported[name] = true
-			out = append(out, confusable(name, other, whose, squat))
+			out = append(out, confusable(name, other, whose, how))
 		}
 	}
+	const shadowWhose = "the other server's tool (shadow_tools)"
 	for _, t := range served {
 		f := fold(t.Name)
 		if other, ok := first[f]; ok && other != t.Name {
 			if imposter(other, t.Name, exact) {
-				report(other, t.Name, "another served tool", false)
+				report(other, t.Name, "another served tool", readsAs)
 			} else {
-				report(t.Name, other, "another served tool", false)
+				report(t.Name, other, "another served tool", readsAs)
 			}
 		} else if !ok {
 			first[f] = t.Name
 		}
 		if other, ok := decl[f]; ok && !exact[t.Name] {
-			report(t.Name, other, "the declared tool", false)
+			report(t.Name, other, "the declared tool", readsAs)
 		}
 		if other, ok := others[f]; ok && other != t.Name {
-			report(t.Name, other, "the other server's tool (shadow_tools)", false)
+			report(t.Name, other, shadowWhose, readsAs)
+		}
+		// Another server's tool served under its own name, or under its
+		// name with a word of salesmanship added (email_sender_service,
+		// secure_read_file): whichever the client keeps, an agent that
+		// meant the other server's tool may call this one.
+		if shadowSet[t.Name] {
+			report(t.Name, t.Name, shadowWhose, sameName)
+		} else if other, ok := extends(t.Name, shadowSet); ok {
+			report(t.Name, other, shadowWhose, extended)
 		}
 		if len(squatDecl) == 0 && len(squatOthers) == 0 || reported[t.Name] {
 			continue
 		}
 		q := squat(t.Name)
 		if other, ok := squatDecl[q]; ok && !exact[t.Name] && other != t.Name {
-			report(t.Name, other, "the declared tool", true)
+			report(t.Name, other, "the declared tool", squatted)
 		} else if other, ok := squatOthers[q]; ok && other != t.Name {
-			report(t.Name, other, "the other server's tool (shadow_tools)", true)
+			report(t.Name, other, shadowWhose, squatted)
 		}
 	}
 	return out
@@ -204,10 +216,43 @@ func printableASCII(s string) bool {
 	return true
 }
 
+// likeness is how a look-alike is like the name it imitates.
+type likeness uint8
+
+const (
+	readsAs  likeness = iota // the same after confusable folding
+	squatted                 // a character repeated, a separator added
+	sameName                 // another server's tool's very name
+	extended                 // another server's tool's name and a generic word
+)
+
+// salesWords are the words an imposter adds to the name it imitates.
+var salesWords = map[string]bool{"service": true, "tool": true, "tools": true, "v2": true, "v3": true, "pro": true, "new": true, "official": true,
+	"secure": true, "safe": true, "better": true, "plus": true, "api": true, "helper": true, "my": true, "real": true, "fixed": true, "updated": true,
+	"enhanced": true, "advanced": true, "fast": true, "latest": true, "verified": true, "trusted": true, "premium": true, "ultra": true, "super": true, "smart": true}
+
+// extends returns the name in others that name is, with one word of
+// salesWords added at either end (separated by _, - or .).
+func extends(name string, others map[string]bool) (string, bool) {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c != '_' && c != '-' && c != '.' {
+			continue
+		}
+		head, tail := name[:i], name[i+1:]
+		if salesWords[strings.ToLower(tail)] && others[head] && nameLike(head) {
+			return head, true
+		}
+		if salesWords[strings.ToLower(head)] && others[tail] && nameLike(tail) {
+			return tail, true
+		}
+	}
+	return "", false
+}
+
 // confusable reports name, which reads as other (or, squat, is a
 // typo-squat of other): where the two first differ, by byte offset and
 // the length of the differing rune.
-func confusable(name, other, whose string, squat bool) catalogue.Finding {
+func confusable(name, other, whose string, like likeness) catalogue.Finding {
 	off := 0
 	for off < len(name) && off < len(other) && name[off] == other[off] {
 		off++
@@ -220,8 +265,13 @@ func confusable(name, other, whose string, squat bool) catalogue.Finding {
 		_, n = utf8.DecodeRuneInString(name[off:])
 	}
 	how := "reads as %s %q after confusable folding"
-	if squat {
+	switch like {
+	case squatted:
 		how = "is %s %q with a character repeated or a separator added at an end"
+	case sameName:
+		how = "is the name of %s %q"
+	case extended:
+		how = "is %s %q with a generic word added"
 	}
 	f := catalogue.New(catalogue.SecConfusableName, name, fmt.Sprintf(
 		"the name "+how+"; it first differs at byte %d (%s)",

@@ -322,8 +322,8 @@ func TestGrowth(t *testing.T) {
 // TestTableRows: every row has a rule of the MCP-SEC family, a name for
 // messages and a matcher, and only rows with a prefilter; at most 64.
 func TestTableRows(t *testing.T) {
-	if len(table) > 64 {
-		t.Fatalf("%d rows: the prefilter's row set is 64 bits", len(table))
+	if len(table) > maxRows {
+		t.Fatalf("%d rows: the prefilter's row set holds maxRows", len(table))
 	}
 	seen := map[string]bool{}
 	for _, d := range table {
@@ -364,7 +364,9 @@ func TestNamesLookAlikeAndShadow(t *testing.T) {
 		{[]string{"rеad_file", "read_file"}, nil, nil, "rеad_file: another served tool \"read_file\""},
 		{[]string{"merge_pr", "rnerge_pr"}, []string{"merge_pr"}, nil, "rnerge_pr: \"merge_pr\" after confusable folding"},
 		{[]string{"sеnd_message"}, nil, []string{"send_message"}, "sеnd_message: the other server's tool (shadow_tools) \"send_message\""},
-		{[]string{"send_message"}, nil, []string{"send_message"}, ""}, // the same name is shadowing, not a look-alike
+		{[]string{"send_message"}, nil, []string{"send_message"}, "send_message: is the name of the other server's tool"},
+		{[]string{"send_message_service"}, nil, []string{"send_message"}, "send_message_service: \"send_message\" with a generic word added"},
+		{[]string{"send_message_log"}, nil, []string{"send_message"}, ""}, // a word that is no salesmanship
 		{[]string{"list_issues"}, nil, []string{"create_issue"}, ""},
 	} {
 		fs := Names(tools(c.served...), tools(c.declared...), c.shadow)

@@ -51,22 +51,37 @@ const (
 
 type wordIndex struct {
 	bloom [bloomBits / 64]uint64
-	rows  map[uint32]uint64
+	rows  map[uint32]rowSet
 	// words is the rows that read names as words (fWords): the only rows
 	// a camel-case word's parts trigger. readOnlyHint is not "only".
-	words uint64
+	words rowSet
 }
 
+// maxRows is how many rows the detector table may hold: a rowSet's bits.
+const maxRows = 128
+
+// A rowSet is a set of table rows, by index.
+type rowSet [maxRows / 64]uint64
+
+func (r rowSet) has(i int) bool      { return r[i/64]&(1<<(i%64)) != 0 }
+func (r *rowSet) add(i int)          { r[i/64] |= 1 << (i % 64) }
+func (r rowSet) or(o rowSet) rowSet  { return rowSet{r[0] | o[0], r[1] | o[1]} }
+func (r rowSet) and(o rowSet) rowSet { return rowSet{r[0] & o[0], r[1] & o[1]} }
+func (r rowSet) empty() bool         { return r[0]|r[1] == 0 }
+
 // check adds to rows the rows a word of hash h and length l triggers.
-func (w *wordIndex) check(h uint32, l int, rows uint64) uint64 {
+func (w *wordIndex) check(h uint32, l int, rows rowSet) rowSet {
 	if l >= minWord && l <= maxWord && w.bloom[h%bloomBits/64]&(1<<(h%64)) != 0 {
-		rows |= w.rows[h]
+		rows = rows.or(w.rows[h])
 	}
 	return rows
 }
 
 var words = sync.OnceValue(func() *wordIndex {
-	w := &wordIndex{rows: map[uint32]uint64{}}
+	if len(table) > maxRows {
+		panic("poison: more detector rows than a rowSet holds")
+	}
+	w := &wordIndex{rows: map[uint32]rowSet{}}
 	for i, d := range table {
 		for _, word := range d.words {
 			var h uint32
@@ -74,10 +89,12 @@ var words = sync.OnceValue(func() *wordIndex {
 				h = h*31 + uint32(word[j]|0x20)
 			}
 			w.bloom[h%bloomBits/64] |= 1 << (h % 64)
-			w.rows[h] |= 1 << i
+			r := w.rows[h]
+			r.add(i)
+			w.rows[h] = r
 		}
 		if d.fields&fWords != 0 {
-			w.words |= 1 << i
+			w.words.add(i)
 		}
 	}
 	return w
@@ -106,7 +123,7 @@ type scanContext struct {
 // that way meets the trigger words a phrase would. In JSON text (raw),
 // the letter of an escape is no part of a word: "\nIgnore" holds the
 // word "ignore", as the decoded text does.
-func prefilter(text []byte, raw bool) (seen byteClass, rows uint64) {
+func prefilter(text []byte, raw bool) (seen byteClass, rows rowSet) {
 	var h, hs uint32
 	wl, sl, run := 0, 0, 0
 	lower, esc := false, false
@@ -121,7 +138,7 @@ func prefilter(text []byte, raw bool) (seen byteClass, rows uint64) {
 				continue
 			}
 			if lower && b <= 'Z' && b >= 'A' { // a camel-case boundary
-				rows |= w.check(hs, sl, 0) & w.words
+				rows = rows.or(w.check(hs, sl, rowSet{}).and(w.words))
 				hs, sl = 0, 0
 			}
 			h = h*31 + uint32(b|0x20)
@@ -135,7 +152,7 @@ func prefilter(text []byte, raw bool) (seen byteClass, rows uint64) {
 		if wl != 0 {
 			rows = w.check(h, wl, rows)
 			if sl != wl {
-				rows |= w.check(hs, sl, 0) & w.words
+				rows = rows.or(w.check(hs, sl, rowSet{}).and(w.words))
 			}
 			h, hs, wl, sl, lower = 0, 0, 0, 0, false
 		}
@@ -156,7 +173,7 @@ func prefilter(text []byte, raw bool) (seen byteClass, rows uint64) {
 	if wl != 0 {
 		rows = w.check(h, wl, rows)
 		if sl != wl {
-			rows |= w.check(hs, sl, 0) & w.words
+			rows = rows.or(w.check(hs, sl, rowSet{}).and(w.words))
 		}
 	}
 	if run >= minBase64Run {
@@ -175,7 +192,7 @@ const rawTriggers = cHigh | cEsc | cAngle | cAt | cLongRun
 // which it is false is clean, and costs this one pass.
 func mayMatch(raw []byte) bool {
 	seen, rows := prefilter(raw, true)
-	return seen&rawTriggers != 0 || rows != 0 || seen&cBackslash != 0 && bytes.Contains(raw, []byte(`\u`))
+	return seen&rawTriggers != 0 || !rows.empty() || seen&cBackslash != 0 && bytes.Contains(raw, []byte(`\u`))
 }
 
 // scan runs, over one decoded text, the matchers of the table rows that
@@ -183,11 +200,11 @@ func mayMatch(raw []byte) bool {
 // row that matched, in table order.
 func (c *scanContext) scan(text []byte, fields fieldMask, hit func(d *detector, m match)) {
 	seen, rows := prefilter(text, false)
-	if seen&^(cWord|cBlob) == 0 && rows == 0 {
+	if seen&^(cWord|cBlob) == 0 && rows.empty() {
 		return // the common case: plain text
 	}
 	for i, d := range table {
-		if d.fields&fields == 0 || (seen&d.classes == 0 && rows&(1<<i) == 0) {
+		if d.fields&fields == 0 || (seen&d.classes == 0 && !rows.has(i)) {
 			continue
 		}
 		if m := d.match(text, c); m.count > 0 {
@@ -230,7 +247,13 @@ func isTerminal(r rune) bool { return r == 0x1b || r >= 0x80 && r <= 0x9f }
 func isInvisible(r rune) bool {
 	switch {
 	case r >= 0x200B && r <= 0x200F, r >= 0x202A && r <= 0x202E, r >= 0x2060 && r <= 0x2064,
-		r >= 0x2066 && r <= 0x2069, r == 0xFEFF, r == 0x180E:
+		r >= 0x2066 && r <= 0x2069, r == 0xFEFF, r == 0x180E,
+		// The soft hyphen (shown only where a line breaks: it splits a
+		// word for a filter and not for a model), the combining grapheme
+		// joiner, the Arabic letter mark, the Hangul and Khmer fillers
+		// and the interlinear annotation marks.
+		r == 0x00AD, r == 0x034F, r == 0x061C, r == 0x115F, r == 0x1160, r == 0x17B4, r == 0x17B5,
+		r == 0x3164, r == 0xFFA0, r >= 0xFFF9 && r <= 0xFFFB:
 		return true
 	}
 	return false
@@ -306,7 +329,10 @@ func blobs(text []byte, _ *scanContext) match {
 // an ordinary cross-reference.
 var (
 	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed", "requires", "instructs",
-		"deve", "devem", "debe", "deben", "doit", "doivent", "muss", "soll", "moet", "musi", "powinien", "powinno"}
+		"deve", "devem", "debe", "deben", "doit", "doivent", "muss", "soll", "moet", "musi", "powinien", "powinno",
+		// elsewhere's, for another server's tool.
+		"once", "runs", "run", "add", "set", "change", "replace", "include", "copy", "send", "bcc", "redirect", "each", "every",
+		"quando", "cuando", "quand", "lorsque", "wenn", "sobald", "wanneer", "zodra", "kiedy", "gdy", "siempre", "sempre", "toujours", "immer", "altijd"}
 	// directiveAfter: the name as the subject of a directive, in English
 	// or with the modal verb of another language ("a ferramenta
 	// send_message do servidor Slack deve também …", "X doit …", "X
@@ -357,6 +383,35 @@ var purpose = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?(?:\s+(?:or|and)\s+(?:any\s+)?other\s+tools?)?\s+(?:to|for)\s+(?:apply|applying|perform|performing|make|making|run|running|create|creating|migrations?|changes?|this|these|that)\b`)
 })
 
+// elsewhere is what makes a sentence naming another server's tool (a
+// target's shadow_tools) a directive about it: a condition or a
+// directive, in any language the cues know (a Japanese, Chinese or
+// Korean condition is cjkSleeperAfter's: "X を使うときは、ID が返されます"
+// is a cross-reference). A server has no business
+// with another server's tools; a sentence that names one and says
+// when, or what to do, is a sleeper however it is worded.
+var elsewhere = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|once|each|every|always|never|must|should|instead|set|add|change|replace|include|copy|send|bcc|cc|redirect|runs?|called|invoked` +
+		`|cuando|antes|despu[ée]s|siempre|nunca|debe|quando|sempre|deve|quand|lorsque|lorsqu|avant|apr[èe]s|toujours|jamais|doit|wenn|sobald|bevor|nachdem|immer|muss|soll|prima|dopo|mai|wanneer|zodra|voordat|altijd|nooit|moet|kiedy|gdy|zawsze|когда|всегда|перед)\b` +
+		`|必须|务必|必ず|반드시|항상`)
+})
+
+// sentenceAt returns the sentence of text that holds text[i:end].
+func sentenceAt(text []byte, i, end int) []byte {
+	start, stop := 0, len(text)
+	sentences(text, func(s []byte, off int) bool {
+		if off+len(s) >= end {
+			start, stop = off, off+len(s)
+			return true
+		}
+		return false
+	})
+	if start > i {
+		start = i
+	}
+	return text[start:stop]
+}
+
 // shadowReach is how many bytes before and after a name the directive
 // phrasing is looked for in.
 const shadowReach = 60
@@ -391,7 +446,8 @@ func shadowing(text []byte, c *scanContext) match {
 			if directiveAfter().Match(after) ||
 				directiveBefore().Match(before) && !prerequisite().Match(after) && (other || !purpose().Match(after)) ||
 				sleeperBefore().Match(before) && sleeperAfter().Match(after) ||
-				cjkSleeperAfter().Match(after) {
+				cjkSleeperAfter().Match(after) ||
+				other && elsewhere().Match(sentenceAt(text, i, end)) {
 				if count == 0 {
 					off, n = i, len(tok)
 				}

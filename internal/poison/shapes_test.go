@@ -213,7 +213,7 @@ func TestTypoSquat(t *testing.T) {
 		{"create_issue_", "", "create_issue", true},
 		{"_create_issue", "create_issue", "", true},
 		{"send__email", "", "send_email", true},
-		{"git_commit", "", "git_commit", false},
+		{"git_commit", "", "git_commit", true}, // another server's very name
 		{"list_issues", "", "list_issue", false},
 	} {
 		served := []mcp.Tool{{Name: c.served}}

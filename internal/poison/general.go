@@ -1,0 +1,249 @@
+package poison
+
+import (
+	"regexp"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/driftd/driftd/internal/catalogue"
+)
+
+// The general rows (issue 41, "detect3"): where the cue rows look for a
+// phrase, these look for what a poisoned text does, however it is
+// worded — each in one sentence, where two things that an honest
+// description does not put together meet:
+//
+//   - a scope beyond the tool's own call (the whole conversation, all
+//     replies, whichever tool, any server) and a directive;
+//   - the user, or what the model shows the user, and a verb of telling
+//     negated (concealment), in each language the cues know;
+//   - the user's whole conversation, asked for;
+//   - a verb that puts data, a secret or private datum, and an argument
+//     or field it is put in;
+//   - a URL the model is to fill with what it knows (a rendered image
+//     whose query carries the user's message);
+//   - a call to a named tool inside a value (an example, a default).
+//
+// A sentence is a stretch of text between ". ", "! ", "? ", ";", a line
+// break or their CJK forms: far apart, the two halves are not one
+// instruction.
+
+// The kinds of the general rows.
+const (
+	kScope      = "line jumping: a directive for the whole conversation or other tools"
+	kConcealAt  = "concealment from the user (a verb of telling negated, next to the user)"
+	kTotality   = "a harvest of the whole conversation"
+	kStuffing   = "a secret or private datum put into an argument"
+	kTemplate   = "a URL the model is to fill with data"
+	kValueCall  = "a call to another tool inside a value"
+	kAutoYes    = "a claim of the user's consent (approval taken for granted)"
+	kContents   = "a secret's contents asked for by name"
+	kIntrospect = "a parameter asking for the model's own context"
+)
+
+// A cooccur row matches a sentence where every one of its expressions
+// matches and its exception does not; the finding is at the first
+// expression's match.
+type cooccur struct {
+	all    []string
+	unless string
+}
+
+// sentences calls f with each sentence of text and its offset, until f
+// returns true.
+func sentences(text []byte, f func(s []byte, off int) bool) {
+	start := 0
+	for i := 0; i < len(text); {
+		r, size := utf8.DecodeRune(text[i:])
+		end := false
+		switch r {
+		case '\n', ';', '。', '！', '？', '；':
+			end = true
+		case '.', '!', '?':
+			end = i+size == len(text) || text[i+size] == ' ' || text[i+size] == '\n' || text[i+size] == '\t'
+		}
+		i += size
+		if end {
+			if f(text[start:i], start) {
+				return
+			}
+			start = i
+		}
+	}
+	if start < len(text) {
+		f(text[start:], start)
+	}
+}
+
+// together returns the matcher of a cooccur row.
+func together(c cooccur) matcher {
+	res := sync.OnceValue(func() []*regexp.Regexp {
+		out := make([]*regexp.Regexp, len(c.all))
+		for i, e := range c.all {
+			out[i] = regexp.MustCompile(`(?i)` + e)
+		}
+		return out
+	})
+	var unless func() *regexp.Regexp
+	if c.unless != "" {
+		unless = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)` + c.unless) })
+	}
+	return func(text []byte, _ *scanContext) match {
+		var m match
+		sentences(text, func(s []byte, off int) bool {
+			var first []int
+			for i, re := range res() {
+				loc := re.FindIndex(s)
+				if loc == nil {
+					return false
+				}
+				if i == 0 {
+					first = loc
+				}
+			}
+			if unless != nil && unless().Match(s) {
+				return false
+			}
+			if m.count == 0 {
+				m.off, m.n = off+first[0], first[1]-first[0]
+			}
+			m.count++
+			return m.count == maxCount
+		})
+		return m
+	}
+}
+
+// The parts the general rows share.
+const (
+	// directive is a verb or modal that tells the model what to do.
+	directive = `\b(?:always|never|must|should|shall|do\s+not|don'?t|make\s+sure|be\s+sure|remember|keep|leave|omit|skip|drop|add|append|include|start|end|prefix|send|copy|forward|mention|tell|ignore|answer|reply|respond|follow|treat|apply|go\s+ahead|set|change|replace|use\s+only)\b`
+
+	// audience is the user, or what the model shows the user.
+	audience = `\b(?:the\s+user|user'?s?|users|the\s+human|the\s+operator|the\s+customer|anyone)\b` +
+		`|\b(?:confirmation|summary|reply|answer|response|message)s?\s+(?:that\s+)?you\s+(?:show|give|send|write|display|return)\b` +
+		`|usuari[oa]|usu[áa]ri[oa]|utilisat(?:eur|rice)|utente|benutzer|nutzer|anwender|gebruiker|u[żz]ytkownik|пользовател|用户|使用者|ユーザー|사용자`
+
+	// hush is a verb of telling, negated, or a keeping out of sight, in
+	// each language the cues know.
+	hush = `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|without|no\s+need\s+to|needn'?t|need\s+not)\s+(?:\w+\s+){0,2}?(?:tell|telling|mention|mentioning|say|saying|reveal|revealing|disclose|disclosing|inform|informing|notify|notifying|alert|alerting|bring\s+up|point\s+out)\b` +
+		`|\bsay\s+nothing\b|\bkeep\s+(?:\w+\s+){0,3}?(?:out\s+of|to\s+yourself|quiet|between\s+us)\b|\bleave\s+(?:\w+\s+){0,3}?out\s+of\b` +
+		`|\bno\s+(?:\w+\s+)?(?:mention|word)\s+(?:of|about)\b` +
+		// Spanish, Portuguese, French, Italian, German, Dutch, Polish,
+		// Russian, Chinese, Japanese, Korean.
+		`|\bno\s+(?:\S+\s+){0,3}?(?:digas|diga|menciones|mencione|cuentes|cuente|informes|reveles|revele|avises|avise)\b|\bsin\s+(?:decir|informar|avisar|mencionar)` +
+		`|\bn[ãa]o\s+(?:\S+\s+){0,3}?(?:conte|diga|informe|mencione|revele|avise)\b|\bsem\s+(?:contar|dizer|informar|avisar|mencionar)` +
+		`|\bne\s+(?:\S+\s+){0,3}?(?:dis|dites|mentionne[sz]?|r[ée]v[èe]le[sz]?|signale[sz]?|parle[sz]?|informe[sz]?|pr[ée]viens|pr[ée]venez)\s+(?:\S+\s+)?(?:pas|rien|jamais)\b|\bsans\s+(?:le\s+dire|en\s+informer|informer|pr[ée]venir|avertir|mentionner)` +
+		`|\bnon\s+(?:\S+\s+){0,3}?(?:dire|dirlo|dirgli|informare|menzionare|menzionarlo|rivelare|avvisare)\b|\bsenza\s+(?:dirlo|informare|avvisare|menzionare|dire)` +
+		`|\b(?:sag|sage|sagen|erw[äa]hne|erw[äa]hnen|verrate|verraten|informiere|informieren)\b[^.\n]{0,40}?\b(?:nicht|nichts|niemals|nie)\b|\bohne\s+(?:\S+\s+){0,3}?(?:zu\s+)?(?:informieren|benachrichtigen|sagen|erw[äa]hnen)` +
+		`|\bniet\s+(?:\S+\s+){0,3}?(?:vertellen|melden|noemen|vermelden)\b|\bvertel\b[^.\n]{0,30}?\bniet\b|\bzonder\s+(?:\S+\s+){0,3}?te\s+(?:vertellen|melden|informeren)` +
+		`|\bnie\s+(?:\S+\s+){0,2}?(?:m[óo]w|informuj|wspominaj)` +
+		`|не\s+(?:\S+\s+){0,2}?(?:говори|сообщай|рассказывай|упоминай)` +
+		`|(?:不要|别|切勿|请勿|不得|无需|不必)[^。]{0,8}(?:告诉|告知|通知|提醒|透露|提及|提到)` +
+		`|(?:言わない|伝えない|知らせない|教えない|言うな|伝えるな|触れない)|(?:알리지|말하지|전하지|언급하지)`
+
+	// hygiene is a secret kept off the screen ("never show the token to
+	// the user"): no concealment of what the model does.
+	hygiene = `\b(?:tokens?|passwords?|api\s+keys?|secrets?|credentials|private\s+keys?)\b`
+
+	// putVerb puts data somewhere, in each language the cues know.
+	putVerb = `\b(?:put|place|copy|paste|insert|include|add|pass|fill|write|attach|supply|send)\b` +
+		`|\b(?:copia|incluye|incluya|pon|ponga|añade|a[ñn]ada|pega|inclua|coloque|copie|cole|adicione|copiez|mettez|mets|incluez|ajoutez|collez|kopiere|kopieren|f[üu]ge|setze|kopieer|zet|voeg|plak|skopiuj|wpisz|do[łl][ąa]cz|wklej|скопируй|вставь|добавь|передай|укажи)\b` +
+		`|入れ|含め|コピー|貼り付け|記入|放入|填入|复制|包含|附加|填写|넣|포함|복사|붙여`
+
+	// private is a secret or a private datum of the user.
+	private = `\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
+		`|\b(?:claves?|contrase[ñn]as?|tarjetas?|direcci[óo]n|cart[ãa]o|senhas?|endere[çc]o|cl[ée]s?|mots?\s+de\s+passe|cartes?|adresse|schl[üu]ssel|passw(?:ö|oe)rter|passwort|karte|sleutels?|wachtwoord(?:en)?|kaart|afleveradres|adres|klucz[ey]?|has[łl]a?|karty?|ключи?|парол[иь]|карт[ау]|адрес)\b` +
+		`|キー|トークン|パスワード|カード|住所|密钥|令牌|密码|卡号|地址|키|토큰|비밀번호|카드|주소`
+
+	// slot is an argument or field of a tool.
+	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
+)
+
+// hushWords wake the concealment row: the verbs of telling of hush.
+var hushWords = []string{"tell", "telling", "mention", "mentioning", "say", "saying", "reveal", "revealing", "disclose", "disclosing", "inform", "informing", "notify", "notifying", "alert", "alerting", "bring", "point", "nothing", "keep", "leave", "word",
+	"digas", "diga", "menciones", "mencione", "cuentes", "cuente", "informes", "reveles", "revele", "avises", "avise", "decir", "informar", "avisar", "mencionar",
+	"conte", "informe", "contar", "dizer", "dis", "dites", "mentionne", "mentionnes", "mentionnez", "signale", "signalez", "parle", "parlez", "informer", "avertir", "mentionner",
+	"dire", "dirlo", "dirgli", "informare", "menzionare", "menzionarlo", "rivelare", "avvisare", "sag", "sage", "sagen", "verrate", "verraten", "informiere", "informieren", "benachrichtigen",
+	"vertellen", "melden", "noemen", "vermelden", "vertel", "informuj", "wspominaj"}
+
+// privateWords wake the argument row: the nouns of private.
+var privateWords = []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "card", "cvv", "address", "addresses", "phone", "contacts", "conversation",
+	"clave", "claves", "contrasena", "tarjeta", "tarjetas", "direccion", "senha", "senhas", "endereco", "cle", "cles", "passe", "carte", "cartes", "adresse", "passwort", "karte", "sleutel", "sleutels", "wachtwoord", "wachtwoorden", "kaart", "afleveradres", "adres", "klucz", "klucze", "karta", "karty"}
+
+// ownSlot is a slot named for the datum put in it ("the delivery address
+// in the address field", "the password in the `password` parameter"): a
+// form the tool fills, not a datum smuggled into a field for something
+// else.
+const ownSlot = `[\x60'"]?(?:\w+[_-])?(?:address|phone|card|password|passcode|token|key|cookie|credentials?)(?:[_-]\w+)?[\x60'"]?\s+(?:field|parameter|argument|param)\b`
+
+// generalRows are the table rows of the general detectors.
+func generalRows() []*detector {
+	return []*detector{
+		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kScope, fields: fText,
+			words: []string{"conversation", "session", "chat", "dialog", "dialogue", "replies", "responses", "answers", "whichever", "whatever", "servers", "need", "throughout", "remainder", "whole", "entire"},
+			match: together(cooccur{all: []string{
+				`\b(?:for|during|throughout|in|over)\s+(?:the\s+|this\s+)?(?:whole|entire|full|remainder\s+of\s+the|rest\s+of\s+the)\s+(?:conversation|session|chat|thread|dialog(?:ue)?)\b` +
+					`|\bthroughout\s+(?:the|this)\s+(?:conversation|session|chat)\b` +
+					`|\b(?:in|to|for|from|of)\s+(?:all|every|each|any)\s+(?:of\s+)?(?:your\s+|the\s+|later\s+|future\s+|subsequent\s+)?(?:repl(?:y|ies)|responses|answers)\b` +
+					`|\bwhichever\s+(?:tool|server|function)\b|\bwhatever\s+(?:tool|server)\b` +
+					`|\b(?:on|from|of|in)\s+(?:any|every|another|all)\s+(?:other\s+)?servers?\b` +
+					`|\b(?:no|never|not)\s+(?:\w+\s+)?need\s+to\s+(?:call|use|invoke|run)\s+(?:it|this(?:\s+tool|\s+function)?)\b|\bthere\s+is\s+no\s+need\s+to\s+(?:call|use|invoke)\s+(?:it|this)\b`,
+				directive}})},
+		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kScope + ", in another language", fields: fText,
+			classes: cHigh, words: []string{"toda", "todas", "toute", "toutes", "tutta", "tutte", "gesamten", "ganzen", "allen", "hele", "gehele", "alle", "przez"},
+			match: pattern(`(?i)\b(?:durante|en)\s+toda\s+la\s+(?:conversaci[óo]n|sesi[óo]n)\b|\ben\s+todas\s+(?:las\s+|tus\s+)?respuestas\b` +
+				`|\b(?:durante|em)\s+toda\s+a\s+(?:conversa|sess[ãa]o)\b|\bem\s+todas\s+as\s+(?:suas\s+)?respostas\b` +
+				`|\b(?:pendant|durant|dans)\s+toute\s+la\s+(?:conversation|session|discussion)\b|\bdans\s+toutes\s+(?:les|vos|tes)\s+r[ée]ponses\b` +
+				`|\bw[äa]hrend\s+(?:des\s+)?(?:gesamten|ganzen)\s+(?:gespr[äa]chs|chats|sitzung)\b|\bin\s+allen\s+(?:deinen\s+|ihren\s+)?antworten\b` +
+				`|\b(?:per|durante|in)\s+tutta\s+la\s+(?:conversazione|sessione|chat)\b|\bin\s+tutte\s+le\s+(?:tue\s+)?risposte\b` +
+				`|\b(?:gedurende|tijdens)\s+(?:het\s+)?(?:hele|gehele)\s+(?:gesprek|sessie)\b|\bin\s+alle\s+(?:je\s+)?antwoorden\b` +
+				`|\bprzez\s+ca[łl][ąa]\s+(?:rozmow[ęe]|sesj[ęe])|\bw\s+ka[żz]dej\s+odpowiedzi` +
+				`|(?:в\s+течение|на\s+протяжении)\s+всего\s+(?:разговора|диалога|сеанса)|во\s+всех\s+ответах` +
+				`|(?:整个|全部)(?:对话|会话)(?:中|期间|里)|(?:所有|每条|每次)(?:回复|回答)中|会話全体|セッション全体|(?:すべて|全て)の(?:返答|応答|回答)|대화\s*내내|모든\s*(?:응답|답변)에`)},
+		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kConcealAt, fields: fText,
+			classes: cHigh, words: hushWords,
+			match: together(cooccur{all: []string{hush, audience}, unless: hygiene})},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kTotality, fields: fText,
+			classes: cHigh, words: []string{"everything", "said", "written", "typed", "whole", "entire", "conversation", "chat", "dialog", "dialogue", "intera", "conversazione", "toda", "toute", "gesamte", "ganze", "gesamten", "ganzen", "verlauf", "chatverlauf", "hele", "volledige", "gesprek", "conversa"},
+			match: pattern(`(?i)\b(?:everything|all|every\s+(?:word|message|thing))\s+(?:that\s+)?the\s+user\s+(?:has\s+)?(?:said|written|typed|asked|shared|told\s+you|entered|sent)\b` +
+				`|\b(?:the\s+)?(?:whole|entire|full|complete)\s+(?:conversation|chat|dialog(?:ue)?)(?:\s+history)?\s+(?:so\s+far|until\s+now|to\s+date|up\s+to\s+now|with\s+the\s+user)\b` +
+				`|\b(?:send|include|pass|put|copy|attach|upload|forward|post|paste)\b[^.\n]{0,40}?\b(?:the\s+)?(?:whole|entire|full|complete)\s+(?:conversation|chat|dialog(?:ue)?)\b` +
+				`|l['’]intera\s+conversazione|\btutta\s+la\s+conversazione|\btoda\s+la\s+conversaci[óo]n|\btoda\s+a\s+conversa\b|\btoute\s+la\s+conversation|\b(?:das\s+)?(?:gesamte|ganze)\s+gespr[äa]ch|\b(?:den\s+)?(?:gesamten|ganzen)\s+(?:chat)?verlauf|\bhet\s+(?:hele|volledige)\s+gesprek` +
+				`|\bca[łl][ąa]\s+rozmow[ęe]|весь\s+(?:разговор|диалог)|всю\s+переписку|整个对话|全部对话|完整(?:的)?对话|会話全体|これまでの会話|전체\s*대화|대화\s*전체`)},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kStuffing, fields: fText,
+			classes: cHigh, words: privateWords,
+			match: together(cooccur{all: []string{private, putVerb, slot}, unless: ownSlot})},
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kTemplate, fields: fProse,
+			words: []string{"http", "https"},
+			match: after("://", pattern(`!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=`+
+				`|(?i:https?://[^\s"'<>()]*[?&][\w.-]+=)(?:[A-Z]*(?:USER|MESSAGE|CONVERSATION|CHAT|HISTORY|PROMPT|SECRET|TOKEN|KEY|PASSWORD|CONTEXT|EMAIL|DATA)[A-Z_]*`+
+				`|\{\{?\s*(?i:user|message|conversation|chat|history|prompt|secret|token|key|password|context|email|data)[\w.]*\s*\}\}?|<(?i:user|message|conversation|chat|history|prompt|secret|token|key|password|context|email|data)[\w.-]*>)`))},
+		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kValueCall, fields: fValue,
+			words: []string{"call", "invoke", "then"},
+			match: pattern(`(?i)\b(?:then|and|also|first|afterwards?|next)\s+(?:call|invoke|run|use)\s+` + toolName)},
+		// Approval taken for granted: the model is to answer a
+		// confirmation itself, or told that calls need none.
+		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kAutoYes, fields: fText,
+			words: []string{"confirmation", "approval", "permission", "consent", "yes", "approve", "approved", "agreed", "confirmed", "consented", "accepted", "confirm", "behalf"},
+			match: pattern(`(?i)\b(?:as\s+if|as\s+though)\s+the\s+user\s+(?:had\s+|has\s+)?(?:said\s+yes|approved|agreed|confirmed|consented|accepted)\b` +
+				`|\b(?:need|needs|require|requires)\s+no\s+(?:\w+\s+){0,2}?(?:confirmation|approval|permission|consent)\b` +
+				`|\b(?:confirm|approve|authori[sz]e)\s+(?:their|its|your)\s+own\s+(?:tool\s+)?(?:calls?|actions?|requests?)\b` +
+				`|\b(?:answer|reply|respond)\s+(?:yes|"yes"|'yes')\s+(?:to|on\s+behalf\s+of)\b|\bon\s+the\s+user'?s\s+behalf\s+without\b`)},
+		// A parameter named for a secret's contents
+		// (ssh_key_contents_for_routing): no honest tool but a secrets
+		// manager asks for them, and none by such a name.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kContents, fields: fWords,
+			words: []string{"ssh", "private", "rsa", "dotenv", "env", "credentials", "keychain", "wallet"},
+			match: pattern(`(?i)\b(?:ssh\s+keys?|private\s+keys?|id\s+rsa|dotenv|env\s+file|credentials\s+file|keychain|wallet)\s+(?:contents?|text|body|dump|bytes|raw)\b`)},
+		// A parameter that a model fills with what it holds rather than
+		// what the tool needs (HiddenLayer's system_prompt and
+		// conversation_history parameters): the model's own prompt,
+		// instructions or tools, or the conversation as a whole.
+		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kIntrospect, fields: fParam,
+			words: []string{"your", "assistant", "model", "agent", "conversation", "chat", "messages", "dialog", "dialogue", "tools", "thought", "thoughts"},
+			match: pattern(`(?i)\b(?:your|assistant'?s?|model'?s?|agent'?s?|ai)\s+(?:system\s+prompt|instructions|prompt|context|memory|tools?|rules)\b` +
+				`|\b(?:full|whole|entire|complete|recent|previous|prior|all|past)\s+(?:conversation|chat|messages|dialog(?:ue)?|user\s+messages)\b|\b(?:conversation|chat)\s+so\s+far\b` +
+				`|\b(?:tools?\s+list|list\s+of\s+tools|available\s+tools|other\s+tools|installed\s+tools)\b|\bchain\s+of\s+thoughts?\b`)},
+	}
+}
