@@ -71,6 +71,21 @@ const (
 	heldout3RecallFloor = 0.69
 )
 
+// The fourth held-out floors: testdata/posture/heldout4.jsonl was written
+// blind, like the second and third, by a helper who read neither the
+// detectors, nor their description in docs/security.md, nor the texts of
+// the other sets, while the detectors were being changed elsewhere; it is
+// measured once with the detectors of the day and never tuned on.
+// heldout4RecallFloor is what they reached on it then, rounded down; it is
+// raised, never lowered, and its figures are reported apart. Measured
+// 2026-12-07 with the detectors of 286d7ff: precision 1.000, recall 0.789
+// (56 of 71; 0.794 on the 63 published items), no false alarm on its 105
+// benign tools.
+const (
+	heldout4File        = "heldout4.jsonl"
+	heldout4RecallFloor = 0.78
+)
+
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
 var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
@@ -113,17 +128,17 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the three held-out sets, heldout.jsonl,
-// heldout2.jsonl and heldout3.jsonl. Each line is checked: a known label, a kind, a source
+// driftd-written) and the four held-out sets, heldout.jsonl,
+// heldout2.jsonl, heldout3.jsonl and heldout4.jsonl. Each line is checked: a known label, a kind, a source
 // and a licence, an id unique across all sets, a derived item's original
 // present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3 []*postureItem) {
+func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found, found2, found3 := false, false, false
+	found, found2, found3, found4 := false, false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
 		switch filepath.Base(name) {
@@ -133,6 +148,8 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3 []*postur
 			heldout2, found2 = its, true
 		case heldout3File:
 			heldout3, found3 = its, true
+		case heldout4File:
+			heldout4, found4 = its, true
 		default:
 			training = append(training, its...)
 		}
@@ -146,16 +163,20 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3 []*postur
 	if !found3 {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldout3File)
 	}
+	if !found4 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout4File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
 	checkDerived(tb, heldout2)
 	checkDerived(tb, heldout3)
+	checkDerived(tb, heldout4)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2, heldout3
+	return training, heldout, heldout2, heldout3, heldout4
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -312,9 +333,10 @@ func ratio(a, b int) float64 {
 // alarms by id, never by text, and fails below the floors. It then does the
 // same, apart, on each held-out set: the training figures are partly a
 // training score; so, since their misses were read to improve the
-// detectors, are the first and second held-out sets'; the third's are not.
+// detectors, are the first and second held-out sets'; the third's and the
+// fourth's are not.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2, heldout3 := postureSets(t)
+	training, heldout, heldout2, heldout3, heldout4 := postureSets(t)
 	var out strings.Builder
 	for _, set := range []struct {
 		name        string
@@ -326,6 +348,7 @@ func TestPosture(t *testing.T) {
 		{"held-out set (" + heldoutFile + ")", heldout, postureMinima{50, 8, 100, 10}, heldoutRecallFloor},
 		{"held-out set 2 (" + heldout2File + ")", heldout2, postureMinima{60, 8, 100, 10}, heldout2RecallFloor},
 		{"held-out set 3 (" + heldout3File + ")", heldout3, postureMinima{60, 8, 100, 10}, heldout3RecallFloor},
+		{"held-out set 4 (" + heldout4File + ")", heldout4, postureMinima{60, 20, 100, 10}, heldout4RecallFloor},
 	} {
 		p, r := postureReport(t, &out, set.name, set.items, set.least)
 		if p < minPrecision {
