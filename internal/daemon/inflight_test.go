@@ -93,7 +93,10 @@ targets:
 		t.Fatalf("%v runs failed one at a time, each within the pool:\n%s", f, e.log)
 	}
 
-	// All at once, they do not.
+	// All at once, they do not. The manifest changes first, so no run
+	// recalls its last listing (probe.Recall): each reads and compares
+	// its listings, holding them as a run that must does.
+	e.manifest("a.json", "a", "b")
 	probe("big0", "big1", "big2", "small")
 	refused := value("driftd_inflight_refusals_total")
 	if refused < 1 {
