@@ -103,6 +103,7 @@ const (
 	SecEmail               = "MCP-SEC-EMAIL"
 	SecShadowing           = "MCP-SEC-SHADOWING"
 	SecDescriptionGrowth   = "MCP-SEC-DESCRIPTION-GROWTH"
+	SecAnnotationClaim     = "MCP-SEC-ANNOTATION-CLAIM"
 )
 
 // Rule is one row of the catalogue.
@@ -186,15 +187,16 @@ var Rules = []Rule{
 	{AuthPlaintextEndpoint, FamilyAuth, Warn, "an authorization server's issuer or an endpoint its metadata names is plain http:// outside local classification (ERROR production)", false, "probe.checkASEndpoints"},
 
 	{SecTagCharacters, FamilySec, Error, "a served text carries Unicode tag characters (U+E0000-U+E007F): invisible to a person, read by a model (ASCII smuggling)", true, "poison.detectors"},
-	{SecInvisibleCharacters, FamilySec, Warn, "a served text carries zero-width or bidirectional-control characters (U+200B-U+200F, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069, U+FEFF, U+180E; a joiner between emoji is allowed)", true, "poison.detectors"},
+	{SecInvisibleCharacters, FamilySec, Warn, "a served text carries zero-width, bidirectional-control or other invisible format characters (U+200B-U+200F, U+202A-U+202E, U+2060-U+2064, U+2066-U+2069, U+FEFF, U+180E, the soft hyphen U+00AD, U+034F, U+061C, Hangul and Khmer fillers, U+FFF9-U+FFFB; a joiner between emoji is allowed), or a word mixing Latin letters with Cyrillic or Greek look-alikes", true, "poison.detectors"},
 	{SecTerminalEscape, FamilySec, Error, "a served text carries a terminal escape: ESC (U+001B) or a C1 control (U+0080-U+009F, CSI U+009B among them)", true, "poison.detectors"},
-	{SecConfusableName, FamilySec, Error, "two served tools' names, or a served tool's and a declared tool's or a shadow_tools entry's it is not, are equal after confusable folding (the Unicode UTS #39 skeleton: Cyrillic/Greek look-alikes, fullwidth forms, rn/m, 0/O, 1/l, I/l; -/_, case, invisible characters dropped), or a served name is a declared or shadow_tools name with a character repeated or a separator added at an end (a typo-squat); the finding lands on the look-alike", true, "poison.confusable"},
+	{SecConfusableName, FamilySec, Error, "two served tools' names, or a served tool's and a declared tool's or a shadow_tools entry's it is not, are equal after confusable folding (the Unicode UTS #39 skeleton: Cyrillic/Greek look-alikes, fullwidth forms, rn/m, 0/O, 1/l, I/l; -/_, case, invisible characters dropped), or a served name is a declared or shadow_tools name with a character repeated, a separator added at an end or two adjacent letters swapped (a typo-squat), or is a shadow_tools name itself or with a word of salesmanship added (email_sender_service); the finding lands on the look-alike", true, "poison.confusable"},
 	{SecModelInstruction, FamilySec, Warn, `a served text addresses the model: instruction-override phrasing ("ignore previous instructions"), concealment ("do not tell the user"), or tags and chat-template tokens (<IMPORTANT>, <system>, [INST], <|im_start|>)`, true, "poison.detectors"},
 	{SecSecretLure, FamilySec, Warn, "a served text names a local secret file (~/.ssh, id_rsa, .env, .aws/credentials, /etc/passwd, ...) or asks to read, include or send credentials, keys, tokens, the system prompt or the conversation", true, "poison.detectors"},
 	{SecEncodedBlob, FamilySec, Warn, "a served text carries an encoded blob: a run of at least 48 base64 characters mixing upper case, lower case and digits, or at least 80 hex digits", true, "poison.detectors"},
 	{SecURL, FamilySec, Info, "a served description or title carries a URL (scheme://...); an inventory of where tool text points, not a defect", true, "poison.detectors"},
 	{SecEmail, FamilySec, Info, "a served description or title carries an e-mail address; an inventory, not a defect", true, "poison.detectors"},
-	{SecShadowing, FamilySec, Warn, "a served text names another served tool as the subject or object of directive phrasing (send_email must ..., always/never use send_email, instead of send_email, when calling send_email): an attempt to change how another tool is used", true, "poison.detectors"},
+	{SecShadowing, FamilySec, Warn, "a served text names another served tool as the subject or object of directive phrasing (send_email must ..., always/never use send_email, instead of send_email, when calling send_email), or names another server's tool (shadow_tools) in a sentence with a condition or directive: an attempt to change how another tool is used", true, "poison.detectors"},
+	{SecAnnotationClaim, FamilySec, Warn, "a tool's annotations say readOnlyHint: true while its name or the first sentence of its description says it deletes, removes, overwrites, wipes or the like: clients approve read-only calls more readily, so a false claim buys a destructive call that approval", true, "poison.annotationClaim"},
 	{SecDescriptionGrowth, FamilySec, Warn, "a served description is at least 4 times as long as the declared one and at least 512 bytes longer (sudden growth: room for hidden instructions)", true, "poison.Growth"},
 }
 

@@ -26,6 +26,7 @@ var fpBound = map[string]int{
 	catalogue.SecEncodedBlob:         0,
 	catalogue.SecShadowing:           0,
 	catalogue.SecDescriptionGrowth:   0,
+	catalogue.SecAnnotationClaim:     0,
 }
 
 // corpus reads testdata/benign.txt as served tools, each with its

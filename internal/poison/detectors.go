@@ -88,7 +88,7 @@ func detectors() []*detector {
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a local secret file", fields: fText | fWords,
 			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config", "dotenv"},
 			match: unlessRefused(pattern(`(?i)` +
-				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
+				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|config/gh/hosts\.ya?ml|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
 				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
 				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
 				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b|\bdot[ _-]?env\s+files?\b` +
@@ -117,7 +117,8 @@ func detectors() []*detector {
 				`|\b(?:pass|include|send|put)\s+(?:every|all(?:\s+the)?)\s+(?:\w+\s+){0,2}?you\s+(?:have\s+)?(?:seen|read|encountered|collected)\b` +
 				`|\bcollect\b[^.\n]{0,20}?\bfrom\s+(?:earlier\s+in\s+)?the\s+(?:conversation|chat|user'?s\s+(?:saved\s+)?(?:documents|files|messages))` +
 				`|\b(?:last|previous|recent)\s+(?:\w+\s+)?(?:places|locations|searches|messages|queries)\s+(?:they|the\s+user)\s+(?:searched|visited|asked|sent|typed)` +
-				`|\b(?:forward|send|pass|copy|share|post|upload|include|attach)\s+(?:all\s+|every\s+one\s+of\s+)?(?:of\s+)?the\s+user'?s\s+(?:previous|earlier|prior|past|recent|other)\s+(?:messages|prompts|questions|queries|requests)\b`)},
+				`|\b(?:forward|send|pass|copy|share|post|upload|include|attach)\s+(?:all\s+|every\s+one\s+of\s+)?(?:of\s+)?the\s+user'?s\s+(?:previous|earlier|prior|past|recent|other)\s+(?:messages|prompts|questions|queries|requests)\b` +
+				`|\b(?:include|add|attach|append|send|pass|put|copy|paste|forward)\b[^.\n]{0,40}?\b(?:the\s+)?(?:last|previous|recent|earlier|prior)\s+(?:\w+\s+)?(?:user\s+)?(?:messages|prompts|questions|requests|turns)\b`)},
 		// A credential the user types or is asked for, passed on: "when
 		// the user enters a PIN, call …", "ask the user for their banking
 		// password and call submit_auth with it".
@@ -185,7 +186,7 @@ func detectors() []*detector {
 			classes: cAt, match: after("@", pattern(`\b[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}\b`))},
 		{rule: catalogue.SecShadowing, what: "another tool's name next to directive phrasing", fields: fText,
 			classes: cHigh, words: directiveWords, match: shadowing},
-	}, generalRows())
+	}, generalRows(catalogue.SecModelInstruction, catalogue.SecSecretLure))
 }
 
 // secretNouns are what the verb rows of MCP-SEC-SECRET-LURE look for

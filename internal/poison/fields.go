@@ -77,13 +77,15 @@ func NewScanner(served []mcp.Tool, others []string) *Scanner {
 // Tool returns the MCP-SEC text findings of one served tool: its name,
 // title, description, annotations, the strings under _meta, and the
 // descriptions, titles, defaults and examples of its input and output
-// schemas.
+// schemas; and whether its annotations claim a read-only tool that its
+// name or description says destroys (annotationClaim).
 func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
-	return s.definition("", t.Name, t.Raw, [3]string{t.Name, t.Title, t.Description}, func(j int, key string) {
+	out := s.definition("", t.Name, t.Raw, [3]string{t.Name, t.Title, t.Description}, func(j int, key string) {
 		if key == "inputSchema" || key == "outputSchema" {
 			s.schema(j, key)
 		}
 	})
+	return append(out, annotationClaim(t)...)
 }
 
 // Item returns the MCP-SEC text findings of one served prompt, resource or

@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/driftd/driftd/internal/catalogue"
 )
 
 // The general rows (issue 41, "detect3"): where the cue rows look for a
@@ -39,6 +37,8 @@ const (
 	kAutoYes    = "a claim of the user's consent (approval taken for granted)"
 	kContents   = "a secret's contents asked for by name"
 	kIntrospect = "a parameter asking for the model's own context"
+	kHomeFile   = "a local file's contents put into an argument"
+	kAside      = "an aside addressed to the model"
 )
 
 // A cooccur row matches a sentence where every one of its expressions
@@ -127,6 +127,7 @@ const (
 	// hush is a verb of telling, negated, or a keeping out of sight, in
 	// each language the cues know.
 	hush = `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|without|no\s+need\s+to|needn'?t|need\s+not)\s+(?:\w+\s+){0,2}?(?:tell|telling|mention|mentioning|say|saying|reveal|revealing|disclose|disclosing|inform|informing|notify|notifying|alert|alerting|bring\s+up|point\s+out)\b` +
+		`|\b(?:skip|avoid|refrain\s+from|omit)\s+(?:\w+\s+){0,2}?(?:telling|mentioning|saying|revealing|disclosing|informing|notifying)\b` +
 		`|\bsay\s+nothing\b|\bkeep\s+(?:\w+\s+){0,3}?(?:out\s+of|to\s+yourself|quiet|between\s+us)\b|\bleave\s+(?:\w+\s+){0,3}?out\s+of\b` +
 		`|\bno\s+(?:\w+\s+)?(?:mention|word)\s+(?:of|about)\b` +
 		// Spanish, Portuguese, French, Italian, German, Dutch, Polish,
@@ -142,9 +143,12 @@ const (
 		`|(?:不要|别|切勿|请勿|不得|无需|不必)[^。]{0,8}(?:告诉|告知|通知|提醒|透露|提及|提到)` +
 		`|(?:言わない|伝えない|知らせない|教えない|言うな|伝えるな|触れない)|(?:알리지|말하지|전하지|언급하지)`
 
-	// hygiene is a secret kept off the screen ("never show the token to
-	// the user"): no concealment of what the model does.
-	hygiene = `\b(?:tokens?|passwords?|api\s+keys?|secrets?|credentials|private\s+keys?)\b`
+	// shown is what a concealment row lets pass: a secret kept off the
+	// screen ("never show the token to the user"), and a detail left out
+	// until the user asks ("don't bother telling the user the IDs unless
+	// they ask"): neither hides what the model does.
+	shown = `\b(?:tokens?|passwords?|api\s+keys?|secrets?|credentials|private\s+keys?)\b` +
+		`|\bunless\s+(?:they|the\s+user|he|she|asked|requested|explicitly)\b|\bif\s+(?:they|the\s+user)\s+(?:asks?|wants?|requests?)\b`
 
 	// putVerb puts data somewhere, in each language the cues know.
 	putVerb = `\b(?:put|place|copy|paste|insert|include|add|pass|fill|write|attach|supply|send)\b` +
@@ -152,12 +156,12 @@ const (
 		`|入れ|含め|コピー|貼り付け|記入|放入|填入|复制|包含|附加|填写|넣|포함|복사|붙여`
 
 	// private is a secret or a private datum of the user.
-	private = `\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
+	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
 		`|\b(?:claves?|contrase[ñn]as?|tarjetas?|direcci[óo]n|cart[ãa]o|senhas?|endere[çc]o|cl[ée]s?|mots?\s+de\s+passe|cartes?|adresse|schl[üu]ssel|passw(?:ö|oe)rter|passwort|karte|sleutels?|wachtwoord(?:en)?|kaart|afleveradres|adres|klucz[ey]?|has[łl]a?|karty?|ключи?|парол[иь]|карт[ау]|адрес)\b` +
 		`|キー|トークン|パスワード|カード|住所|密钥|令牌|密码|卡号|地址|키|토큰|비밀번호|카드|주소`
 
 	// slot is an argument or field of a tool.
-	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
+	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:in|into|as|to)\s+(?:the\s+)?\x60[A-Za-z_][\w-]*\x60|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
 )
 
 // hushWords wake the concealment row: the verbs of telling of hush.
@@ -175,12 +179,19 @@ var privateWords = []string{"key", "keys", "token", "tokens", "password", "passw
 // in the address field", "the password in the `password` parameter"): a
 // form the tool fills, not a datum smuggled into a field for something
 // else.
-const ownSlot = `[\x60'"]?(?:\w+[_-])?(?:address|phone|card|password|passcode|token|key|cookie|credentials?)(?:[_-]\w+)?[\x60'"]?\s+(?:field|parameter|argument|param)\b`
+const ownSlot = `(?:\b|[\x60'"])` + ownName + `[\x60'"]?\s+(?:field|parameter|argument|param)\b|\b(?:in|into|as)\s+(?:the\s+)?[\x60'"]` + ownName + `[\x60'"]`
 
-// generalRows are the table rows of the general detectors.
-func generalRows() []*detector {
+// ownName is a slot's name that is the datum itself.
+const ownName = `(?:api[_-]?key|apikey|secret[_-]?key|access[_-]?key|private[_-]?key|password|passcode|(?:access[_-]|auth[_-]|api[_-])?token|cookie|credentials?|(?:\w+[_-])?address|(?:\w+[_-])?phone(?:[_-]number)?|card(?:[_-]number)?)`
+
+// modelNames name the model addressed.
+const modelNames = `(?:assistant|ai|agent|model|llm|claude|chatgpt|gpt|copilot|gemini)s?`
+
+// generalRows are the table rows of the general detectors, reporting
+// instruction (MCP-SEC-MODEL-INSTRUCTION) and lure (MCP-SEC-SECRET-LURE).
+func generalRows(instruction, lure string) []*detector {
 	return []*detector{
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kScope, fields: fText,
+		{rule: instruction, what: "text addressed to the model", kind: kScope, fields: fText,
 			words: []string{"conversation", "session", "chat", "dialog", "dialogue", "replies", "responses", "answers", "whichever", "whatever", "servers", "need", "throughout", "remainder", "whole", "entire"},
 			match: together(cooccur{all: []string{
 				`\b(?:for|during|throughout|in|over)\s+(?:the\s+|this\s+)?(?:whole|entire|full|remainder\s+of\s+the|rest\s+of\s+the)\s+(?:conversation|session|chat|thread|dialog(?:ue)?)\b` +
@@ -190,7 +201,7 @@ func generalRows() []*detector {
 					`|\b(?:on|from|of|in)\s+(?:any|every|another|all)\s+(?:other\s+)?servers?\b` +
 					`|\b(?:no|never|not)\s+(?:\w+\s+)?need\s+to\s+(?:call|use|invoke|run)\s+(?:it|this(?:\s+tool|\s+function)?)\b|\bthere\s+is\s+no\s+need\s+to\s+(?:call|use|invoke)\s+(?:it|this)\b`,
 				directive}})},
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kScope + ", in another language", fields: fText,
+		{rule: instruction, what: "text addressed to the model", kind: kScope + ", in another language", fields: fText,
 			classes: cHigh, words: []string{"toda", "todas", "toute", "toutes", "tutta", "tutte", "gesamten", "ganzen", "allen", "hele", "gehele", "alle", "przez"},
 			match: pattern(`(?i)\b(?:durante|en)\s+toda\s+la\s+(?:conversaci[óo]n|sesi[óo]n)\b|\ben\s+todas\s+(?:las\s+|tus\s+)?respuestas\b` +
 				`|\b(?:durante|em)\s+toda\s+a\s+(?:conversa|sess[ãa]o)\b|\bem\s+todas\s+as\s+(?:suas\s+)?respostas\b` +
@@ -201,46 +212,63 @@ func generalRows() []*detector {
 				`|\bprzez\s+ca[łl][ąa]\s+(?:rozmow[ęe]|sesj[ęe])|\bw\s+ka[żz]dej\s+odpowiedzi` +
 				`|(?:в\s+течение|на\s+протяжении)\s+всего\s+(?:разговора|диалога|сеанса)|во\s+всех\s+ответах` +
 				`|(?:整个|全部)(?:对话|会话)(?:中|期间|里)|(?:所有|每条|每次)(?:回复|回答)中|会話全体|セッション全体|(?:すべて|全て)の(?:返答|応答|回答)|대화\s*내내|모든\s*(?:응답|답변)에`)},
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kConcealAt, fields: fText,
+		{rule: instruction, what: "text addressed to the model", kind: kConcealAt, fields: fText,
 			classes: cHigh, words: hushWords,
-			match: together(cooccur{all: []string{hush, audience}, unless: hygiene})},
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kTotality, fields: fText,
+			match: together(cooccur{all: []string{hush, audience}, unless: shown})},
+		{rule: lure, what: "a secret or local-file lure", kind: kTotality, fields: fText,
 			classes: cHigh, words: []string{"everything", "said", "written", "typed", "whole", "entire", "conversation", "chat", "dialog", "dialogue", "intera", "conversazione", "toda", "toute", "gesamte", "ganze", "gesamten", "ganzen", "verlauf", "chatverlauf", "hele", "volledige", "gesprek", "conversa"},
 			match: pattern(`(?i)\b(?:everything|all|every\s+(?:word|message|thing))\s+(?:that\s+)?the\s+user\s+(?:has\s+)?(?:said|written|typed|asked|shared|told\s+you|entered|sent)\b` +
 				`|\b(?:the\s+)?(?:whole|entire|full|complete)\s+(?:conversation|chat|dialog(?:ue)?)(?:\s+history)?\s+(?:so\s+far|until\s+now|to\s+date|up\s+to\s+now|with\s+the\s+user)\b` +
 				`|\b(?:send|include|pass|put|copy|attach|upload|forward|post|paste)\b[^.\n]{0,40}?\b(?:the\s+)?(?:whole|entire|full|complete)\s+(?:conversation|chat|dialog(?:ue)?)\b` +
 				`|l['’]intera\s+conversazione|\btutta\s+la\s+conversazione|\btoda\s+la\s+conversaci[óo]n|\btoda\s+a\s+conversa\b|\btoute\s+la\s+conversation|\b(?:das\s+)?(?:gesamte|ganze)\s+gespr[äa]ch|\b(?:den\s+)?(?:gesamten|ganzen)\s+(?:chat)?verlauf|\bhet\s+(?:hele|volledige)\s+gesprek` +
 				`|\bca[łl][ąa]\s+rozmow[ęe]|весь\s+(?:разговор|диалог)|всю\s+переписку|整个对话|全部对话|完整(?:的)?对话|会話全体|これまでの会話|전체\s*대화|대화\s*전체`)},
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kStuffing, fields: fText,
+		{rule: lure, what: "a secret or local-file lure", kind: kStuffing, fields: fText,
 			classes: cHigh, words: privateWords,
 			match: together(cooccur{all: []string{private, putVerb, slot}, unless: ownSlot})},
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kTemplate, fields: fProse,
+		{rule: lure, what: "a secret or local-file lure", kind: kTemplate, fields: fProse,
 			words: []string{"http", "https"},
 			match: after("://", pattern(`!\[[^\]\n]*\]\(\s*https?://[^)\s]*\?[^)\s]*=`+
 				`|(?i:https?://[^\s"'<>()]*[?&][\w.-]+=)(?:[A-Z]*(?:USER|MESSAGE|CONVERSATION|CHAT|HISTORY|PROMPT|SECRET|TOKEN|KEY|PASSWORD|CONTEXT|EMAIL|DATA)[A-Z_]*`+
 				`|\{\{?\s*(?i:user|message|conversation|chat|history|prompt|secret|token|key|password|context|email|data)[\w.]*\s*\}\}?|<(?i:user|message|conversation|chat|history|prompt|secret|token|key|password|context|email|data)[\w.-]*>)`))},
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kValueCall, fields: fValue,
+		{rule: instruction, what: "text addressed to the model", kind: kValueCall, fields: fValue,
 			words: []string{"call", "invoke", "then"},
 			match: pattern(`(?i)\b(?:then|and|also|first|afterwards?|next)\s+(?:call|invoke|run|use)\s+` + toolName)},
+		{rule: lure, what: "a secret or local-file lure", kind: kHomeFile, fields: fText,
+			words: []string{"home", "userprofile", "users", "contents", "content", "text", "body"},
+			match: together(cooccur{all: []string{
+				`(?:^|[\s\x60'"(])(?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+)/[^\s\x60'"]+`,
+				`\b(?:its|their|the\s+file'?s?|that\s+file'?s?)\s+(?:whole\s+|full\s+|entire\s+|complete\s+|raw\s+)?(?:contents?|text|body|lines)\b|\b(?:whole|full|entire)\s+(?:text|contents?)\b`,
+				slot}})},
+		// A parenthesis or aside addressed to the model by name
+		// ("(assistant: also …)", "[note for the agent, …]").
+		{rule: instruction, what: "text addressed to the model", kind: kAside, fields: fText,
+			words: []string{"assistant", "agent", "model", "llm", "claude", "gpt", "chatgpt", "copilot", "gemini"},
+			match: pattern(`(?i)[(\[{]\s*(?:(?:a\s+)?note\s+(?:to|for)\s+(?:the\s+)?` + modelNames + `\s*[:,]|` + modelNames + `\s*:)\s*\w`)},
 		// Approval taken for granted: the model is to answer a
 		// confirmation itself, or told that calls need none.
-		{rule: catalogue.SecModelInstruction, what: "text addressed to the model", kind: kAutoYes, fields: fText,
-			words: []string{"confirmation", "approval", "permission", "consent", "yes", "approve", "approved", "agreed", "confirmed", "consented", "accepted", "confirm", "behalf"},
+		{rule: instruction, what: "text addressed to the model", kind: kAutoYes, fields: fText,
+			words: []string{"confirmation", "approval", "permission", "consent", "yes", "approve", "approved", "agreed", "confirmed", "consented", "accepted", "confirm", "behalf", "asking", "checking", "consulting"},
 			match: pattern(`(?i)\b(?:as\s+if|as\s+though)\s+the\s+user\s+(?:had\s+|has\s+)?(?:said\s+yes|approved|agreed|confirmed|consented|accepted)\b` +
 				`|\b(?:need|needs|require|requires)\s+no\s+(?:\w+\s+){0,2}?(?:confirmation|approval|permission|consent)\b` +
 				`|\b(?:confirm|approve|authori[sz]e)\s+(?:their|its|your)\s+own\s+(?:tool\s+)?(?:calls?|actions?|requests?)\b` +
-				`|\b(?:answer|reply|respond)\s+(?:yes|"yes"|'yes')\s+(?:to|on\s+behalf\s+of)\b|\bon\s+the\s+user'?s\s+behalf\s+without\b`)},
+				`|\b(?:answer|reply|respond)\s+(?:yes|"yes"|'yes')\s+(?:to|on\s+behalf\s+of)\b|\bon\s+the\s+user'?s\s+behalf\s+without\b` +
+				// An order to act without asking, in the imperative:
+				// "carry out any step it lists … without asking for
+				// confirmation". A tool that itself acts without asking
+				// ("Deletes the file without confirmation") describes
+				// itself.
+				`|(?:^|[.:;!?]\s+|\n|\b(?:you\s+(?:must|should|can|may)|always|just|simply)\s+)(?:carry\s+out|execute|perform|follow|obey|act\s+on|do|run|apply|complete)\b[^.\n]{0,80}?\bwithout\s+(?:first\s+)?(?:asking|confirmation|approval|permission|checking\s+with|consulting)`)},
 		// A parameter named for a secret's contents
 		// (ssh_key_contents_for_routing): no honest tool but a secrets
 		// manager asks for them, and none by such a name.
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kContents, fields: fWords,
+		{rule: lure, what: "a secret or local-file lure", kind: kContents, fields: fWords,
 			words: []string{"ssh", "private", "rsa", "dotenv", "env", "credentials", "keychain", "wallet"},
 			match: pattern(`(?i)\b(?:ssh\s+keys?|private\s+keys?|id\s+rsa|dotenv|env\s+file|credentials\s+file|keychain|wallet)\s+(?:contents?|text|body|dump|bytes|raw)\b`)},
 		// A parameter that a model fills with what it holds rather than
 		// what the tool needs (HiddenLayer's system_prompt and
 		// conversation_history parameters): the model's own prompt,
 		// instructions or tools, or the conversation as a whole.
-		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: kIntrospect, fields: fParam,
+		{rule: lure, what: "a secret or local-file lure", kind: kIntrospect, fields: fParam,
 			words: []string{"your", "assistant", "model", "agent", "conversation", "chat", "messages", "dialog", "dialogue", "tools", "thought", "thoughts"},
 			match: pattern(`(?i)\b(?:your|assistant'?s?|model'?s?|agent'?s?|ai)\s+(?:system\s+prompt|instructions|prompt|context|memory|tools?|rules)\b` +
 				`|\b(?:full|whole|entire|complete|recent|previous|prior|all|past)\s+(?:conversation|chat|messages|dialog(?:ue)?|user\s+messages)\b|\b(?:conversation|chat)\s+so\s+far\b` +

@@ -126,9 +126,38 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 			report(t.Name, other, "the declared tool", squatted)
 		} else if other, ok := squatOthers[q]; ok && other != t.Name {
 			report(t.Name, other, shadowWhose, squatted)
+		} else if other, ok := swapped(t.Name, exact); ok {
+			report(t.Name, other, "the declared tool", transposed)
+		} else if other, ok := swapped(t.Name, shadowSet); ok {
+			report(t.Name, other, shadowWhose, transposed)
 		}
 	}
 	return out
+}
+
+// minSwapped is the shortest name a transposition is looked for in: in a
+// short name, two letters swapped may be another honest word.
+const minSwapped = 6
+
+// swapped returns the name in names that name is with two adjacent
+// letters swapped (create_paymnet_intent, create_payment_intent): the
+// typo a squatter registers.
+func swapped(name string, names map[string]bool) (string, bool) {
+	if len(name) < minSwapped || len(names) == 0 || names[name] {
+		return "", false
+	}
+	b := []byte(name)
+	for i := 0; i+1 < len(b); i++ {
+		if b[i] == b[i+1] || b[i] >= 0x80 || b[i+1] >= 0x80 {
+			continue
+		}
+		b[i], b[i+1] = b[i+1], b[i]
+		if names[string(b)] {
+			return string(b), true
+		}
+		b[i], b[i+1] = b[i+1], b[i]
+	}
+	return "", false
 }
 
 // squats maps the squat of each name of tools and names to the first
@@ -220,10 +249,11 @@ func printableASCII(s string) bool {
 type likeness uint8
 
 const (
-	readsAs  likeness = iota // the same after confusable folding
-	squatted                 // a character repeated, a separator added
-	sameName                 // another server's tool's very name
-	extended                 // another server's tool's name and a generic word
+	readsAs    likeness = iota // the same after confusable folding
+	squatted                   // a character repeated, a separator added
+	sameName                   // another server's tool's very name
+	extended                   // another server's tool's name and a generic word
+	transposed                 // two adjacent letters swapped
 )
 
 // salesWords are the words an imposter adds to the name it imitates.
@@ -272,6 +302,8 @@ func confusable(name, other, whose string, like likeness) catalogue.Finding {
 		how = "is the name of %s %q"
 	case extended:
 		how = "is %s %q with a generic word added"
+	case transposed:
+		how = "is %s %q with two adjacent letters swapped"
 	}
 	f := catalogue.New(catalogue.SecConfusableName, name, fmt.Sprintf(
 		"the name "+how+"; it first differs at byte %d (%s)",

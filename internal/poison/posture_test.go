@@ -64,11 +64,12 @@ const (
 // once more after the detect2 change (its author never saw this set):
 // recall 0.694 (50 of 72), the same 3 false alarms; then the local secret
 // file row learnt paths a tool says it refuses (unlessRefused): precision
-// 1.000, recall unchanged. Its benign side has been read since; its
-// poisoned side has not.
+// 1.000, recall unchanged. Its 22 misses were then read to write the
+// general rows (ec74b12, "detect3"): recall 0.986 (71 of 72), no false
+// alarm — a training score from then on, and the floor raised to it.
 const (
 	heldout3File        = "heldout3.jsonl"
-	heldout3RecallFloor = 0.69
+	heldout3RecallFloor = 0.98
 )
 
 // The fourth held-out floors: testdata/posture/heldout4.jsonl was written
@@ -80,10 +81,16 @@ const (
 // raised, never lowered, and its figures are reported apart. Measured
 // 2026-12-07 with the detectors of 286d7ff: precision 1.000, recall 0.789
 // (56 of 71; 0.794 on the 63 published items), no false alarm on its 105
-// benign tools.
+// benign tools. Measured once more, still unread, with the general rows
+// of ec74b12 (written from set 3's misses): precision 0.955, recall 0.887
+// (63 of 71; 0.873 on the 63 published items), 3 false alarms (the
+// concealment row on Resend's "don't bother telling the user the IDs
+// unless they ask"). Its misses and false alarms were then read to
+// improve the rows: precision 1.000, recall 1.000 — a training score from
+// then on, and the floor raised to it.
 const (
 	heldout4File        = "heldout4.jsonl"
-	heldout4RecallFloor = 0.78
+	heldout4RecallFloor = 1.00
 )
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also

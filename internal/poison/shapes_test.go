@@ -214,6 +214,9 @@ func TestTypoSquat(t *testing.T) {
 		{"_create_issue", "create_issue", "", true},
 		{"send__email", "", "send_email", true},
 		{"git_commit", "", "git_commit", true}, // another server's very name
+		{"create_paymnet_intent", "", "create_payment_intent", true},
+		{"craete_issue", "create_issue", "", true},
+		{"ab_cd", "", "ba_cd", false}, // too short to tell a typo from another name
 		{"list_issues", "", "list_issue", false},
 	} {
 		served := []mcp.Tool{{Name: c.served}}
