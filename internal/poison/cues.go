@@ -280,6 +280,20 @@ var cues = []cue{
 	// Korean.
 	{kConceal, "Korean", cHigh, nil,
 		`사용자(?:에게)?\s*(?:는\s*)?(?:알리지|말하지|전하지)\s*(?:마세요|말\s*것|마)`},
+	// Turkish, Vietnamese, Indonesian, Arabic and Hindi: the override
+	// and the concealment, each as a native writer phrases it.
+	{kOverride, "Turkish, Vietnamese, Indonesian, Arabic or Hindi", cHigh, []string{"abaikan", "lupakan", "instruksi", "perintah"},
+		`(?:^|[\s,.;:(])[öo]nceki\s+(?:t[üu]m\s+)?(?:talimatlar[ıi]|kurallar[ıi])\s+(?:yok\s+say|g[öo]rmezden\s+gel|unut)` +
+			`|(?:^|[\s,.;:(])b[ỏo]\s+qua\s+(?:t[ấa]t\s+c[ảa]\s+)?(?:c[áa]c\s+|m[ọo]i\s+)?(?:h[ưu][ớo]ng\s+d[ẫa]n|ch[ỉi]\s+d[ẫa]n|ch[ỉi]\s+th[ịi])\s+(?:tr[ưu][ớo]c\s+(?:đ[óo]|kia)|tr[ưu][ớo]c|[ởo]\s+tr[êe]n)` +
+			`|\b(?:abaikan|lupakan)\s+(?:semua\s+|seluruh\s+)?(?:instruksi|perintah|petunjuk|aturan)\s+(?:sebelumnya|di\s+atas|terdahulu)` +
+			`|(?:تجاهل|انس)\s+(?:جميع\s+|كل\s+)?(?:التعليمات|الإرشادات|الأوامر)\s+(?:السابقة|أعلاه)` +
+			`|(?:पिछले|पहले\s+के|ऊपर\s+के)\s+(?:सभी\s+)?(?:निर्देशों|आदेशों)\s+को\s+(?:अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल)`},
+	{kConceal, "Turkish, Vietnamese, Indonesian, Arabic or Hindi", cHigh, []string{"jangan", "tanpa", "pengguna"},
+		`kullan[ıi]c[ıi](?:ya|dan)?\s+(?:bundan\s+|bu\s+konuda\s+|hi[çc]bir\s+şey\s+)?(?:söyleme|bahsetme|haber\s+verme|söylemeyin|bahsetmeyin)` +
+			`|(?:^|[\s,.;:(])(?:kh[ôo]ng\s+(?:đ[ưu][ợo]c\s+)?|đ[ừu]ng\s+)(?:n[óo]i|cho\s+bi[ếe]t|th[ôo]ng\s+b[áa]o|đ[ềe]\s+c[ậa]p|ti[ếe]t\s+l[ộo])[^.\n]{0,30}?ng[ưu][ờo]i\s+d[ùu]ng` +
+			`|\b(?:jangan|tanpa)\s+(?:pernah\s+)?(?:beri\s+tahu|memberi\s+tahu|memberitahu|beritahu|sebutkan|menyebutkan|katakan|mengatakan)\b[^.\n]{0,30}?\bpengguna\b` +
+			`|(?:لا|دون)\s+(?:تخبر|تذكر|تُعلم|تعلم|إخبار|إعلام)\s+(?:ال)?مستخدم` +
+			`|उपयोगकर्ता\s+को\s+(?:इसके\s+बारे\s+में\s+|यह\s+)?(?:मत|न|ना)\s+(?:बताएं|बताओ|बताना|बताएँ)|उपयोगकर्ता\s+को\s+बताए\s+बिना`},
 }
 
 // cueRows returns the table rows of MCP-SEC-MODEL-INSTRUCTION: one per

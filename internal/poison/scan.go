@@ -253,7 +253,11 @@ func isInvisible(r rune) bool {
 		// joiner, the Arabic letter mark, the Hangul and Khmer fillers
 		// and the interlinear annotation marks.
 		r == 0x00AD, r == 0x034F, r == 0x061C, r == 0x115F, r == 0x1160, r == 0x17B4, r == 0x17B5,
-		r == 0x3164, r == 0xFFA0, r >= 0xFFF9 && r <= 0xFFFB:
+		r == 0x3164, r == 0xFFA0, r >= 0xFFF9 && r <= 0xFFFB,
+		// The supplementary variation selectors: beside a CJK ideograph
+		// they pick a glyph; strung after an emoji they carry a byte each
+		// ("emoji smuggling").
+		r >= 0xE0100 && r <= 0xE01EF:
 		return true
 	}
 	return false
