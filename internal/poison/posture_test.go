@@ -93,6 +93,28 @@ const (
 	heldout4RecallFloor = 1.00
 )
 
+// The fifth held-out floors: testdata/posture/heldout5.jsonl was written
+// blind, like the fourth, by a helper who read neither the detectors,
+// nor their description in docs/security.md, nor the texts of the other
+// sets, while the detectors were being changed elsewhere; it is measured
+// once with the detectors of the day and never tuned on.
+// heldout5RecallFloor is what they reached on it then, rounded down; it is
+// raised, never lowered, and its figures are reported apart. Measured
+// 2026-12-07 with the detectors of 046b99b: precision 0.967, recall 0.784
+// (58 of 74; 0.800 on the 60 published items, 0.714 on the 14 derived),
+// 2 false alarms on its 162 benign tools (airtable/list_tables,
+// MCP-SEC-MODEL-INSTRUCTION; monday/check_template_status,
+// MCP-SEC-SHADOWING). Its precision is below minPrecision, so until a
+// detector change clears those false alarms the set's precision is
+// reported, not enforced (heldout5PrecisionReported); the floor itself is
+// not relaxed, and whoever clears them sets heldout5PrecisionReported to
+// false in the same change.
+const (
+	heldout5File              = "heldout5.jsonl"
+	heldout5RecallFloor       = 0.78
+	heldout5PrecisionReported = true
+)
+
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
 var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
@@ -135,17 +157,17 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the four held-out sets, heldout.jsonl,
-// heldout2.jsonl, heldout3.jsonl and heldout4.jsonl. Each line is checked: a known label, a kind, a source
+// driftd-written) and the five held-out sets, heldout.jsonl,
+// heldout2.jsonl, heldout3.jsonl, heldout4.jsonl and heldout5.jsonl. Each line is checked: a known label, a kind, a source
 // and a licence, an id unique across all sets, a derived item's original
 // present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4 []*postureItem) {
+func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found, found2, found3, found4 := false, false, false, false
+	found, found2, found3, found4, found5 := false, false, false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
 		switch filepath.Base(name) {
@@ -157,6 +179,8 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 			heldout3, found3 = its, true
 		case heldout4File:
 			heldout4, found4 = its, true
+		case heldout5File:
+			heldout5, found5 = its, true
 		default:
 			training = append(training, its...)
 		}
@@ -173,17 +197,21 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	if !found4 {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldout4File)
 	}
+	if !found5 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout5File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
 	checkDerived(tb, heldout2)
 	checkDerived(tb, heldout3)
 	checkDerived(tb, heldout4)
+	checkDerived(tb, heldout5)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2, heldout3, heldout4
+	return training, heldout, heldout2, heldout3, heldout4, heldout5
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -340,25 +368,32 @@ func ratio(a, b int) float64 {
 // alarms by id, never by text, and fails below the floors. It then does the
 // same, apart, on each held-out set: the training figures are partly a
 // training score; so, since their misses were read to improve the
-// detectors, are the first and second held-out sets'; the third's and the
-// fourth's are not.
+// detectors, are the first and second held-out sets'; the third's, the
+// fourth's and the fifth's are not.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2, heldout3, heldout4 := postureSets(t)
+	training, heldout, heldout2, heldout3, heldout4, heldout5 := postureSets(t)
 	var out strings.Builder
 	for _, set := range []struct {
 		name        string
 		items       []*postureItem
 		least       postureMinima
 		recallFloor float64
+		// precisionReported: a precision below minPrecision is logged,
+		// not failed (heldout5PrecisionReported).
+		precisionReported bool
 	}{
-		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor},
-		{"held-out set (" + heldoutFile + ")", heldout, postureMinima{50, 8, 100, 10}, heldoutRecallFloor},
-		{"held-out set 2 (" + heldout2File + ")", heldout2, postureMinima{60, 8, 100, 10}, heldout2RecallFloor},
-		{"held-out set 3 (" + heldout3File + ")", heldout3, postureMinima{60, 8, 100, 10}, heldout3RecallFloor},
-		{"held-out set 4 (" + heldout4File + ")", heldout4, postureMinima{60, 20, 100, 10}, heldout4RecallFloor},
+		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor, false},
+		{"held-out set (" + heldoutFile + ")", heldout, postureMinima{50, 8, 100, 10}, heldoutRecallFloor, false},
+		{"held-out set 2 (" + heldout2File + ")", heldout2, postureMinima{60, 8, 100, 10}, heldout2RecallFloor, false},
+		{"held-out set 3 (" + heldout3File + ")", heldout3, postureMinima{60, 8, 100, 10}, heldout3RecallFloor, false},
+		{"held-out set 4 (" + heldout4File + ")", heldout4, postureMinima{60, 20, 100, 10}, heldout4RecallFloor, false},
+		{"held-out set 5 (" + heldout5File + ")", heldout5, postureMinima{60, 20, 100, 10}, heldout5RecallFloor, heldout5PrecisionReported},
 	} {
 		p, r := postureReport(t, &out, set.name, set.items, set.least)
-		if p < minPrecision {
+		switch {
+		case p < minPrecision && set.precisionReported:
+			t.Logf("%s: precision %.3f is below %.2f (reported, not enforced; see heldout5PrecisionReported)", set.name, p, minPrecision)
+		case p < minPrecision:
 			t.Errorf("%s: precision %.3f is below %.2f", set.name, p, minPrecision)
 		}
 		if r < set.recallFloor {
