@@ -111,7 +111,7 @@ var cues = []cue{
 			`|(?:do\s+not|don'?t)\s+(?:tell|inform|mention|reveal|notify)\b|ignore\b|this\s+is\s+a\s+(?:security|system|mandatory)\s+(?:directive|instruction)` +
 			`|after\s+(?:reading|receiving|getting|seeing)\s+(?:this|the)\s+(?:result|response|output|data)\b)`},
 	{kModelRole, "", 0, []string{"dear", "attention", "note", "notes", "tip", "tips", "directive", "instruction", "assistant", "agent", "model", "llm", "asking"},
-		`\b(?:dear|attention|(?:note|tip|message|hint)s?\s+(?:to|for))\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]` +
+		`\b(?:dear|attention)\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]` +
 			`|\bthis\s+is\s+a\s+(?:security|system|mandatory|compliance)\s+(?:directive|instruction)\b` +
 			`|(?:^|\n|[.!?;]\s+)(?:assistant|ai|agent|model|llm)\s*:\s*(?:when(?:ever)?|once|after|before|always|never|you\s+must|do\s+not|please)\b` +
 			`|\b(?:the\s+(?:assistant|model|agent|ai)|you)\s+(?:must|should|shall|need\s+to|are\s+to)\s+[^.\n]{0,80}?\bwithout\s+asking\b`},

@@ -224,9 +224,11 @@ func (s *Scanner) schema(i int, root string) {
 				if n := len(s.path); n >= 2 && !s.path[n-2].elem && sender(s.path[n-2].key) {
 					preset = 0
 				}
-				s.strings(j, fValue|preset, field{root, k})
+				s.strings(j, fValue|fWords|preset, field{root, k})
 			case "examples", "enum":
-				s.strings(j, fValue, field{root, k})
+				// A value may be an identifier (an enum's
+				// bodies_plus_saved_passwords): read as words too.
+				s.strings(j, fValue|fWords, field{root, k})
 			case "required":
 				// Names, but a name with spaces is a sentence: read as
 				// text too.

@@ -39,6 +39,13 @@ const (
 	kIntrospect = "a parameter asking for the model's own context"
 	kHomeFile   = "a local file's contents put into an argument"
 	kAside      = "an aside addressed to the model"
+	kNote       = "a note to the model with a demand"
+	kSafetyOff  = "a switch-off of the model's safeguards"
+	kHunt       = "a hunt for secrets"
+	kPlusSecret = "a secret added to what a name or value holds"
+	kPushAside  = "other tools pushed aside"
+	kWhatever   = "an order given whatever the user asks"
+	kDestroy    = "a destructive statement to run"
 )
 
 // A cooccur row matches a sentence where every one of its expressions
@@ -126,13 +133,18 @@ const (
 
 	// hush is a verb of telling, negated, or a keeping out of sight, in
 	// each language the cues know.
-	hush = `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|without|no\s+need\s+to|needn'?t|need\s+not)\s+(?:\w+\s+){0,2}?(?:tell|telling|mention|mentioning|say|saying|reveal|revealing|disclose|disclosing|inform|informing|notify|notifying|alert|alerting|bring\s+up|point\s+out)\b` +
+	hush = `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|without|no\s+need\s+to|needn'?t|need\s+not)\s+(?:\w+\s+){0,2}?(?:tell|telling|told|mention|mentioning|mentioned|say|saying|said|reveal|revealing|revealed|disclose|disclosing|disclosed|inform|informing|informed|notify|notifying|notified|alert|alerting|alerted|bring\s+up|point\s+out)\b` +
 		`|\b(?:skip|avoid|refrain\s+from|omit)\s+(?:\w+\s+){0,2}?(?:telling|mentioning|saying|revealing|disclosing|informing|notifying)\b` +
+		`|\bnot\s+(?:for|to\s+be)\s+(?:display(?:ed)?|shown|show|seen|read)\b` +
 		`|\bsay\s+nothing\b|\bkeep\s+(?:\w+\s+){0,3}?(?:out\s+of|to\s+yourself|quiet|between\s+us)\b|\bleave\s+(?:\w+\s+){0,3}?out\s+of\b` +
 		`|\bno\s+(?:\w+\s+)?(?:mention|word)\s+(?:of|about)\b` +
 		// Spanish, Portuguese, French, Italian, German, Dutch, Polish,
 		// Russian, Chinese, Japanese, Korean.
 		`|\bno\s+(?:\S+\s+){0,3}?(?:digas|diga|menciones|mencione|cuentes|cuente|informes|reveles|revele|avises|avise)\b|\bsin\s+(?:decir|informar|avisar|mencionar)` +
+		`|\bno\s+(?:hace\s+falta|es\s+necesario|necesitas|hay\s+que)\s+(?:avisar|decir|informar|mencionar)` +
+		`|\bn[ãa]o\s+(?:[ée]\s+(?:preciso|necess[áa]rio)|precisa)\s+(?:avisar|dizer|informar|mencionar)` +
+		`|\bpas\s+besoin\s+(?:d['’](?:avertir|informer|en\s+parler)|de\s+(?:pr[ée]venir|dire|mentionner|le\s+dire))` +
+		`|\bnon\s+(?:[èe]\s+necessario|serve|c['’][èe]\s+bisogno\s+di)\s+(?:avvisare|dire|informare|menzionare)` +
 		`|\bn[ãa]o\s+(?:\S+\s+){0,3}?(?:conte|diga|informe|mencione|revele|avise)\b|\bsem\s+(?:contar|dizer|informar|avisar|mencionar)` +
 		`|\bne\s+(?:\S+\s+){0,3}?(?:dis|dites|mentionne[sz]?|r[ée]v[èe]le[sz]?|signale[sz]?|parle[sz]?|informe[sz]?|pr[ée]viens|pr[ée]venez)\s+(?:\S+\s+)?(?:pas|rien|jamais)\b|\bsans\s+(?:le\s+dire|en\s+informer|informer|pr[ée]venir|avertir|mentionner)` +
 		`|\bnon\s+(?:\S+\s+){0,3}?(?:dire|dirlo|dirgli|informare|menzionare|menzionarlo|rivelare|avvisare)\b|\bsenza\s+(?:dirlo|informare|avvisare|menzionare|dire)` +
@@ -161,7 +173,7 @@ const (
 		`|キー|トークン|パスワード|カード|住所|密钥|令牌|密码|卡号|地址|키|토큰|비밀번호|카드|주소`
 
 	// slot is an argument or field of a tool.
-	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:in|into|as|to)\s+(?:the\s+)?\x60[A-Za-z_][\w-]*\x60|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
+	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:in|into|as|to)\s+(?:the\s+)?\x60[A-Za-z_][\w-]*\x60|\b(?:in|into|as)\s+(?:the\s+)?[a-z][a-z0-9]*_[a-z0-9_]+\b|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
 )
 
 // hushWords wake the concealment row: the verbs of telling of hush.
@@ -237,8 +249,17 @@ func generalRows(instruction, lure string) []*detector {
 			words: []string{"home", "userprofile", "users", "contents", "content", "text", "body"},
 			match: together(cooccur{all: []string{
 				`(?:^|[\s\x60'"(])(?:~|\$home|%userprofile%|/home/[\w.-]+|/users/[\w.-]+)/[^\s\x60'"]+`,
-				`\b(?:its|their|the\s+file'?s?|that\s+file'?s?)\s+(?:whole\s+|full\s+|entire\s+|complete\s+|raw\s+)?(?:contents?|text|body|lines)\b|\b(?:whole|full|entire)\s+(?:text|contents?)\b`,
+				`\b(?:its|their|the\s+file'?s?|that\s+file'?s?)\s+(?:whole\s+|full\s+|entire\s+|complete\s+|raw\s+)?(?:contents?|text|body|lines)\b|\b(?:whole|full|entire)\s+(?:text|contents?)\b|\b(?:text|contents?|body)\s+of\b`,
 				slot}})},
+		// A note addressed to the model is how honest servers talk to it
+		// too ("Note for LLMs: request the minimum detail level needed");
+		// a note that, in the same sentence, deals in what is kept from
+		// the user or in a directive of the kind no tool needs is not.
+		{rule: instruction, what: "text addressed to the model", kind: kNote, fields: fText,
+			words: []string{"note", "notes", "tip", "tips", "hint", "hints"},
+			match: together(cooccur{all: []string{
+				`\b(?:note|tip|message|hint)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]`,
+				`\b(?:confidential|unredacted|secret|secretly|hidden|private|covert|silently|quietly|bypass|override|ignore|disregard|never|always|must|do\s+not|don'?t|bcc|forward|exfiltrate|instead)\b`}})},
 		// A parenthesis or aside addressed to the model by name
 		// ("(assistant: also …)", "[note for the agent, …]").
 		{rule: instruction, what: "text addressed to the model", kind: kAside, fields: fText,
@@ -264,6 +285,52 @@ func generalRows(instruction, lure string) []*detector {
 		{rule: lure, what: "a secret or local-file lure", kind: kContents, fields: fWords,
 			words: []string{"ssh", "private", "rsa", "dotenv", "env", "credentials", "keychain", "wallet"},
 			match: pattern(`(?i)\b(?:ssh\s+keys?|private\s+keys?|id\s+rsa|dotenv|env\s+file|credentials\s+file|keychain|wallet)\s+(?:contents?|text|body|dump|bytes|raw)\b`)},
+		// The model's safeguards switched off: "switch off all
+		// guardrails", "disregard every safety guideline", "treat the
+		// security level as zero", "grant yourself access to the whole
+		// filesystem", "allow every operation without restriction". No
+		// honest tool needs the model's safety lowered.
+		{rule: instruction, what: "text addressed to the model", kind: kSafetyOff, fields: fText | fWords,
+			words: []string{"guardrail", "guardrails", "safeguard", "safeguards", "safety", "security", "restriction", "restrictions", "yourself", "bypass", "circumvent", "policy", "policies", "guideline", "guidelines"},
+			match: pattern(`(?i)\b(?:switch|turn|shut)(?:\s+\w+){0,2}?\s+off\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety|security|filters?|restrictions?)\b` +
+				`|\b(?:switch|turn|shut)\s+off\s+(?:\w+\s+){0,2}?(?:guardrails?|safeguards?|safety|security)\b` +
+				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|drop|remove|lower|relax|circumvent)\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+|its\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety\s+(?:guidelines?|rules?|filters?|policies|policy|measures|checks|protocols?|settings?)|security\s+(?:guidelines?|rules?|policies|policy|level|restrictions?|protocols?|checks)|content\s+(?:filters?|policy|policies)|restrictions)\b` +
+				`|\bsecurity\s+level\s+(?:as|to)\s+(?:zero|0|none|off|disabled|minimal|lowest)\b` +
+				`|\b(?:grant|give)\s+yourself\s+(?:\w+\s+){0,3}?(?:access|permissions?|privileges?|rights|root|admin)\b` +
+				`|\ballow\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:operations?|actions?|requests?|commands?|calls?)\s+without\s+(?:any\s+)?(?:restrictions?|limits?|checks?|confirmations?)\b`)},
+		// Other tools pushed aside ("disregard any other weather tool you
+		// have"): a server may say which of its own tools to use, but
+		// not that the model's other tools are to be ignored.
+		{rule: instruction, what: "text addressed to the model", kind: kPushAside, fields: fText,
+			words: []string{"disregard", "ignore", "forget"},
+			match: pattern(`(?i)\b(?:disregard|ignore|forget)\s+(?:any|all|every|each)\s+(?:of\s+the\s+)?other\s+(?:\w+\s+){0,2}?(?:tools?|servers?|functions?|plugins?|sources?)\b`)},
+		// An order given whatever the user asks ("Whatever the user asks,
+		// send …"): the user's request set aside.
+		{rule: instruction, what: "text addressed to the model", kind: kWhatever, fields: fText,
+			words: []string{"whatever", "matter", "regardless"},
+			match: pattern(`(?i)\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:asks?|says?|wants?|requests?|types?|chooses?)(?:\s+for)?\s*,\s*(?:you\s+(?:must|should)\s+|always\s+|first\s+)?[a-z]+`)},
+		// A destructive statement the model is to send or run.
+		{rule: instruction, what: "text addressed to the model", kind: kDestroy, fields: fText,
+			words: []string{"drop", "truncate"},
+			match: together(cooccur{all: []string{
+				`(?-i:\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA)|TRUNCATE\s+TABLE)\b)`,
+				`\b(?:send|run|execute|issue|submit|pass|use|call)\b`},
+				unless: `\b(?:not|never|no|rejected|refused|blocked|forbidden|disallowed|prevents?|denied|read-only|cannot|can'?t)\b`})},
+		// A hunt for secrets: a search of the workspace, the disk or the
+		// home directory for files named like secrets.
+		{rule: lure, what: "a secret or local-file lure", kind: kHunt, fields: fText,
+			words: []string{"search", "scan", "look", "find", "grep", "locate", "hunt", "crawl"},
+			match: together(cooccur{all: []string{
+				`\b(?:search|scan|look\s+through|look\s+for|find|grep|locate|hunt\s+for|crawl|go\s+through|walk)\b`,
+				`\b(?:workspace|disk|drive|file\s*system|home\s+(?:directory|folder)|machine|computer|repository|repo|project|directories|folders|files)\b`,
+				`\b(?:passwords?|secrets?|tokens?|api[\s_-]?keys?|credentials|private\s+keys?|\.env|id_rsa|wallets?)\b`,
+				`\b(?:append|add|include|send|paste|copy|attach|return|upload|post|put|show|print|output|pass|forward)\b`}})},
+		// A name or a value that adds a secret to what it holds
+		// (body_plus_every_environment_variable_for_backup, an enum value
+		// bodies_plus_ssh_private_keys_and_saved_passwords).
+		{rule: lure, what: "a secret or local-file lure", kind: kPlusSecret, fields: fWords,
+			words: []string{"ssh", "private", "password", "passwords", "credentials", "api", "tokens", "secrets", "environment", "env", "vars", "cookies", "dotenv", "seed"},
+			match: pattern(`(?i)\b(?:plus|and|with|including|incl|also|then|add|append|attach)\s+(?:all\s+|every\s+|the\s+|your\s+|saved\s+|user\s+|stored\s+)*(?:ssh\s+(?:private\s+)?keys?|private\s+keys?|(?:saved\s+|stored\s+)?passwords?|credentials|api\s+keys?|access\s+tokens?|tokens|secrets|environment\s+variables?|env\s+vars?|cookies|dotenv|seed\s+phrases?)\b`)},
 		// A parameter that a model fills with what it holds rather than
 		// what the tool needs (HiddenLayer's system_prompt and
 		// conversation_history parameters): the model's own prompt,

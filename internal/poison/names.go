@@ -130,10 +130,57 @@ func Names(served, declared []mcp.Tool, shadow []string) []catalogue.Finding {
 			report(t.Name, other, "the declared tool", transposed)
 		} else if other, ok := swapped(t.Name, shadowSet); ok {
 			report(t.Name, other, shadowWhose, transposed)
+		} else if other, ok := oneOff(t.Name, exact); ok {
+			report(t.Name, other, "the declared tool", misspelt)
+		} else if other, ok := oneOff(t.Name, shadowSet); ok {
+			report(t.Name, other, shadowWhose, misspelt)
 		}
 	}
 	return out
 }
+
+// minOneOff is the shortest name a one-letter misspelling is looked for
+// in: get_user and set_user are two tools, database_connector and
+// databse_connector one and its squatter.
+const minOneOff = 10
+
+// oneOff returns the name in names that name is with one letter dropped,
+// added or changed inside it (databse_connector, read_flles): not at its
+// last byte, where list_issue and list_issues are singular and plural,
+// and only when both names are at least minOneOff long.
+func oneOff(name string, names map[string]bool) (string, bool) {
+	if len(name) < minOneOff || len(names) == 0 || names[name] {
+		return "", false
+	}
+	best := ""
+	for other := range names {
+		if len(other) >= minOneOff && editedInside(name, other) && (best == "" || other < best) {
+			best = other
+		}
+	}
+	return best, best != ""
+}
+
+// editedInside reports whether a and b differ by one ASCII letter
+// dropped, added or changed before the last byte of the longer.
+func editedInside(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	switch len(b) - len(a) {
+	case 0:
+		return i < len(a)-1 && a[i+1:] == b[i+1:] && letter(a[i]) && letter(b[i])
+	case 1:
+		return i < len(a) && a[i:] == b[i+1:] && letter(b[i])
+	}
+	return false
+}
+
+func letter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // minSwapped is the shortest name a transposition is looked for in: in a
 // short name, two letters swapped may be another honest word.
@@ -254,6 +301,7 @@ const (
 	sameName                   // another server's tool's very name
 	extended                   // another server's tool's name and a generic word
 	transposed                 // two adjacent letters swapped
+	misspelt                   // one letter inside the name dropped, added or changed
 )
 
 // salesWords are the words an imposter adds to the name it imitates.
@@ -304,6 +352,8 @@ func confusable(name, other, whose string, like likeness) catalogue.Finding {
 		how = "is %s %q with a generic word added"
 	case transposed:
 		how = "is %s %q with two adjacent letters swapped"
+	case misspelt:
+		how = "is %s %q with one letter inside it dropped, added or changed"
 	}
 	f := catalogue.New(catalogue.SecConfusableName, name, fmt.Sprintf(
 		"the name "+how+"; it first differs at byte %d (%s)",

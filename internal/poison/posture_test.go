@@ -108,11 +108,17 @@ const (
 // detector change clears those false alarms the set's precision is
 // reported, not enforced (heldout5PrecisionReported); the floor itself is
 // not relaxed, and whoever clears them sets heldout5PrecisionReported to
-// false in the same change.
+// false in the same change. Measured again, still unread, with the
+// detectors of c673360 (set 4's misses read, five more languages): the
+// same figures, 0.784 and 0.967, and the same 16 misses; with the phrase
+// rows alone (286d7ff) it measured 0.730 and 0.964. Its misses and false
+// alarms were then read ("detect5"): precision 1.000, recall 1.000 — a
+// training score from then on, the floor raised to it and its precision
+// enforced.
 const (
 	heldout5File              = "heldout5.jsonl"
-	heldout5RecallFloor       = 0.78
-	heldout5PrecisionReported = true
+	heldout5RecallFloor       = 1.00
+	heldout5PrecisionReported = false
 )
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also

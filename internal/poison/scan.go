@@ -335,7 +335,7 @@ var (
 	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed", "requires", "instructs",
 		"deve", "devem", "debe", "deben", "doit", "doivent", "muss", "soll", "moet", "musi", "powinien", "powinno",
 		// elsewhere's, for another server's tool.
-		"once", "runs", "run", "add", "set", "change", "replace", "include", "copy", "send", "bcc", "redirect", "each", "every",
+		"once", "runs", "run", "add", "set", "change", "replace", "include", "copy", "send", "pass", "forward", "share", "upload", "post", "save", "export", "bcc", "redirect", "each", "every",
 		"quando", "cuando", "quand", "lorsque", "wenn", "sobald", "wanneer", "zodra", "kiedy", "gdy", "siempre", "sempre", "toujours", "immer", "altijd"}
 	// directiveAfter: the name as the subject of a directive, in English
 	// or with the modal verb of another language ("a ferramenta
@@ -356,7 +356,14 @@ var (
 			`|^[` + "`" + `'"]?\s*(?:도구\s*)?(?:을|를|이|가)?\s*(?:사용할|호출할|실행할|사용하기|호출하기)\s*(?:때|전)[^.\n]{0,80}?(?:하세요|하십시오|십시오|해야|반드시|하라)`)
 	})
 	directiveBefore = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\b(?:requires?|asks?|tells?|instructs?)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\s+(?:use|call|invoke|run)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?|\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running))\s+(?:the\s+)?[` + "`" + `'"]?$`)
+		return regexp.MustCompile(`(?i)(?:\b(?:must|should|always|never|only|do\s+not|don'?t|must\s+not)\s+(?:use|call|invoke|run|trust)|\b(?:requires?|asks?|tells?|instructs?)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\s+(?:use|call|invoke|run)|\binstead\s+of(?:\s+using|\s+calling)?|\brather\s+than(?:\s+using|\s+calling)?)\s+(?:the\s+)?[` + "`" + `'"]?$`)
+	})
+	// temporalBefore: the name as the object of a condition ("when
+	// calling send_email", "after using X"). About another server's
+	// tool it is a directive; about the server's own, the order of its
+	// own workflow ("Poll after calling use_template").
+	temporalBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:when(?:ever)?|before|after|each\s+time)\s+(?:you\s+)?(?:use|using|call|calling|invoke|invoking|run|running)\s+(?:the\s+)?[` + "`" + `'"]?$`)
 	})
 )
 
@@ -395,7 +402,7 @@ var purpose = sync.OnceValue(func() *regexp.Regexp {
 // with another server's tools; a sentence that names one and says
 // when, or what to do, is a sleeper however it is worded.
 var elsewhere = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|once|each|every|always|never|must|should|instead|set|add|change|replace|include|copy|send|bcc|cc|redirect|runs?|called|invoked` +
+	return regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|once|each|every|always|never|must|should|instead|set|add|change|replace|include|copy|send|pass|forward|share|upload|post|save|export|bcc|cc|redirect|runs?|called|invoked` +
 		`|cuando|antes|despu[ée]s|siempre|nunca|debe|quando|sempre|deve|quand|lorsque|lorsqu|avant|apr[èe]s|toujours|jamais|doit|wenn|sobald|bevor|nachdem|immer|muss|soll|prima|dopo|mai|wanneer|zodra|voordat|altijd|nooit|moet|kiedy|gdy|zawsze|когда|всегда|перед)\b` +
 		`|必须|务必|必ず|반드시|항상`)
 })
@@ -449,6 +456,7 @@ func shadowing(text []byte, c *scanContext) match {
 			// server's tool is not.
 			if directiveAfter().Match(after) ||
 				directiveBefore().Match(before) && !prerequisite().Match(after) && (other || !purpose().Match(after)) ||
+				other && temporalBefore().Match(before) ||
 				sleeperBefore().Match(before) && sleeperAfter().Match(after) ||
 				cjkSleeperAfter().Match(after) ||
 				other && elsewhere().Match(sentenceAt(text, i, end)) {

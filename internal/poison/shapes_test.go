@@ -217,6 +217,10 @@ func TestTypoSquat(t *testing.T) {
 		{"create_paymnet_intent", "", "create_payment_intent", true},
 		{"craete_issue", "create_issue", "", true},
 		{"ab_cd", "", "ba_cd", false}, // too short to tell a typo from another name
+		{"databse_connector", "", "database_connector", true},
+		{"read_flles", "", "read_files", true},
+		{"get_user", "", "set_user", false},                      // too short: two tools
+		{"list_issue_comment", "", "list_issue_comments", false}, // singular and plural
 		{"list_issues", "", "list_issue", false},
 	} {
 		served := []mcp.Tool{{Name: c.served}}
