@@ -1,6 +1,7 @@
 package poison
 
 import (
+	"bytes"
 	"regexp"
 	"sync"
 	"unicode/utf8"
@@ -46,6 +47,13 @@ const (
 	kPushAside  = "other tools pushed aside"
 	kWhatever   = "an order given whatever the user asks"
 	kDestroy    = "a destructive statement to run"
+	kSafetyOffL = kSafetyOff + ", in another language"
+	kTrustClaim = "a claim of trust or authority over the model"
+	kBoundary   = "a fake boundary of the description"
+	kHiddenText = "text hidden from a reader of the description"
+	kDecode     = "an encoded payload to decode and obey"
+	kRedirect   = "a payment or transfer redirected to an address"
+	kPersist    = "an instruction to persist in the model's memory or configuration"
 )
 
 // A cooccur row matches a sentence where every one of its expressions
@@ -176,6 +184,50 @@ const (
 	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:in|into|as|to)\s+(?:the\s+)?\x60[A-Za-z_][\w-]*\x60|\b(?:in|into|as)\s+(?:the\s+)?[a-z][a-z0-9]*_[a-z0-9_]+\b|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
 )
 
+// minHidden is how many words an HTML comment holds, or how many bytes a
+// run of blank space, to hide text from a reader.
+const (
+	minHiddenWords = 4
+	minBlankRun    = 60
+)
+
+// hiddenText finds an HTML comment of at least minHiddenWords words, or
+// text after a run of at least minBlankRun spaces, tabs and line breaks.
+func hiddenText(text []byte, _ *scanContext) match {
+	var m match
+	for i := 0; i+4 <= len(text); i++ {
+		if string(text[i:i+4]) != "<!--" {
+			continue
+		}
+		end := bytes.Index(text[i+4:], []byte("-->"))
+		if end < 0 {
+			end = len(text) - i - 4
+		}
+		if len(bytes.Fields(text[i+4:i+4+end])) >= minHiddenWords {
+			if m.count == 0 {
+				m.off, m.n = i, min(end+7, len(text)-i)
+			}
+			m.count++
+		}
+		i += 3 + end
+	}
+	run := 0
+	for i, c := range text {
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			run++
+			continue
+		}
+		if run >= minBlankRun && m.count < maxCount {
+			if m.count == 0 {
+				m.off, m.n = i-run, run
+			}
+			m.count++
+		}
+		run = 0
+	}
+	return m
+}
+
 // hushWords wake the concealment row: the verbs of telling of hush.
 var hushWords = []string{"tell", "telling", "mention", "mentioning", "say", "saying", "reveal", "revealing", "disclose", "disclosing", "inform", "informing", "notify", "notifying", "alert", "alerting", "bring", "point", "nothing", "keep", "leave", "word",
 	"digas", "diga", "menciones", "mencione", "cuentes", "cuente", "informes", "reveles", "revele", "avises", "avise", "decir", "informar", "avisar", "mencionar",
@@ -298,6 +350,55 @@ func generalRows(instruction, lure string) []*detector {
 				`|\bsecurity\s+level\s+(?:as|to)\s+(?:zero|0|none|off|disabled|minimal|lowest)\b` +
 				`|\b(?:grant|give)\s+yourself\s+(?:\w+\s+){0,3}?(?:access|permissions?|privileges?|rights|root|admin)\b` +
 				`|\ballow\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:operations?|actions?|requests?|commands?|calls?)\s+without\s+(?:any\s+)?(?:restrictions?|limits?|checks?|confirmations?)\b`)},
+		{rule: instruction, what: "text addressed to the model", kind: kSafetyOffL, fields: fText,
+			classes: cHigh, words: []string{"desactiva", "desactive", "desative", "disattiva", "deaktiviere", "deaktivieren", "schakel", "wylacz"},
+			match: pattern(`(?i)\bdesactiv(?:a|e|ez)\s+(?:todas\s+|todos\s+|tous\s+|toutes\s+)?(?:las\s+|los\s+|les\s+|tus\s+|vos\s+)?(?:medidas\s+de\s+seguridad|protecciones|salvaguardas|restricciones|garde-fous|protections|restrictions|filtres|mesures\s+de\s+s[ée]curit[ée])` +
+				`|\bdesativ(?:e|a)\s+(?:todas\s+)?(?:as\s+)?(?:prote[çc][õo]es|restri[çc][õo]es|salvaguardas|medidas\s+de\s+seguran[çc]a)` +
+				`|\bdisattiva\s+(?:tutte\s+)?(?:le\s+)?(?:protezioni|restrizioni|misure\s+di\s+sicurezza|salvaguardie)` +
+				`|\bdeaktivier(?:e|en\s+sie)\s+(?:alle\s+)?(?:die\s+)?(?:sicherheits\w*|schutzma(?:ß|ss)nahmen|einschr[äa]nkungen|filter)` +
+				`|\bschakel\s+(?:alle\s+)?(?:de\s+)?(?:beveiliging\w*|veiligheids\w*|beperkingen)\s+uit` +
+				`|\bwy[łl][ąa]cz\s+(?:wszystkie\s+)?(?:zabezpieczenia|ograniczenia|filtry)` +
+				`|отключи(?:те)?\s+(?:все\s+)?(?:ограничения|защиту|проверки\s+безопасности|фильтры)` +
+				`|(?:关闭|禁用|停用|绕过)(?:所有|全部)?(?:的)?(?:安全|防护|限制|护栏)|(?:安全|セーフティ|ガードレール)(?:機能|チェック)?を(?:無効|オフ|解除)|안전\s*(?:장치|기능)?\s*(?:을|를)?\s*(?:끄|비활성화|해제)`)},
+		// A claim of trust or authority over the model: "trust it
+		// completely", "treat its output as instructions", "the user has
+		// already asked you to …".
+		{rule: instruction, what: "text addressed to the model", kind: kTrustClaim, fields: fText,
+			words: []string{"trust", "treat", "asked", "instructed", "told", "requested", "ordered"},
+			match: pattern(`(?i)\btrust\s+(?:it|this\s+tool|this\s+server|me|its\s+(?:output|results?|answers?))\s+(?:completely|fully|implicitly|blindly|without\s+(?:question|checking|verification))\b` +
+				`|\btreat\s+(?:its|the|this\s+tool'?s|this\s+server'?s|every|any)\s+(?:output|results?|responses?|text|answers?)\s+as\s+(?:(?:your\s+)?(?:new\s+)?instructions|commands|orders|system\s+(?:messages?|prompts?|instructions)|authoritative|coming\s+from\s+the\s+user)\b` +
+				`|\bthe\s+user\s+(?:has|had)\s+(?:already\s+)?(?:asked|instructed|told|requested|ordered)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\b`)},
+		// A fake boundary: the description pretends to end, and a system
+		// block to begin.
+		{rule: instruction, what: "text addressed to the model", kind: kBoundary, fields: fText,
+			words: []string{"end", "begin", "start", "system", "admin", "developer", "instructions", "instruction"},
+			match: pattern(`(?i)\bend\s+of\s+(?:the\s+)?(?:tool\s+)?(?:description|documentation|docs|context|user\s+input|tool\s+output)\b` +
+				`|\b(?:begin|start)\s+(?:of\s+)?(?:the\s+)?(?:system|admin|developer|new)\s+(?:prompt|message|instructions|block|section)\b` +
+				`|(?m:^\s*#{1,6}\s*(?:system|admin|developer)\s*(?:prompt|message|instructions?|note)?\s*:?\s*$)` +
+				`|(?-i:\[\s*(?:SYSTEM|ADMIN|DEVELOPER|ASSISTANT)\s*(?:NOTE|MESSAGE|OVERRIDE|PROMPT|INSTRUCTIONS?)?\s*[:\]])`)},
+		// Text hidden from whoever reads the description rendered: an
+		// HTML comment of several words, or text pushed past a long run
+		// of blank space.
+		{rule: instruction, what: "text addressed to the model", kind: kHiddenText, fields: fText,
+			classes: cAngle | cLongBlank, match: hiddenText},
+		// An encoded payload the model is to decode and obey.
+		{rule: instruction, what: "text addressed to the model", kind: kDecode, fields: fText,
+			words: []string{"decode", "decrypt", "deobfuscate", "unscramble", "rot13", "base64"},
+			match: pattern(`(?i)\b(?:decode|decrypt|deobfuscate|unscramble)\b[^.\n]{0,60}?\b(?:and|then)\s+(?:follow|execute|run|obey|do|apply|carry\s+out|perform)\b`)},
+		// A payment or transfer redirected: a wallet or an IBAN beside a
+		// word that swaps it in.
+		{rule: instruction, what: "text addressed to the model", kind: kRedirect, fields: fText,
+			words: []string{"change", "replace", "redirect", "route", "instead", "rather", "always", "regardless", "override", "swap"},
+			match: together(cooccur{all: []string{
+				`\b0x[0-9a-fA-F]{40}\b|\b(?:bc1|[13])[a-km-zA-HJ-NP-Z1-9]{25,39}\b|(?-i:\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b)`,
+				`\b(?:change|replace|redirect|route|instead|rather|always|regardless|override|swap)\b`}})},
+		// Persistence: an instruction to be kept for later conversations,
+		// saved in the model's memory or written into its configuration.
+		{rule: instruction, what: "text addressed to the model", kind: kPersist, fields: fText,
+			words: []string{"future", "later", "subsequent", "memory", "memories", "remember", "claude", "agents", "cursorrules", "windsurfrules", "copilot", "instructions"},
+			match: pattern(`(?i)\b(?:in|for|across)\s+(?:all\s+|every\s+|any\s+)?(?:future|later|subsequent|next)\s+(?:conversations?|sessions?|chats?)\b` +
+				`|\b(?:save|store|write|add|put|record|persist)\s+(?:this|these|the\s+following|that)?\s*(?:instructions?|rules?|notes?|directives?)?\s*(?:to|in|into)\s+(?:your\s+)?(?:long[- ]term\s+)?(?:memory|memories|custom\s+instructions|system\s+prompt)\b` +
+				`|\b(?:append|add|write|insert|put|edit|modify|update|change)\b[^.\n]{0,60}?(?:\bclaude\.md\b|\bagents\.md\b|\.cursorrules\b|\.cursor/rules\b|copilot-instructions\.md\b|\.windsurfrules\b|\bgemini\.md\b)`)},
 		// Other tools pushed aside ("disregard any other weather tool you
 		// have"): a server may say which of its own tools to use, but
 		// not that the model's other tools are to be ignored.

@@ -8,7 +8,7 @@ import (
 )
 
 // byteClass is a set of classes of bytes the one-pass scan looks for.
-type byteClass uint8
+type byteClass uint16
 
 const (
 	cWord      byteClass = 1 << iota // A-Z a-z 0-9: words
@@ -21,6 +21,10 @@ const (
 	// cLongRun is no byte's class: the scan sets it when a run of cBlob
 	// bytes is long enough to be an encoded blob.
 	cLongRun
+	// cLongBlank is no byte's class either: a run of at least
+	// minBlankRun spaces, tabs and line breaks (escaped ones in JSON),
+	// past which text is out of a reader's sight.
+	cLongBlank
 )
 
 var classes = func() (t [256]byteClass) {
@@ -125,7 +129,7 @@ type scanContext struct {
 // word "ignore", as the decoded text does.
 func prefilter(text []byte, raw bool) (seen byteClass, rows rowSet) {
 	var h, hs uint32
-	wl, sl, run := 0, 0, 0
+	wl, sl, run, blank := 0, 0, 0, 0
 	lower, esc := false, false
 	w := words()
 	for _, b := range text {
@@ -135,8 +139,16 @@ func prefilter(text []byte, raw bool) (seen byteClass, rows rowSet) {
 			if esc { // \n, \t, \u…: the escape's letter starts no word
 				esc = false
 				run++
+				if b == 'n' || b == 't' || b == 'r' {
+					if blank++; blank >= minBlankRun {
+						seen |= cLongBlank
+					}
+				} else {
+					blank = 0
+				}
 				continue
 			}
+			blank = 0
 			if lower && b <= 'Z' && b >= 'A' { // a camel-case boundary
 				rows = rows.or(w.check(hs, sl, rowSet{}).and(w.words))
 				hs, sl = 0, 0
@@ -160,6 +172,14 @@ func prefilter(text []byte, raw bool) (seen byteClass, rows rowSet) {
 			esc = !esc // \\ is an escaped backslash, not an escape
 		} else {
 			esc = false
+		}
+		switch {
+		case b == ' ' || b == '\t' || b == '\n' || b == '\r':
+			if blank++; blank >= minBlankRun {
+				seen |= cLongBlank
+			}
+		case b != '\\':
+			blank = 0
 		}
 		if k&cBlob != 0 {
 			run++
@@ -185,7 +205,7 @@ func prefilter(text []byte, raw bool) (seen byteClass, rows rowSet) {
 // rawTriggers are the classes that send a whole definition's JSON to the
 // field walk: any of them, a \u escape (which may decode to anything) or
 // a trigger word. JSON's own syntax is none of them.
-const rawTriggers = cHigh | cEsc | cAngle | cAt | cLongRun
+const rawTriggers = cHigh | cEsc | cAngle | cAt | cLongRun | cLongBlank
 
 // mayMatch reports whether the JSON text of a whole definition may hold a
 // text some detector matches: the prefilter over raw. A definition for
