@@ -7,25 +7,21 @@ import (
 	"unicode/utf8"
 )
 
-// The general rows (issue 41, "detect3"): where the cue rows look for a
-// phrase, these look for what a poisoned text does, however it is
-// worded — each in one sentence, where two things that an honest
-// description does not put together meet:
-//
-//   - a scope beyond the tool's own call (the whole conversation, all
-//     replies, whichever tool, any server) and a directive;
-//   - the user, or what the model shows the user, and a verb of telling
-//     negated (concealment), in each language the cues know;
-//   - the user's whole conversation, asked for;
-//   - a verb that puts data, a secret or private datum, and an argument
-//     or field it is put in;
-//   - a URL the model is to fill with what it knows (a rendered image
-//     whose query carries the user's message);
-//   - a call to a named tool inside a value (an example, a default).
+// The general rows (issue 41, from "detect3" on): where the cue rows
+// look for a phrase, these look for what a poisoned text does, however
+// it is worded. Most are pairs: in one sentence, two things an honest
+// description does not put together — a scope beyond the tool's own call
+// and a directive; the user and a verb of telling negated; a secret, a
+// verb that puts it and an argument it is put in; a note to the model and
+// a demand. The others name one act no honest tool asks of a model: the
+// whole conversation asked for, a URL to fill with the user's data, the
+// model's safeguards switched off, a hunt for secret files, text hidden
+// from a reader, an instruction to persist in its memory.
 //
 // A sentence is a stretch of text between ". ", "! ", "? ", ";", a line
 // break or their CJK forms: far apart, the two halves are not one
-// instruction.
+// instruction. docs/security.md, "The general rows", lists each with what
+// it fires on and what it does not.
 
 // The kinds of the general rows.
 const (
