@@ -121,6 +121,28 @@ const (
 	heldout5PrecisionReported = false
 )
 
+// The sixth held-out floors: testdata/posture/heldout6.jsonl was written
+// blind, like the fourth and fifth, by a helper who read neither the
+// detectors, nor their description in docs/security.md, nor the texts of
+// the other sets, while the detectors were being changed elsewhere; it is
+// measured once with the detectors of the day and never tuned on.
+// heldout6RecallFloor is what they reached on it then, rounded down; it is
+// raised, never lowered, and its figures are reported apart.
+// Measured 2026-12-07 with the detectors of 1c18627: precision 0.931,
+// recall 0.761 (54 of 71; 0.735 on the 49 published items, 0.818 on the
+// 22 derived), 4 false alarms on its 167 benign tools
+// (digitalocean/apps-update, MCP-SEC-MODEL-INSTRUCTION; three
+// taskmanager-kazuph tools, MCP-SEC-SHADOWING). Its precision is below
+// minPrecision, so until a detector change clears those false alarms the
+// set's precision is reported, not enforced (heldout6PrecisionReported);
+// the floor itself is not relaxed, and whoever clears them sets
+// heldout6PrecisionReported to false in the same change.
+const (
+	heldout6File              = "heldout6.jsonl"
+	heldout6RecallFloor       = 0.76
+	heldout6PrecisionReported = true
+)
+
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
 var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
@@ -163,17 +185,18 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the five held-out sets, heldout.jsonl,
-// heldout2.jsonl, heldout3.jsonl, heldout4.jsonl and heldout5.jsonl. Each line is checked: a known label, a kind, a source
+// driftd-written) and the six held-out sets, heldout.jsonl,
+// heldout2.jsonl, heldout3.jsonl, heldout4.jsonl, heldout5.jsonl and
+// heldout6.jsonl. Each line is checked: a known label, a kind, a source
 // and a licence, an id unique across all sets, a derived item's original
 // present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5 []*postureItem) {
+func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found, found2, found3, found4, found5 := false, false, false, false, false
+	found, found2, found3, found4, found5, found6 := false, false, false, false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
 		switch filepath.Base(name) {
@@ -187,6 +210,8 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 			heldout4, found4 = its, true
 		case heldout5File:
 			heldout5, found5 = its, true
+		case heldout6File:
+			heldout6, found6 = its, true
 		default:
 			training = append(training, its...)
 		}
@@ -206,18 +231,22 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	if !found5 {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldout5File)
 	}
+	if !found6 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout6File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
 	checkDerived(tb, heldout2)
 	checkDerived(tb, heldout3)
 	checkDerived(tb, heldout4)
 	checkDerived(tb, heldout5)
+	checkDerived(tb, heldout6)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2, heldout3, heldout4, heldout5
+	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -375,9 +404,9 @@ func ratio(a, b int) float64 {
 // same, apart, on each held-out set: the training figures are partly a
 // training score; so, since their misses were read to improve the
 // detectors, are the first and second held-out sets'; the third's, the
-// fourth's and the fifth's are not.
+// fourth's, the fifth's and the sixth's are not.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2, heldout3, heldout4, heldout5 := postureSets(t)
+	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6 := postureSets(t)
 	var out strings.Builder
 	for _, set := range []struct {
 		name        string
@@ -385,7 +414,7 @@ func TestPosture(t *testing.T) {
 		least       postureMinima
 		recallFloor float64
 		// precisionReported: a precision below minPrecision is logged,
-		// not failed (heldout5PrecisionReported).
+		// not failed (heldout5PrecisionReported, heldout6PrecisionReported).
 		precisionReported bool
 	}{
 		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor, false},
@@ -394,11 +423,12 @@ func TestPosture(t *testing.T) {
 		{"held-out set 3 (" + heldout3File + ")", heldout3, postureMinima{60, 8, 100, 10}, heldout3RecallFloor, false},
 		{"held-out set 4 (" + heldout4File + ")", heldout4, postureMinima{60, 20, 100, 10}, heldout4RecallFloor, false},
 		{"held-out set 5 (" + heldout5File + ")", heldout5, postureMinima{60, 20, 100, 10}, heldout5RecallFloor, heldout5PrecisionReported},
+		{"held-out set 6 (" + heldout6File + ")", heldout6, postureMinima{60, 20, 100, 12}, heldout6RecallFloor, heldout6PrecisionReported},
 	} {
 		p, r := postureReport(t, &out, set.name, set.items, set.least)
 		switch {
 		case p < minPrecision && set.precisionReported:
-			t.Logf("%s: precision %.3f is below %.2f (reported, not enforced; see heldout5PrecisionReported)", set.name, p, minPrecision)
+			t.Logf("%s: precision %.3f is below %.2f (reported, not enforced; see the set's heldoutNPrecisionReported)", set.name, p, minPrecision)
 		case p < minPrecision:
 			t.Errorf("%s: precision %.3f is below %.2f", set.name, p, minPrecision)
 		}
