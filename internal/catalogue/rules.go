@@ -196,7 +196,7 @@ var Rules = []Rule{
 	{SecURL, FamilySec, Info, "a served description or title carries a URL (scheme://...); an inventory of where tool text points, not a defect", true, "poison.detectors"},
 	{SecEmail, FamilySec, Info, "a served description or title carries an e-mail address; an inventory, not a defect", true, "poison.detectors"},
 	{SecShadowing, FamilySec, Warn, "a served text names another served tool as the subject or object of directive phrasing (send_email must ..., always/never use send_email, instead of send_email, when calling send_email), or names another server's tool (shadow_tools) in a sentence with a condition or directive: an attempt to change how another tool is used", true, "poison.detectors"},
-	{SecAnnotationClaim, FamilySec, Warn, "a tool's annotations say readOnlyHint: true while its name or the first sentence of its description says it deletes, removes, overwrites, wipes or the like: clients approve read-only calls more readily, so a false claim buys a destructive call that approval", true, "poison.annotationClaim"},
+	{SecAnnotationClaim, FamilySec, Warn, "a tool's annotations say readOnlyHint: true while its name or the first verb of its description says it deletes, empties, changes, writes, moves, deploys, pays or the like, or its description says what it does cannot be undone: clients approve read-only calls more readily, so a false claim buys a changing call that approval", true, "poison.annotationClaim"},
 	{SecDescriptionGrowth, FamilySec, Warn, "a served description is at least 4 times as long as the declared one and at least 512 bytes longer (sudden growth: room for hidden instructions)", true, "poison.Growth"},
 }
 

@@ -62,23 +62,26 @@ const (
 var cues = []cue{
 	// English.
 	{kOverride, "", 0, []string{"ignore", "disregard", "forget", "override", "bypass"},
-		`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original|safety|security)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints|policies|restrictions|guardrails)` +
+		`\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|every\s+|each\s+|everything\s+)?(?:of\s+)?(?:the\s+|your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|other|existing|system|original|safety|security)\s+(?:instructions?|prompts?|rules|directions|guidelines|messages|context|constraints|policies|restrictions|guardrails)` +
 			`|\b(?:ignore|disregard|forget)\s+(?:all\s+|everything\s+)?(?:of\s+)?(?:the\s+|what\s+(?:is|was)\s+)?(?:above|previous|prior|preceding|said\s+before)(?:\s*[.,;:!]|\s+and\b|\s*$)` +
 			`|\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+(?:instructions|rules|guidelines|guardrails|restrictions|constraints|policies|system\s+prompt|programming|training)`},
 	{kMode, "", 0, []string{"developer", "jailbreak", "unrestricted", "override", "dan", "god", "maintenance", "you", "safety", "suspended", "lifted", "waived", "precedence", "treat"},
 		`\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dev|god|admin|debug|unrestricted|jailbreak|dan|maintenance)\s+mode\b|\bsystem\s+override\b` +
 			`|(?:^|[.:;!]\s*)you\s+are\s+(?:now\s+)?(?:running|operating|working)\s+in\s+[\w-]+\s+mode\b` +
-			`|\b(?:maintenance|god|jailbreak|unrestricted|dan)\s+mode\s+is\s+(?:now\s+)?(?:on|enabled|active|engaged)\b` +
+			`|\b(?:god|jailbreak|unrestricted|dan)\s+mode\s+is\s+(?:now\s+)?(?:on|enabled|active|engaged)\b` +
+			// Maintenance mode asserted, not a condition ("a page to
+			// display when maintenance mode is enabled").
+			`|(?:^|[.!?;:]\s*)maintenance\s+mode\s+is\s+(?:now\s+)?(?:on|enabled|active|engaged)\b` +
 			`|\b(?:safety|content)\s+(?:rules|guidelines|filters|policies|restrictions)\s+(?:are|have\s+been)\s+(?:now\s+)?(?:suspended|disabled|lifted|off|removed|waived)\b` +
 			`|\bsecurity\s+(?:rules|guidelines|policies)\s+(?:are|have\s+been)\s+(?:now\s+)?(?:suspended|lifted|waived)\b` +
 			`|\b(?:instructions?|rules?|directions|requests?)\s+(?:take|takes)\s+precedence\s+over\s+(?:the\s+|any\s+)?(?:user\b|user'?s|yours|your\s+own|system)` +
 			`|\btreat\s+(?:text|messages?|instructions?|content|output)\s+(?:from|of)\s+this\s+(?:server|tool)\s+as\s+(?:coming\s+from|written\s+by|sent\s+by|from)\s+(?:the\s+user|an?\s+admin|the\s+system|the\s+operator)`},
-	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight", "shown", "leave", "present", "notify", "alert", "needn", "mentioned", "reported", "disclosed", "revealed", "show", "display"},
+	{kConceal, "", 0, []string{"tell", "mention", "reveal", "disclose", "inform", "telling", "informing", "notifying", "alerting", "say", "anyone", "anything", "secret", "hidden", "hide", "know", "notice", "learn", "hear", "told", "informed", "aware", "silently", "secretly", "covertly", "quietly", "discreetly", "upset", "saying", "mentioning", "revealing", "disclosing", "visible", "invisible", "see", "sight", "shown", "leave", "present", "notify", "alert", "needn", "mentioned", "reported", "disclosed", "revealed", "show", "display"},
 		`\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:tell|inform|mention|reveal|disclose)\b[^.\n]{0,40}\b(?:user|human|operator)` +
 			`|\bwithout\s+(?:telling|informing|notifying|alerting)\s+(?:the\s+)?(?:user|human|operator)` +
 			`|\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:mention|reveal|disclose|say|tell\s+anyone)\s+(?:that\s+you\b|this\s+(?:instruction|step|requirement|note|part|rule)|these\s+(?:instructions|steps|rules)|(?:the\s+)?(?:above|following)\s+(?:instructions?|steps?)|anything\s+about\s+(?:this|these))` +
 			`|\b(?:keep|hide)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+the\s+(?:user|human|operator)` +
-			`|\bthe\s+(?:user|human|operator)\s+(?:must|should|need|needs)\s+(?:not|never)\s+(?:know|see|notice|learn|be\s+(?:told|informed|aware))` +
+			`|\bthe\s+(?:user|human|operator)\s+(?:must|should|need|needs|may)\s+(?:not|never)\s+(?:know|see|notice|learn|hear|find\s+out|be\s+(?:told|informed|aware))` +
 			`|\b(?:silently|secretly|covertly|quietly|discreetly)\s+(?:send|forward|include|add|append|read|call|copy|bcc|upload|pass|attach|post|transmit|collect|exfiltrate|change|replace|redirect|modify)\b` +
 			`|\bcould\s+(?:even\s+)?upset\s+the\s+user` +
 			`|\bwithout\s+(?:saying|mentioning|revealing|disclosing)\s+(?:where|that|how|why)\b` +

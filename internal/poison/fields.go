@@ -81,8 +81,17 @@ func NewScanner(served []mcp.Tool, others []string) *Scanner {
 // name or description says destroys (annotationClaim).
 func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 	out := s.definition("", t.Name, t.Raw, [3]string{t.Name, t.Title, t.Description}, func(j int, key string) {
-		if key == "inputSchema" || key == "outputSchema" {
+		switch key {
+		case "inputSchema", "outputSchema":
 			s.schema(j, key)
+		case "icons":
+			// Addresses of images, not text for a model.
+		default:
+			// A member MCP does not define (x-agent-notes): a client
+			// that hands the whole definition to the model hands it
+			// this too.
+			s.text([]byte(key), fName|fWords, field{leaf: "extra key's name"}, "")
+			s.strings(j, fText|fWords, field{leaf: "extra key"})
 		}
 	})
 	return append(out, annotationClaim(t)...)

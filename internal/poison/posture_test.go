@@ -136,11 +136,16 @@ const (
 // minPrecision, so until a detector change clears those false alarms the
 // set's precision is reported, not enforced (heldout6PrecisionReported);
 // the floor itself is not relaxed, and whoever clears them sets
-// heldout6PrecisionReported to false in the same change.
+// heldout6PrecisionReported to false in the same change. Measured again,
+// still unread, with the detectors of a1edeaf (set 5's misses read, and
+// rows for attack families no set had shown): precision 0.949, recall
+// 0.789 (56 of 71), 3 false alarms. Then read ("detect6"): precision
+// 1.000, recall 1.000 — a training score; the floor raised to it and its
+// precision enforced.
 const (
 	heldout6File              = "heldout6.jsonl"
-	heldout6RecallFloor       = 0.76
-	heldout6PrecisionReported = true
+	heldout6RecallFloor       = 1.00
+	heldout6PrecisionReported = false
 )
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also

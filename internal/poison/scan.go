@@ -409,10 +409,25 @@ var prerequisite = sync.OnceValue(func() *regexp.Regexp {
 })
 
 // purpose scopes a directive about a tool to one task ("… X or other
-// tools to apply the changes", "… X for migrations").
+// tools to apply the changes", "… X for migrations", "you MUST use
+// get_next_task to retrieve the first task").
 var purpose = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?(?:\s+(?:or|and)\s+(?:any\s+)?other\s+tools?)?\s+(?:to|for)\s+(?:apply|applying|perform|performing|make|making|run|running|create|creating|migrations?|changes?|this|these|that)\b`)
+	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?(?:\s+(?:or|and)\s+(?:any\s+)?other\s+tools?)?\s+(?:to|for)\s+[a-z]+`)
 })
+
+// workflow is a condition that makes a directive about one of the
+// server's own tools a step of its workflow: "If the user does not
+// approve, do not call get_next_task", "until the plan is approved".
+var workflow = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:if|unless|until|once|after|before)\b`)
+})
+
+// workflowBefore reports whether the sentence that holds text[i:end]
+// sets a condition before the name.
+func workflowBefore(text []byte, i, end int) bool {
+	start, _ := sentenceBounds(text, i, end)
+	return workflow().Match(text[start:i])
+}
 
 // elsewhere is what makes a sentence naming another server's tool (a
 // target's shadow_tools) a directive about it: a condition or a
@@ -429,7 +444,14 @@ var elsewhere = sync.OnceValue(func() *regexp.Regexp {
 
 // sentenceAt returns the sentence of text that holds text[i:end].
 func sentenceAt(text []byte, i, end int) []byte {
-	start, stop := 0, len(text)
+	start, stop := sentenceBounds(text, i, end)
+	return text[start:stop]
+}
+
+// sentenceBounds returns where the sentence of text that holds
+// text[i:end] starts and stops.
+func sentenceBounds(text []byte, i, end int) (start, stop int) {
+	start, stop = 0, len(text)
 	sentences(text, func(s []byte, off int) bool {
 		if off+len(s) >= end {
 			start, stop = off, off+len(s)
@@ -437,10 +459,7 @@ func sentenceAt(text []byte, i, end int) []byte {
 		}
 		return false
 	})
-	if start > i {
-		start = i
-	}
-	return text[start:stop]
+	return min(start, i), stop
 }
 
 // shadowReach is how many bytes before and after a name the directive
@@ -475,7 +494,8 @@ func shadowing(text []byte, c *scanContext) match {
 			// workflow: it controls both. Steering away from another
 			// server's tool is not.
 			if directiveAfter().Match(after) ||
-				directiveBefore().Match(before) && !prerequisite().Match(after) && (other || !purpose().Match(after)) ||
+				other && directiveBefore().Match(before) ||
+				!other && directiveBefore().Match(before) && !prerequisite().Match(after) && !purpose().Match(after) && !workflowBefore(text, i, end) ||
 				other && temporalBefore().Match(before) ||
 				sleeperBefore().Match(before) && sleeperAfter().Match(after) ||
 				cjkSleeperAfter().Match(after) ||
