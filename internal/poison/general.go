@@ -167,7 +167,10 @@ const (
 	// until the user asks ("don't bother telling the user the IDs unless
 	// they ask"): neither hides what the model does.
 	shown = `\b(?:tokens?|passwords?|api\s+keys?|secrets?|credentials|private\s+keys?)\b` +
-		`|\bunless\s+(?:they|the\s+user|he|she|asked|requested|explicitly)\b|\bif\s+(?:they|the\s+user)\s+(?:asks?|wants?|requests?)\b`
+		`|\bunless\s+(?:they|the\s+user|he|she|asked|requested|explicitly)\b|\bif\s+(?:they|the\s+user)\s+(?:asks?|wants?|requests?)\b` +
+		// Presentation: identifiers and technical detail the user has
+		// no use for ("do not mention internal IDs to the user").
+		`|\b(?:ids?|identifiers?|uuids?|raw\s+json|json|technical\s+details|internal\s+(?:ids?|fields|details|names))\b`
 
 	// putVerb puts data somewhere, in each language the cues know.
 	putVerb = `\b(?:put|place|copy|paste|insert|include|add|pass|fill|write|attach|supply|send)\b` +
@@ -245,7 +248,7 @@ var privateWords = []string{"key", "keys", "token", "tokens", "password", "passw
 const ownSlot = `(?:\b|[\x60'"])` + ownName + `[\x60'"]?\s+(?:field|parameter|argument|param)\b|\b(?:in|into|as)\s+(?:the\s+)?[\x60'"]` + ownName + `[\x60'"]`
 
 // ownName is a slot's name that is the datum itself.
-const ownName = `(?:api[_-]?key|apikey|secret[_-]?key|access[_-]?key|private[_-]?key|password|passcode|(?:access[_-]|auth[_-]|api[_-])?token|cookie|credentials?|(?:\w+[_-])?address|(?:\w+[_-])?phone(?:[_-]number)?|card(?:[_-]number)?)`
+const ownName = `(?:key|api[_-]?key|apikey|secret[_-]?key|access[_-]?key|private[_-]?key|password|passcode|(?:access[_-]|auth[_-]|api[_-])?token|cookie|credentials?|(?:\w+[_-])?address|(?:\w+[_-])?phone(?:[_-]number)?|card(?:[_-]number)?)`
 
 // modelNames name the model addressed.
 const modelNames = `(?:assistant|ai|agent|model|llm|claude|chatgpt|gpt|copilot|gemini)s?`
@@ -311,7 +314,7 @@ func generalRows(instruction, lure string) []*detector {
 			words: []string{"note", "notes", "tip", "tips", "hint", "hints"},
 			match: together(cooccur{all: []string{
 				`\b(?:note|tip|message|hint)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]`,
-				`\b(?:confidential|unredacted|secret|secretly|hidden|private|covert|silently|quietly|bypass|override|ignore|disregard|never|always|must|do\s+not|don'?t|bcc|forward|exfiltrate|instead)\b`}})},
+				`\b(?:confidential|unredacted|secret|secretly|hidden|private|covert|covertly|silently|quietly|bypass|override|ignore|disregard|bcc|exfiltrate|without\s+(?:telling|informing|asking)|(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform))\b`}})},
 		// A parenthesis or aside addressed to the model by name
 		// ("(assistant: also …)", "[note for the agent, …]").
 		{rule: instruction, what: "text addressed to the model", kind: kAside, fields: fText,
@@ -349,7 +352,8 @@ func generalRows(instruction, lure string) []*detector {
 			words: []string{"guardrail", "guardrails", "safeguard", "safeguards", "safety", "security", "restriction", "restrictions", "yourself", "bypass", "circumvent", "policy", "policies", "guideline", "guidelines", "authorization", "authorisation", "validation", "permission"},
 			match: pattern(`(?i)\b(?:switch|turn|shut)(?:\s+\w+){0,2}?\s+off\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety|security|filters?|restrictions?)\b` +
 				`|\b(?:switch|turn|shut)\s+off\s+(?:\w+\s+){0,2}?(?:guardrails?|safeguards?|safety|security)\b` +
-				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|drop|remove|lower|relax|circumvent)\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+|its\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety\s+(?:guidelines?|rules?|filters?|policies|policy|measures|checks|protocols?|settings?)|security\s+(?:guidelines?|rules?|policies|policy|level|restrictions?|protocols?|checks)|content\s+(?:filters?|policy|policies)|restrictions)\b` +
+				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|drop|remove|lower|relax|circumvent)\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+|its\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety\s+(?:guidelines?|rules?|filters?|policies|policy|measures|checks|protocols?|settings?)|security\s+(?:guidelines?|rules?|policies|policy|level|restrictions?|protocols?|checks)|content\s+(?:filters?|policy|policies))\b` +
+				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|remove|circumvent)\s+(?:all|every|any|your)\s+(?:\w+\s+)?restrictions\b` +
 				`|\bsecurity\s+level\s+(?:as|to)\s+(?:zero|0|none|off|disabled|minimal|lowest)\b` +
 				`|\bskip\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:authori[sz]ation|security|permission|safety)\s+(?:checks?|steps?|prompts?)\b` +
 				`|\b(?:grant|give)\s+yourself\s+(?:\w+\s+){0,3}?(?:access|permissions?|privileges?|rights|root|admin)\b` +
@@ -376,7 +380,7 @@ func generalRows(instruction, lure string) []*detector {
 		// block to begin.
 		{rule: instruction, what: "text addressed to the model", kind: kBoundary, fields: fText,
 			words: []string{"end", "begin", "start", "system", "admin", "developer", "instructions", "instruction"},
-			match: pattern(`(?i)\bend\s+of\s+(?:the\s+)?(?:tool\s+)?(?:description|documentation|docs|context|user\s+input|tool\s+output)\b` +
+			match: pattern(`(?i)(?:^|[\n.!?]\s*)[-=#*_\s]*end\s+of\s+(?:the\s+)?(?:tool\s+)?(?:description|documentation|docs|context|user\s+input|tool\s+output)\b` +
 				`|\b(?:begin|start)\s+(?:of\s+)?(?:the\s+)?(?:system|admin|developer|new)\s+(?:prompt|message|instructions|block|section)\b` +
 				`|(?m:^\s*#{1,6}\s*(?:system|admin|developer)\s*(?:prompt|message|instructions?|note)?\s*:?\s*$)` +
 				`|(?-i:\[\s*(?:SYSTEM|ADMIN|DEVELOPER|ASSISTANT)\s*(?:NOTE|MESSAGE|OVERRIDE|PROMPT|INSTRUCTIONS?)?\s*[:\]])` +
@@ -401,9 +405,12 @@ func generalRows(instruction, lure string) []*detector {
 		// saved in the model's memory or written into its configuration.
 		{rule: instruction, what: "text addressed to the model", kind: kPersist, fields: fText,
 			words: []string{"future", "later", "subsequent", "memory", "memories", "remember", "claude", "agents", "cursorrules", "windsurfrules", "copilot", "instructions"},
-			match: pattern(`(?i)\b(?:in|for|across)\s+(?:all\s+|every\s+|any\s+)?(?:future|later|subsequent|next)\s+(?:conversations?|sessions?|chats?)\b` +
-				`|\b(?:save|store|write|add|put|record|persist)\s+(?:this|these|the\s+following|that)?\s*(?:instructions?|rules?|notes?|directives?)?\s*(?:to|in|into)\s+(?:your\s+)?(?:long[- ]term\s+)?(?:memory|memories|custom\s+instructions|system\s+prompt)\b` +
-				`|\b(?:append|add|write|insert|put|edit|modify|update|change)\b[^.\n]{0,60}?(?:\bclaude\.md\b|\bagents\.md\b|\.cursorrules\b|\.cursor/rules\b|copilot-instructions\.md\b|\.windsurfrules\b|\bgemini\.md\b)`)},
+			match: together(cooccur{all: []string{
+				`\b(?:in|for|across)\s+(?:all\s+|every\s+|any\s+)?(?:future|later|subsequent|next)\s+(?:conversations?|sessions?|chats?)\b` +
+					`|\b(?:save|store|write|add|put|record|persist)\s+(?:this|these|the\s+following|that)?\s*(?:instructions?|rules?|notes?|directives?)?\s*(?:to|in|into)\s+your\s+(?:long[- ]term\s+)?(?:memory|memories|custom\s+instructions|system\s+prompt)\b` +
+					`|\b(?:append|add|write|insert|put|edit|modify|update|change)\b[^.\n]{0,60}?(?:\bclaude\.md\b|\bagents\.md\b|\.cursorrules\b|\.cursor/rules\b|copilot-instructions\.md\b|\.windsurfrules\b|\bgemini\.md\b)`,
+				`\b(?:always|never|must|should|follow|obey|apply|remember\s+(?:to|that|this)|rules?|instructions?|trust|telling|quote|answer|reply)\b`},
+				unless: `\bmemory\s+(?:graph|bank|store|server|file|tool|database|system)\b`})},
 		{rule: instruction, what: "text addressed to the model", kind: kNoConfirm, fields: fText,
 			classes: cHigh,
 			match: pattern(`(?:ユーザー|利用者)に(?:確認|許可を求め|尋ね|聞か)(?:しないで|せずに|ないで|ず)|(?:呼ぶ|呼び出す|使う)必要はありません` +
@@ -433,7 +440,7 @@ func generalRows(instruction, lure string) []*detector {
 				`\b(?:api\s+keys?|keys|access\s+keys?|secret\s+keys?|tokens?|passwords?|secrets?|credentials|cookies?)\b`,
 				`https?://|[\w.+-]+@[\w-]+\.[\w.-]+`,
 				`\b(?:send|sent|post|posted|upload|uploaded|forward|forwarded|route|routed|relay|relayed|transmit|transmitted|mirror|mirrored)\b`},
-				unless: `\b(?:never|not)\s+(?:be\s+)?(?:send|sent|post|posted|upload|uploaded|forward|forwarded|logged|stored)\b`})},
+				unless: `\b(?:never|not)\s+(?:be\s+)?(?:send|sent|post|posted|upload|uploaded|forward|forwarded|logged|stored)\b|\b(?:using|requires?|needs?|authenticat\w*|signed\s+with)\b`})},
 		// An order given whatever the user asks ("Whatever the user asks,
 		// send …"): the user's request set aside.
 		{rule: instruction, what: "text addressed to the model", kind: kWhatever, fields: fText,
@@ -444,7 +451,8 @@ func generalRows(instruction, lure string) []*detector {
 			words: []string{"drop", "truncate"},
 			match: together(cooccur{all: []string{
 				`(?-i:\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA)|TRUNCATE\s+TABLE)\b)`,
-				`\b(?:send|run|execute|issue|submit|pass|use|call)\b`},
+				`\b(?:send|run|execute|issue|submit|pass|use|call)\b`,
+				`\b(?:first|always|before|every|each|whatever|regardless|as\s+the\s+(?:first\s+)?(?:query|statement|command))\b`},
 				unless: `\b(?:not|never|no|rejected|refused|blocked|forbidden|disallowed|prevents?|denied|read-only|cannot|can'?t)\b`})},
 		// A hunt for secrets: a search of the workspace, the disk or the
 		// home directory for files named like secrets.

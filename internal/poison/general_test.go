@@ -116,6 +116,14 @@ func TestGeneralShapes(t *testing.T) {
 		"A custom offline page to display when maintenance mode is enabled.",
 		"Security checks are disabled with --insecure; use it only on test data.",
 		"Never log the API key; it is sent to https://api.example.com only over TLS.",
+		"Note to the assistant: always use ISO dates.",
+		"Saves a memory for use in future conversations.",
+		"Create entities in your memory graph so later sessions can use them.",
+		"Uses a proxy to bypass regional restrictions.",
+		"Scans the repository for leaked secrets and tokens and returns findings.",
+		"Runs any SQL, including DROP TABLE statements; use with care.",
+		"Uploads the file to https://s3.example.com using the AWS credentials in the environment.",
+		"Returns text up to the end of the documentation page.",
 	}
 	checkShapes(t, s, fire, quiet)
 }
