@@ -27,122 +27,35 @@ const (
 	recallFloor  = 0.98
 )
 
-// The held-out floors: testdata/posture/heldout.jsonl was written before
-// its author read the detectors and is never tuned on, so its recall is
-// the honest one. heldoutRecallFloor is what the detectors reached on it
-// when it was first measured, rounded down; like recallFloor it is raised,
-// never lowered. Its figures are reported apart and never mixed into the
-// training ones.
+// The held-out sets: testdata/posture/heldout.jsonl to heldout6.jsonl,
+// each written blind — by an author who read neither the detectors nor
+// the other sets' texts — and measured once before anyone read it
+// (docs/security.md, "The posture corpus", keeps each first figure: those
+// are the honest ones). Each set's figures are reported apart, never
+// mixed into the training ones, and each has its own recall floor: what
+// the detectors reach on it now, rounded down, raised and never lowered.
+// Every set has since been read to improve the detectors, so today each
+// floor is a training score too. A set whose precision is below
+// minPrecision when it arrives is reported without failing (its
+// PrecisionReported) until a detector change clears its false alarms; the
+// change that clears them turns the gate back on.
 const (
 	heldoutFile        = "heldout.jsonl"
 	heldoutRecallFloor = 0.98
-)
 
-// The second held-out floors: testdata/posture/heldout2.jsonl was written
-// blind after heldout.jsonl had been read to improve the detectors, and
-// measured once with no detector change. heldout2RecallFloor is what the
-// detectors reached on it then, rounded down; it is raised, never lowered,
-// and, like the first set's, its figures are reported apart. Measured
-// blind 2026-12-07: precision 1.000, recall 0.667 (46 of 69), no false
-// alarm. Its 23 misses were then read to improve the detectors (issue 41,
-// "detect2"): recall 1.000, no false alarm — a training score from then
-// on, and the floor raised to it.
-const (
 	heldout2File        = "heldout2.jsonl"
 	heldout2RecallFloor = 1.00
-)
 
-// The third held-out floors: testdata/posture/heldout3.jsonl was written
-// blind, like the second, while heldout2.jsonl was being read to improve
-// the detectors, and measured once with no detector change.
-// heldout3RecallFloor is what the detectors reached on it then, rounded
-// down; it is raised, never lowered, and its figures are reported apart.
-// Measured 2026-12-07, before the detect2 change: precision 0.941,
-// recall 0.667 (48 of 72), 3 false alarms (MCP-SEC-SECRET-LURE on three
-// CircleCI tools), so the set fails the precision floor until a detector
-// change clears them; the precision floor is not relaxed for it. Measured
-// once more after the detect2 change (its author never saw this set):
-// recall 0.694 (50 of 72), the same 3 false alarms; then the local secret
-// file row learnt paths a tool says it refuses (unlessRefused): precision
-// 1.000, recall unchanged. Its 22 misses were then read to write the
-// general rows (ec74b12, "detect3"): recall 0.986 (71 of 72), no false
-// alarm — a training score from then on, and the floor raised to it.
-const (
 	heldout3File        = "heldout3.jsonl"
 	heldout3RecallFloor = 0.98
-)
 
-// The fourth held-out floors: testdata/posture/heldout4.jsonl was written
-// blind, like the second and third, by a helper who read neither the
-// detectors, nor their description in docs/security.md, nor the texts of
-// the other sets, while the detectors were being changed elsewhere; it is
-// measured once with the detectors of the day and never tuned on.
-// heldout4RecallFloor is what they reached on it then, rounded down; it is
-// raised, never lowered, and its figures are reported apart. Measured
-// 2026-12-07 with the detectors of 286d7ff: precision 1.000, recall 0.789
-// (56 of 71; 0.794 on the 63 published items), no false alarm on its 105
-// benign tools. Measured once more, still unread, with the general rows
-// of ec74b12 (written from set 3's misses): precision 0.955, recall 0.887
-// (63 of 71; 0.873 on the 63 published items), 3 false alarms (the
-// concealment row on Resend's "don't bother telling the user the IDs
-// unless they ask"). Its misses and false alarms were then read to
-// improve the rows: precision 1.000, recall 1.000 — a training score from
-// then on, and the floor raised to it.
-const (
 	heldout4File        = "heldout4.jsonl"
 	heldout4RecallFloor = 1.00
-)
 
-// The fifth held-out floors: testdata/posture/heldout5.jsonl was written
-// blind, like the fourth, by a helper who read neither the detectors,
-// nor their description in docs/security.md, nor the texts of the other
-// sets, while the detectors were being changed elsewhere; it is measured
-// once with the detectors of the day and never tuned on.
-// heldout5RecallFloor is what they reached on it then, rounded down; it is
-// raised, never lowered, and its figures are reported apart. Measured
-// 2026-12-07 with the detectors of 046b99b: precision 0.967, recall 0.784
-// (58 of 74; 0.800 on the 60 published items, 0.714 on the 14 derived),
-// 2 false alarms on its 162 benign tools (airtable/list_tables,
-// MCP-SEC-MODEL-INSTRUCTION; monday/check_template_status,
-// MCP-SEC-SHADOWING). Its precision is below minPrecision, so until a
-// detector change clears those false alarms the set's precision is
-// reported, not enforced (heldout5PrecisionReported); the floor itself is
-// not relaxed, and whoever clears them sets heldout5PrecisionReported to
-// false in the same change. Measured again, still unread, with the
-// detectors of c673360 (set 4's misses read, five more languages): the
-// same figures, 0.784 and 0.967, and the same 16 misses; with the phrase
-// rows alone (286d7ff) it measured 0.730 and 0.964. Its misses and false
-// alarms were then read ("detect5"): precision 1.000, recall 1.000 — a
-// training score from then on, the floor raised to it and its precision
-// enforced.
-const (
 	heldout5File              = "heldout5.jsonl"
 	heldout5RecallFloor       = 1.00
 	heldout5PrecisionReported = false
-)
 
-// The sixth held-out floors: testdata/posture/heldout6.jsonl was written
-// blind, like the fourth and fifth, by a helper who read neither the
-// detectors, nor their description in docs/security.md, nor the texts of
-// the other sets, while the detectors were being changed elsewhere; it is
-// measured once with the detectors of the day and never tuned on.
-// heldout6RecallFloor is what they reached on it then, rounded down; it is
-// raised, never lowered, and its figures are reported apart.
-// Measured 2026-12-07 with the detectors of 1c18627: precision 0.931,
-// recall 0.761 (54 of 71; 0.735 on the 49 published items, 0.818 on the
-// 22 derived), 4 false alarms on its 167 benign tools
-// (digitalocean/apps-update, MCP-SEC-MODEL-INSTRUCTION; three
-// taskmanager-kazuph tools, MCP-SEC-SHADOWING). Its precision is below
-// minPrecision, so until a detector change clears those false alarms the
-// set's precision is reported, not enforced (heldout6PrecisionReported);
-// the floor itself is not relaxed, and whoever clears them sets
-// heldout6PrecisionReported to false in the same change. Measured again,
-// still unread, with the detectors of a1edeaf (set 5's misses read, and
-// rows for attack families no set had shown): precision 0.949, recall
-// 0.789 (56 of 71), 3 false alarms. Then read ("detect6"): precision
-// 1.000, recall 1.000 — a training score; the floor raised to it and its
-// precision enforced.
-const (
 	heldout6File              = "heldout6.jsonl"
 	heldout6RecallFloor       = 1.00
 	heldout6PrecisionReported = false
