@@ -61,6 +61,24 @@ const (
 	heldout6PrecisionReported = false
 )
 
+// The seventh held-out floors: testdata/posture/heldout7.jsonl was written
+// blind, like the fourth to sixth, by a helper who read neither the
+// detectors, nor their description in docs/security.md, nor the texts of
+// the other sets, nor internal/poison's history, while the detectors were
+// being changed elsewhere; it is measured once with the detectors of the
+// day and never tuned on. heldout7RecallFloor is what they reached on it
+// then, rounded down; it is raised, never lowered, and its figures are
+// reported apart. Measured 2026-12-07 with the detectors of 11c7020:
+// precision 1.000, recall 0.803 (61 of 76; 0.839 on the 56 published
+// items, 0.700 on the 20 derived), no false alarm on its 138 benign tools
+// of 12 servers. Its precision is at minPrecision or above, so it is
+// enforced (heldout7PrecisionReported false).
+const (
+	heldout7File              = "heldout7.jsonl"
+	heldout7RecallFloor       = 0.80
+	heldout7PrecisionReported = false
+)
+
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
 var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
@@ -103,18 +121,18 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the six held-out sets, heldout.jsonl,
-// heldout2.jsonl, heldout3.jsonl, heldout4.jsonl, heldout5.jsonl and
-// heldout6.jsonl. Each line is checked: a known label, a kind, a source
+// driftd-written) and the seven held-out sets, heldout.jsonl,
+// heldout2.jsonl, heldout3.jsonl, heldout4.jsonl, heldout5.jsonl,
+// heldout6.jsonl and heldout7.jsonl. Each line is checked: a known label, a kind, a source
 // and a licence, an id unique across all sets, a derived item's original
 // present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6 []*postureItem) {
+func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found, found2, found3, found4, found5, found6 := false, false, false, false, false, false
+	found, found2, found3, found4, found5, found6, found7 := false, false, false, false, false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
 		switch filepath.Base(name) {
@@ -130,6 +148,8 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 			heldout5, found5 = its, true
 		case heldout6File:
 			heldout6, found6 = its, true
+		case heldout7File:
+			heldout7, found7 = its, true
 		default:
 			training = append(training, its...)
 		}
@@ -152,6 +172,9 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	if !found6 {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldout6File)
 	}
+	if !found7 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout7File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
 	checkDerived(tb, heldout2)
@@ -159,12 +182,13 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	checkDerived(tb, heldout4)
 	checkDerived(tb, heldout5)
 	checkDerived(tb, heldout6)
+	checkDerived(tb, heldout7)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6
+	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -321,10 +345,9 @@ func ratio(a, b int) float64 {
 // alarms by id, never by text, and fails below the floors. It then does the
 // same, apart, on each held-out set: the training figures are partly a
 // training score; so, since their misses were read to improve the
-// detectors, are the first and second held-out sets'; the third's, the
-// fourth's, the fifth's and the sixth's are not.
+// detectors, are the first to sixth held-out sets'; the seventh's is not.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6 := postureSets(t)
+	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7 := postureSets(t)
 	var out strings.Builder
 	for _, set := range []struct {
 		name        string
@@ -332,7 +355,8 @@ func TestPosture(t *testing.T) {
 		least       postureMinima
 		recallFloor float64
 		// precisionReported: a precision below minPrecision is logged,
-		// not failed (heldout5PrecisionReported, heldout6PrecisionReported).
+		// not failed (heldout5PrecisionReported, heldout6PrecisionReported,
+		// heldout7PrecisionReported).
 		precisionReported bool
 	}{
 		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor, false},
@@ -342,6 +366,7 @@ func TestPosture(t *testing.T) {
 		{"held-out set 4 (" + heldout4File + ")", heldout4, postureMinima{60, 20, 100, 10}, heldout4RecallFloor, false},
 		{"held-out set 5 (" + heldout5File + ")", heldout5, postureMinima{60, 20, 100, 10}, heldout5RecallFloor, heldout5PrecisionReported},
 		{"held-out set 6 (" + heldout6File + ")", heldout6, postureMinima{60, 20, 100, 12}, heldout6RecallFloor, heldout6PrecisionReported},
+		{"held-out set 7 (" + heldout7File + ")", heldout7, postureMinima{60, 20, 120, 12}, heldout7RecallFloor, heldout7PrecisionReported},
 	} {
 		p, r := postureReport(t, &out, set.name, set.items, set.least)
 		switch {
