@@ -172,7 +172,7 @@ var cues = []cue{
 			`|\b(?:append|add|write|put)\b[^.\n]{0,80}?\b(?:to|into|in)\s+[` + "`" + `'"]?~/\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv)\b`},
 	{kSendAddr, "", cAt, []string{"http", "https", "ftp", "ftps", "send", "forward", "transmit", "exfiltrate", "leak", "upload", "export", "rather", "instead"},
 		`\b(?:send|post|upload|forward|transmit|exfiltrate|leak|copy|mail|email|e-mail|export)(?:_\w+)?\b[^.\n]{0,80}?\bto\s+[<` + "`" + `'"]?` + addr +
-			`|` + addr + `\S*[^.\n]{0,20}?\b(?:always\s+)?(?:send|forward|copy|mirror|post)\b[^.\n]{0,80}?\bhere\b` +
+			`|` + addr + `\S*[^.\n]{0,20}?\b(?:always\s+)?(?:send|forward|copy|mirror|post)\b[^.\n]{0,80}?\b(?:here|there)\b` +
 			// A redirect: data sent to one host rather than the one the
 			// tool is for ("send the results there rather than to
 			// api.acme.example").

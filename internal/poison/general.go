@@ -53,6 +53,7 @@ const (
 	kCovertAny  = "a covert copy (BCC) to an address"
 	kSecretOut  = "a secret sent to an address"
 	kNoConfirm  = "no confirmation asked of the user, in another language"
+	kForwardURL = "a preset address that forwards a secret"
 )
 
 // A cooccur row matches a sentence where every one of its expressions
@@ -131,7 +132,7 @@ func together(c cooccur) matcher {
 // The parts the general rows share.
 const (
 	// directive is a verb or modal that tells the model what to do.
-	directive = `\b(?:always|never|must|should|shall|do\s+not|don'?t|make\s+sure|be\s+sure|remember|keep|leave|omit|skip|drop|add|append|include|start|end|prefix|send|copy|forward|mention|tell|ignore|answer|reply|respond|follow|treat|apply|go\s+ahead|set|change|replace|use\s+only)\b`
+	directive = `\b(?:always|never|must|should|shall|do\s+not|don'?t|make\s+sure|be\s+sure|remember|keep|leave|omit|skip|drop|add|append|include|start|end|prefix|send|copy|forward|mention|tell|ignore|answer|reply|respond|follow|treat|apply|go\s+ahead|set|change|replace|use\s+only|call\s+this\s+tool|also\s+call|carry)\b`
 
 	// audience is the user, or what the model shows the user.
 	audience = `\b(?:the\s+user|user'?s?|users|the\s+human|the\s+operator|the\s+customer|anyone)\b` +
@@ -178,12 +179,12 @@ const (
 		`|入れ|含め|コピー|貼り付け|記入|放入|填入|复制|包含|附加|填写|넣|포함|복사|붙여`
 
 	// private is a secret or a private datum of the user.
-	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
+	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b|\b(?:secrets|deploy\s+keys?)\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
 		`|\b(?:claves?|contrase[ñn]as?|tarjetas?|direcci[óo]n|cart[ãa]o|senhas?|endere[çc]o|cl[ée]s?|mots?\s+de\s+passe|cartes?|adresse|schl[üu]ssel|passw(?:ö|oe)rter|passwort|karte|sleutels?|wachtwoord(?:en)?|kaart|afleveradres|adres|klucz[ey]?|has[łl]a?|karty?|ключи?|парол[иь]|карт[ау]|адрес)\b` +
 		`|キー|トークン|パスワード|カード|住所|密钥|令牌|密码|卡号|地址|키|토큰|비밀번호|카드|주소`
 
 	// slot is an argument or field of a tool.
-	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:into|in|to)\s+(?:the|your)\s+(?:response|reply|answer|output)\b|\b(?:in|into|as|to)\s+(?:the\s+)?\x60[A-Za-z_][\w-]*\x60|\b(?:in|into|as)\s+(?:the\s+)?[a-z][a-z0-9]*_[a-z0-9_]+\b|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
+	slot = `\b(?:argument|parameter|param|field|arg)s?\b|\b(?:fill|populate)\s+(?:this|it)\s+(?:field\s+)?with\b|\b(?:to|in|into)\s+(?:the\s+)?(?:query|search\s+(?:terms|string))\b|\b(?:into|in|to)\s+(?:the|your)\s+(?:response|reply|answer|output)\b|\b(?:in|into|as|to)\s+(?:the\s+)?\x60[A-Za-z_][\w-]*\x60|\b(?:in|into|as)\s+(?:the\s+)?[a-z][a-z0-9]*_[a-z0-9_]+\b|\b(?:argumento|par[áa]metro|campo|champ|param[èe]tre|feld|veld|pole|parametr|аргумент|параметр|поле)\b|引数|パラメータ|フィールド|参数|字段|인자|매개변수|필드|인수`
 )
 
 // minHidden is how many words an HTML comment holds, or how many bytes a
@@ -192,6 +193,12 @@ const (
 	minHiddenWords = 4
 	minBlankRun    = 60
 )
+
+// hiddenHTML is an element a renderer hides, or an attribute written for
+// the model: <span hidden …>, style="display:none", data-assistant="…".
+var hiddenHTML = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)<[a-z][a-z0-9]*\b[^>]*?(?:\shidden\b|\sstyle\s*=\s*["'][^"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|font-size\s*:\s*0|opacity\s*:\s*0)|\sdata-(?:assistant|ai|agent|llm|model|prompt|instructions?)\s*=)`)
+})
 
 // hiddenText finds an HTML comment of at least minHiddenWords words, or
 // text after a run of at least minBlankRun spaces, tabs and line breaks.
@@ -212,6 +219,14 @@ func hiddenText(text []byte, _ *scanContext) match {
 			m.count++
 		}
 		i += 3 + end
+	}
+	if m.count < maxCount {
+		for _, a := range hiddenHTML().FindAllIndex(text, maxCount-m.count) {
+			if m.count == 0 {
+				m.off, m.n = a[0], a[1]-a[0]
+			}
+			m.count++
+		}
 	}
 	run := 0
 	for i, c := range text {
@@ -238,7 +253,7 @@ var hushWords = []string{"tell", "telling", "mention", "mentioning", "say", "say
 	"vertellen", "melden", "noemen", "vermelden", "vertel", "informuj", "wspominaj"}
 
 // privateWords wake the argument row: the nouns of private.
-var privateWords = []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "card", "cvv", "address", "addresses", "phone", "contacts", "conversation",
+var privateWords = []string{"env", "printenv", "deploy", "key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "card", "cvv", "address", "addresses", "phone", "contacts", "conversation",
 	"clave", "claves", "contrasena", "tarjeta", "tarjetas", "direccion", "senha", "senhas", "endereco", "cle", "cles", "passe", "carte", "cartes", "adresse", "passwort", "karte", "sleutel", "sleutels", "wachtwoord", "wachtwoorden", "kaart", "afleveradres", "adres", "klucz", "klucze", "karta", "karty"}
 
 // ownSlot is a slot named for the datum put in it ("the delivery address
@@ -257,18 +272,22 @@ const modelNames = `(?:assistant|ai|agent|model|llm|claude|chatgpt|gpt|copilot|g
 // instruction (MCP-SEC-MODEL-INSTRUCTION) and lure (MCP-SEC-SECRET-LURE).
 func generalRows(instruction, lure string) []*detector {
 	return []*detector{
-		{rule: instruction, what: "text addressed to the model", kind: kScope, fields: fText,
-			words: []string{"conversation", "session", "chat", "dialog", "dialogue", "replies", "responses", "answers", "whichever", "whatever", "servers", "need", "throughout", "remainder", "whole", "entire"},
+		{rule: instruction, what: "text addressed to the model", kind: kScope, fields: fText | fWords,
+			words: []string{"conversation", "session", "chat", "dialog", "dialogue", "replies", "responses", "answers", "answer", "reply", "response", "whichever", "whatever", "servers", "need", "throughout", "remainder", "whole", "entire", "other", "every"},
 			match: together(cooccur{all: []string{
 				`\b(?:for|during|throughout|in|over)\s+(?:the\s+|this\s+)?(?:whole|entire|full|remainder\s+of\s+the|rest\s+of\s+the)\s+(?:conversation|session|chat|thread|dialog(?:ue)?)\b` +
 					`|\bthroughout\s+(?:the|this)\s+(?:conversation|session|chat)\b` +
 					`|\b(?:in|to|for|from|of)\s+(?:all|every|each|any)\s+(?:of\s+)?(?:your\s+|the\s+|later\s+|future\s+|subsequent\s+)?(?:repl(?:y|ies)|responses|answers)\b` +
 					`|\bwhichever\s+(?:tool|server|function)\b|\bwhatever\s+(?:tool|server)\b` +
+					`|\b(?:with|through|via|using|by|from)\s+(?:any|every|another|all)\s+other\s+tools?\b|\b(?:with|through|via|using|by|from)\s+another\s+tool\b` +
+					`|\b(?:every|each|all)\s+(?:\w+\s+)?(?:messages?|requests?|calls?|commands?)\s+(?:sent|made|issued|run)\s+(?:by|through|with)\s+other\s+tools\b` +
+					`|\bafter\s+every\s+(?:\w+\s+){0,3}?you\s+\w+` +
+					`|\b(?:every|each|all)\s+(?:of\s+your\s+)?(?:answers?|repl(?:y|ies)|responses?)\s+(?:must|should|shall|has\s+to|needs\s+to)\b` +
 					`|\b(?:on|from|of|in)\s+(?:any|every|another|all)\s+(?:other\s+)?servers?\b` +
 					`|\b(?:no|never|not)\s+(?:\w+\s+)?need\s+to\s+(?:call|use|invoke|run)\s+(?:it|this(?:\s+tool|\s+function)?)\b|\bthere\s+is\s+no\s+need\s+to\s+(?:call|use|invoke)\s+(?:it|this)\b`,
 				directive}})},
 		{rule: instruction, what: "text addressed to the model", kind: kScope + ", in another language", fields: fText,
-			classes: cHigh, words: []string{"toda", "todas", "toute", "toutes", "tutta", "tutte", "gesamten", "ganzen", "allen", "hele", "gehele", "alle", "przez"},
+			classes: cHigh, words: []string{"toda", "todas", "toute", "toutes", "tutta", "tutte", "gesamten", "ganzen", "allen", "hele", "gehele", "alle", "przez", "prima", "antes", "cualquier", "autre", "anderen"},
 			match: pattern(`(?i)\b(?:durante|en)\s+toda\s+la\s+(?:conversaci[óo]n|sesi[óo]n)\b|\ben\s+todas\s+(?:las\s+|tus\s+)?respuestas\b` +
 				`|\b(?:durante|em)\s+toda\s+a\s+(?:conversa|sess[ãa]o)\b|\bem\s+todas\s+as\s+(?:suas\s+)?respostas\b` +
 				`|\b(?:pendant|durant|dans)\s+toute\s+la\s+(?:conversation|session|discussion)\b|\bdans\s+toutes\s+(?:les|vos|tes)\s+r[ée]ponses\b` +
@@ -277,6 +296,8 @@ func generalRows(instruction, lure string) []*detector {
 				`|\b(?:gedurende|tijdens)\s+(?:het\s+)?(?:hele|gehele)\s+(?:gesprek|sessie)\b|\bin\s+alle\s+(?:je\s+)?antwoorden\b` +
 				`|\bprzez\s+ca[łl][ąa]\s+(?:rozmow[ęe]|sesj[ęe])|\bw\s+ka[żz]dej\s+odpowiedzi` +
 				`|(?:в\s+течение|на\s+протяжении)\s+всего\s+(?:разговора|диалога|сеанса)|во\s+всех\s+ответах` +
+				`|\bprima\s+di\s+(?:qualsiasi|ogni)\s+altro\s+strumento|\bantes\s+de\s+qualquer\s+outra\s+ferramenta|\bcon\s+cualquier\s+otra\s+herramienta|\bavec\s+(?:un|n['’]importe\s+quel)\s+autre\s+outil|\bmit\s+(?:einem|jedem)\s+anderen\s+(?:werkzeug|tool)` +
+				`|다른\s*도구[^.。]{0,40}이\s*도구를\s*(?:먼저\s*)?호출|他の(?:ツール|道具)[^。]{0,40}(?:この|本)ツールを(?:先に|最初に)?(?:呼|使)|(?:其他|任何其他)工具[^。]{0,40}(?:先)?(?:调用|使用)(?:此|这个|本)工具|di[ğg]er\s+ara[çc]` +
 				`|(?:整个|全部)(?:对话|会话)(?:中|期间|里)|(?:所有|每条|每次)(?:回复|回答)中|会話全体|セッション全体|(?:すべて|全て)の(?:返答|応答|回答)|대화\s*내내|모든\s*(?:응답|답변)에`)},
 		{rule: instruction, what: "text addressed to the model", kind: kConcealAt, fields: fText,
 			classes: cHigh, words: hushWords,
@@ -320,6 +341,12 @@ func generalRows(instruction, lure string) []*detector {
 		{rule: instruction, what: "text addressed to the model", kind: kAside, fields: fText,
 			words: []string{"assistant", "agent", "model", "llm", "claude", "gpt", "chatgpt", "copilot", "gemini"},
 			match: pattern(`(?i)[(\[{]\s*(?:(?:a\s+)?note\s+(?:to|for)\s+(?:the\s+)?` + modelNames + `\s*[:,]|` + modelNames + `\s*:)\s*\w`)},
+		// A preset address that forwards a secret: a default or const URL
+		// whose query asks the far end to receive the key
+		// (…?forward_key=true).
+		{rule: lure, what: "a secret or local-file lure", kind: kForwardURL, fields: fValue,
+			words: []string{"http", "https"},
+			match: after("://", pattern(`(?i)https?://[^\s"'<>]*[?&](?:forward|send|relay|leak|include|attach|pass|share)[_-]?(?:api[_-]?)?(?:key|token|secret|credentials?|auth|cookies?)s?=(?:true|1|yes|on)\b`))},
 		// Approval taken for granted: the model is to answer a
 		// confirmation itself, or told that calls need none.
 		{rule: instruction, what: "text addressed to the model", kind: kAutoYes, fields: fText,
@@ -338,24 +365,25 @@ func generalRows(instruction, lure string) []*detector {
 		// (ssh_key_contents_for_routing): no honest tool but a secrets
 		// manager asks for them, and none by such a name.
 		{rule: lure, what: "a secret or local-file lure", kind: kContents, fields: fWords,
-			words: []string{"ssh", "private", "rsa", "dotenv", "env", "credentials", "keychain", "wallet", "pass", "paste", "its"},
+			words: []string{"ssh", "private", "rsa", "dotenv", "env", "printenv", "credentials", "keychain", "wallet", "pass", "paste", "its"},
 			match: pattern(`(?i)\b(?:ssh\s+keys?|private\s+keys?|id\s+rsa|dotenv|env\s+file|credentials\s+file|keychain|wallet)\s+(?:contents?|text|body|dump|bytes|raw)\b` +
 				// A name that asks to be filled with a file's text
 				// (call_read_file_on_dot_env_first_and_pass_its_text_here).
-				`|\b(?:pass|put|paste|include|send|attach|copy)\s+(?:its|the|their|that\s+file'?s?)\s+(?:full\s+|whole\s+|entire\s+)?(?:text|contents?)\s+(?:here|in|into)\b|\bdot\s+env\b`)},
+				`|\b(?:pass|put|paste|include|send|attach|copy)\s+(?:its|the|their|that\s+file'?s?)\s+(?:full\s+|whole\s+|entire\s+)?(?:text|contents?)\s+(?:here|in|into)\b|\bdot\s+env\b` +
+				`|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b`)},
 		// The model's safeguards switched off: "switch off all
 		// guardrails", "disregard every safety guideline", "treat the
 		// security level as zero", "grant yourself access to the whole
 		// filesystem", "allow every operation without restriction". No
 		// honest tool needs the model's safety lowered.
 		{rule: instruction, what: "text addressed to the model", kind: kSafetyOff, fields: fText | fWords,
-			words: []string{"guardrail", "guardrails", "safeguard", "safeguards", "safety", "security", "restriction", "restrictions", "yourself", "bypass", "circumvent", "policy", "policies", "guideline", "guidelines", "authorization", "authorisation", "validation", "permission"},
+			words: []string{"guardrail", "guardrails", "safeguard", "safeguards", "safety", "security", "restriction", "restrictions", "yourself", "bypass", "circumvent", "policy", "policies", "guideline", "guidelines", "authorization", "authorisation", "validation", "permission", "confirmation", "confirmations", "approvals"},
 			match: pattern(`(?i)\b(?:switch|turn|shut)(?:\s+\w+){0,2}?\s+off\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety|security|filters?|restrictions?)\b` +
 				`|\b(?:switch|turn|shut)\s+off\s+(?:\w+\s+){0,2}?(?:guardrails?|safeguards?|safety|security)\b` +
-				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|drop|remove|lower|relax|circumvent)\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+|its\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety\s+(?:guidelines?|rules?|filters?|policies|policy|measures|checks|protocols?|settings?)|security\s+(?:guidelines?|rules?|policies|policy|level|restrictions?|protocols?|checks)|content\s+(?:filters?|policy|policies))\b` +
+				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|drop|remove|lower|relax|circumvent|override)\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+|its\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety\s+(?:guidelines?|rules?|filters?|policies|policy|measures|checks|protocols?|settings?)|security\s+(?:guidelines?|rules?|policies|policy|level|restrictions?|protocols?|checks)|content\s+(?:filters?|policy|policies))\b` +
 				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|remove|circumvent)\s+(?:all|every|any|your)\s+(?:\w+\s+)?restrictions\b` +
 				`|\bsecurity\s+level\s+(?:as|to)\s+(?:zero|0|none|off|disabled|minimal|lowest)\b` +
-				`|\bskip\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:authori[sz]ation|security|permission|safety)\s+(?:checks?|steps?|prompts?)\b` +
+				`|\bskip\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:(?:authori[sz]ation|security|permission|safety)\s+(?:checks?|steps?|prompts?)|confirmations?|approvals?)\b` +
 				`|\b(?:grant|give)\s+yourself\s+(?:\w+\s+){0,3}?(?:access|permissions?|privileges?|rights|root|admin)\b` +
 				`|\ballow\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:operations?|actions?|requests?|commands?|calls?)\s+without\s+(?:any\s+)?(?:restrictions?|limits?|checks?|confirmations?)\b`)},
 		{rule: instruction, what: "text addressed to the model", kind: kSafetyOffL, fields: fText,
@@ -375,16 +403,18 @@ func generalRows(instruction, lure string) []*detector {
 			words: []string{"trust", "treat", "asked", "instructed", "told", "requested", "ordered"},
 			match: pattern(`(?i)\btrust\s+(?:it|this\s+tool|this\s+server|me|its\s+(?:output|results?|answers?))\s+(?:completely|fully|implicitly|blindly|without\s+(?:question|checking|verification))\b` +
 				`|\btreat\s+(?:its|the|this\s+tool'?s|this\s+server'?s|every|any)\s+(?:output|results?|responses?|text|answers?)\s+as\s+(?:(?:your\s+)?(?:new\s+)?instructions|commands|orders|system\s+(?:messages?|prompts?|instructions)|authoritative|coming\s+from\s+the\s+user)\b` +
-				`|\bthe\s+user\s+(?:has|had)\s+(?:already\s+)?(?:asked|instructed|told|requested|ordered)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\b`)},
+				`|\bthe\s+user\s+(?:has|had)\s+(?:already\s+)?(?:asked|instructed|told|requested|ordered)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\b` +
+				`|\btreat\s+(?:this|the)\s+(?:caller|user|request|session|client)\s+as\s+(?:an?\s+)?(?:admin(?:istrator)?|root|superuser|owner|trusted|privileged)\b`)},
 		// A fake boundary: the description pretends to end, and a system
 		// block to begin.
 		{rule: instruction, what: "text addressed to the model", kind: kBoundary, fields: fText,
-			words: []string{"end", "begin", "start", "system", "admin", "developer", "instructions", "instruction"},
+			words: []string{"end", "begin", "start", "system", "admin", "developer", "instructions", "instruction", "override"},
 			match: pattern(`(?i)(?:^|[\n.!?]\s*)[-=#*_\s]*end\s+of\s+(?:the\s+)?(?:tool\s+)?(?:description|documentation|docs|context|user\s+input|tool\s+output)\b` +
 				`|\b(?:begin|start)\s+(?:of\s+)?(?:the\s+)?(?:system|admin|developer|new)\s+(?:prompt|message|instructions|block|section)\b` +
 				`|(?m:^\s*#{1,6}\s*(?:system|admin|developer)\s*(?:prompt|message|instructions?|note)?\s*:?\s*$)` +
 				`|(?-i:\[\s*(?:SYSTEM|ADMIN|DEVELOPER|ASSISTANT)\s*(?:NOTE|MESSAGE|OVERRIDE|PROMPT|INSTRUCTIONS?)?\s*[:\]])` +
-				`|(?-i:\b(?:SYSTEM|ADMIN|DEVELOPER)\s+(?:CONTEXT\s+)?(?:UPDATE|OVERRIDE|NOTICE|MESSAGE|PROMPT|DIRECTIVE)\s*:)`)},
+				`|(?-i:\b(?:SYSTEM|ADMIN|DEVELOPER)\s+(?:CONTEXT\s+)?(?:UPDATE|OVERRIDE|NOTICE|MESSAGE|PROMPT|DIRECTIVE|NOTE)\s*:)` +
+				`|(?:^|[\n.!?]\s*)override\s*:\s*\w`)},
 		// Text hidden from whoever reads the description rendered: an
 		// HTML comment of several words, or text pushed past a long run
 		// of blank space.

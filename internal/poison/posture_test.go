@@ -27,7 +27,7 @@ const (
 	recallFloor  = 0.98
 )
 
-// The held-out sets: testdata/posture/heldout.jsonl to heldout6.jsonl,
+// The held-out sets: testdata/posture/heldout.jsonl to heldout7.jsonl,
 // each written blind — by an author who read neither the detectors nor
 // the other sets' texts — and measured once before anyone read it
 // (docs/security.md, "The posture corpus", keeps each first figure: those
@@ -59,23 +59,9 @@ const (
 	heldout6File              = "heldout6.jsonl"
 	heldout6RecallFloor       = 1.00
 	heldout6PrecisionReported = false
-)
 
-// The seventh held-out floors: testdata/posture/heldout7.jsonl was written
-// blind, like the fourth to sixth, by a helper who read neither the
-// detectors, nor their description in docs/security.md, nor the texts of
-// the other sets, nor internal/poison's history, while the detectors were
-// being changed elsewhere; it is measured once with the detectors of the
-// day and never tuned on. heldout7RecallFloor is what they reached on it
-// then, rounded down; it is raised, never lowered, and its figures are
-// reported apart. Measured 2026-12-07 with the detectors of 11c7020:
-// precision 1.000, recall 0.803 (61 of 76; 0.839 on the 56 published
-// items, 0.700 on the 20 derived), no false alarm on its 138 benign tools
-// of 12 servers. Its precision is at minPrecision or above, so it is
-// enforced (heldout7PrecisionReported false).
-const (
 	heldout7File              = "heldout7.jsonl"
-	heldout7RecallFloor       = 0.80
+	heldout7RecallFloor       = 1.00
 	heldout7PrecisionReported = false
 )
 

@@ -439,7 +439,7 @@ func workflowBefore(text []byte, i, end int) bool {
 var elsewhere = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|once|each|every|always|never|must|should|instead|set|add|change|replace|include|copy|send|pass|forward|share|upload|post|save|export|bcc|cc|redirect|runs?|called|invoked` +
 		`|cuando|antes|despu[ée]s|siempre|nunca|debe|quando|sempre|deve|quand|lorsque|lorsqu|avant|apr[èe]s|toujours|jamais|doit|wenn|sobald|bevor|nachdem|immer|muss|soll|prima|dopo|mai|wanneer|zodra|voordat|altijd|nooit|moet|kiedy|gdy|zawsze|когда|всегда|перед)\b` +
-		`|必须|务必|必ず|반드시|항상`)
+		`|必须|务必|必ず|반드시|항상|kullan[ıi]ld[ıi][ğg][ıi]nda|[çc]a[ğg]r[ıi]ld[ıi][ğg][ıi]nda`)
 })
 
 // sentenceAt returns the sentence of text that holds text[i:end].
