@@ -65,6 +65,24 @@ const (
 	heldout7PrecisionReported = false
 )
 
+// The eighth held-out floors: testdata/posture/heldout8.jsonl was written
+// blind the same way, by a helper who read neither the detectors, nor
+// their description in docs/security.md, nor the texts of the other sets,
+// nor internal/poison's history, while the detectors were being changed
+// elsewhere; it is measured once with the detectors of the day and never
+// tuned on. heldout8RecallFloor is what they reached on it then, rounded
+// down; it is raised, never lowered, and its figures are reported apart.
+// Measured 2026-12-07 with the detectors of e987414: precision 0.983,
+// recall 0.747 (59 of 79; 0.789 on the 57 published items, 0.636 on the 22
+// derived), one false alarm (bitwarden/remove_send_password) on its 156
+// benign tools of 12 servers. Its precision is at minPrecision or above,
+// so it is enforced (heldout8PrecisionReported false).
+const (
+	heldout8File              = "heldout8.jsonl"
+	heldout8RecallFloor       = 0.74
+	heldout8PrecisionReported = false
+)
+
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
 var postureHits = flag.Bool("posture.hits", false, "TestPosture: list each hit's rules and pointers")
@@ -107,18 +125,18 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the seven held-out sets, heldout.jsonl,
+// driftd-written) and the eight held-out sets, heldout.jsonl,
 // heldout2.jsonl, heldout3.jsonl, heldout4.jsonl, heldout5.jsonl,
-// heldout6.jsonl and heldout7.jsonl. Each line is checked: a known label, a kind, a source
+// heldout6.jsonl, heldout7.jsonl and heldout8.jsonl. Each line is checked: a known label, a kind, a source
 // and a licence, an id unique across all sets, a derived item's original
 // present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7 []*postureItem) {
+func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found, found2, found3, found4, found5, found6, found7 := false, false, false, false, false, false, false
+	found, found2, found3, found4, found5, found6, found7, found8 := false, false, false, false, false, false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
 		switch filepath.Base(name) {
@@ -136,6 +154,8 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 			heldout6, found6 = its, true
 		case heldout7File:
 			heldout7, found7 = its, true
+		case heldout8File:
+			heldout8, found8 = its, true
 		default:
 			training = append(training, its...)
 		}
@@ -161,6 +181,9 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	if !found7 {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldout7File)
 	}
+	if !found8 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout8File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
 	checkDerived(tb, heldout2)
@@ -169,12 +192,13 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	checkDerived(tb, heldout5)
 	checkDerived(tb, heldout6)
 	checkDerived(tb, heldout7)
+	checkDerived(tb, heldout8)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7
+	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -331,9 +355,10 @@ func ratio(a, b int) float64 {
 // alarms by id, never by text, and fails below the floors. It then does the
 // same, apart, on each held-out set: the training figures are partly a
 // training score; so, since their misses were read to improve the
-// detectors, are the first to sixth held-out sets'; the seventh's is not.
+// detectors, are the first to sixth held-out sets'; the seventh's and
+// eighth's are not.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7 := postureSets(t)
+	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8 := postureSets(t)
 	var out strings.Builder
 	for _, set := range []struct {
 		name        string
@@ -342,7 +367,7 @@ func TestPosture(t *testing.T) {
 		recallFloor float64
 		// precisionReported: a precision below minPrecision is logged,
 		// not failed (heldout5PrecisionReported, heldout6PrecisionReported,
-		// heldout7PrecisionReported).
+		// heldout7PrecisionReported, heldout8PrecisionReported).
 		precisionReported bool
 	}{
 		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor, false},
@@ -353,6 +378,7 @@ func TestPosture(t *testing.T) {
 		{"held-out set 5 (" + heldout5File + ")", heldout5, postureMinima{60, 20, 100, 10}, heldout5RecallFloor, heldout5PrecisionReported},
 		{"held-out set 6 (" + heldout6File + ")", heldout6, postureMinima{60, 20, 100, 12}, heldout6RecallFloor, heldout6PrecisionReported},
 		{"held-out set 7 (" + heldout7File + ")", heldout7, postureMinima{60, 20, 120, 12}, heldout7RecallFloor, heldout7PrecisionReported},
+		{"held-out set 8 (" + heldout8File + ")", heldout8, postureMinima{60, 20, 120, 12}, heldout8RecallFloor, heldout8PrecisionReported},
 	} {
 		p, r := postureReport(t, &out, set.name, set.items, set.least)
 		switch {
