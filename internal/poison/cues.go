@@ -67,6 +67,7 @@ var cues = []cue{
 			`|\b(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+)?(?:of\s+)?your\s+(?:instructions|rules|guidelines|guardrails|restrictions|constraints|policies|system\s+prompt|programming|training)`},
 	{kMode, "", 0, []string{"developer", "jailbreak", "unrestricted", "override", "dan", "god", "maintenance", "you", "safety", "suspended", "lifted", "waived", "precedence", "treat"},
 		`\byou\s+are\s+now\s+(?:in\s+)?(?:developer|dev|god|admin|debug|unrestricted|jailbreak|dan|maintenance)\s+mode\b|\bsystem\s+override\b` +
+			`|\byou\s+are\s+now\s+dan\b|\bdo\s+anything\s+now\b|\bdeveloper\s+mode\s+is\s+(?:now\s+)?(?:on|enabled|active)\b|\bno\s+(?:content\s+|safety\s+)?(?:rules?|polic(?:y|ies)|restrictions?|filters?)\s+appl(?:y|ies)\s+to\b` +
 			`|(?:^|[.:;!]\s*)you\s+are\s+(?:now\s+)?(?:running|operating|working)\s+in\s+[\w-]+\s+mode\b` +
 			`|\b(?:god|jailbreak|unrestricted|dan)\s+mode\s+is\s+(?:now\s+)?(?:on|enabled|active|engaged)\b` +
 			// Maintenance mode asserted, not a condition ("a page to
@@ -231,6 +232,8 @@ var cues = []cue{
 			`|\bf[üu]r\s+den\s+rest\s+(?:des\s+gespr[äa]chs|der\s+(?:unterhaltung|sitzung|konversation))\b`},
 	{kSleeper, "German", cHigh, []string{"wenn", "sobald", "aufgerufen", "verwendet", "benutzt"},
 		`\b(?:wenn|sobald|jedes\s+mal\s+wenn)\s+[` + "`" + `'"]?[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+[` + "`" + `'"]?(?:\s+tool)?\s+(?:aufgerufen|verwendet|benutzt|ausgef[üu]hrt)\s+wird\s*,`},
+	{kSendAddr, "Russian", cHigh, []string{"http", "https", "ftp", "ftps"},
+		`(?:перешли|перешлите|отправь|отправьте|пришли|загрузи|передай)[^.\n]{0,80}?(?:на|в|по\s+адресу)\s+` + addr},
 	{kSendAddr, "German", cAt, []string{"http", "https", "ftp", "ftps"},
 		`\b(?:sende|senden\s+sie|schicke|schicken\s+sie|leite)\b[^.\n]{0,80}?\b(?:an|nach)\s+` + addr},
 	{kCovertCC, "Spanish, French or German", cAt, nil,

@@ -54,6 +54,7 @@ const (
 	kSecretOut  = "a secret sent to an address"
 	kNoConfirm  = "no confirmation asked of the user, in another language"
 	kForwardURL = "a preset address that forwards a secret"
+	kDump       = "a tool's whole output copied into the reply"
 )
 
 // A cooccur row matches a sentence where every one of its expressions
@@ -132,10 +133,10 @@ func together(c cooccur) matcher {
 // The parts the general rows share.
 const (
 	// directive is a verb or modal that tells the model what to do.
-	directive = `\b(?:always|never|must|should|shall|do\s+not|don'?t|make\s+sure|be\s+sure|remember|keep|leave|omit|skip|drop|add|append|include|start|end|prefix|send|copy|forward|mention|tell|ignore|answer|reply|respond|follow|treat|apply|go\s+ahead|set|change|replace|use\s+only|call\s+this\s+tool|also\s+call|carry)\b`
+	directive = `\b(?:always|never|must|should|shall|do\s+not|don'?t|make\s+sure|be\s+sure|remember|keep|leave|omit|skip|drop|add|append|include|start|end|prefix|send|copy|forward|mention|tell|ignore|answer|reply|respond|follow|treat|apply|go\s+ahead|set|change|replace|use\s+only|call\s+this\s+tool|also\s+call|call\s+the|carry|put\s+every)\b`
 
 	// audience is the user, or what the model shows the user.
-	audience = `\b(?:the\s+user|user'?s?|users|the\s+human|the\s+operator|the\s+customer|anyone)\b` +
+	audience = `\b(?:the\s+user|user'?s?|users|the\s+human|the\s+operator|the\s+customer|anyone)\b|\byour\s+(?:reply|answer|response|summary)\b|\bany\s+log\b` +
 		`|\b(?:confirmation|summary|reply|answer|response|message)s?\s+(?:that\s+)?you\s+(?:show|give|send|write|display|return)\b` +
 		`|usuari[oa]|usu[áa]ri[oa]|utilisat(?:eur|rice)|utente|benutzer|nutzer|anwender|gebruiker|u[żz]ytkownik|пользовател|用户|使用者|ユーザー|사용자`
 
@@ -144,6 +145,8 @@ const (
 	hush = `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|without|no\s+need\s+to|needn'?t|need\s+not)\s+(?:\w+\s+){0,2}?(?:tell|telling|told|mention|mentioning|mentioned|say|saying|said|reveal|revealing|revealed|disclose|disclosing|disclosed|inform|informing|informed|notify|notifying|notified|alert|alerting|alerted|bring\s+up|point\s+out)\b` +
 		`|\b(?:skip|avoid|refrain\s+from|omit)\s+(?:\w+\s+){0,2}?(?:telling|mentioning|saying|revealing|disclosing|informing|notifying)\b` +
 		`|\bnot\s+(?:for|to\s+be)\s+(?:display(?:ed)?|shown|show|seen|read)\b` +
+		`|\bwithout\s+the\s+user\s+(?:knowing|noticing|seeing|being\s+told|finding\s+out)\b|\bhide\s+(?:this|that|the)\s+(?:step|call|action|request)\b` +
+		`|\bsenza\s+che\s+l['’]utente\s+(?:lo\s+)?(?:sappia|noti|veda)|\bverschweig\w*|\bsans\s+que\s+l['’]utilisat(?:eur|rice)\s+(?:le\s+)?(?:sache|remarque|voie)|\bsin\s+que\s+el\s+usuario\s+(?:lo\s+)?(?:sepa|note|vea)` +
 		`|\bsay\s+nothing\b|\bkeep\s+(?:\w+\s+){0,3}?(?:out\s+of|to\s+yourself|quiet|between\s+us)\b|\bleave\s+(?:\w+\s+){0,3}?out\s+of\b` +
 		`|\bno\s+(?:\w+\s+)?(?:mention|word)\s+(?:of|about)\b` +
 		// Spanish, Portuguese, French, Italian, German, Dutch, Polish,
@@ -179,7 +182,7 @@ const (
 		`|入れ|含め|コピー|貼り付け|記入|放入|填入|复制|包含|附加|填写|넣|포함|복사|붙여`
 
 	// private is a secret or a private datum of the user.
-	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b|\b(?:secrets|deploy\s+keys?)\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
+	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b|\b(?:secrets|deploy\s+keys?)\b|\b(?:user'?s|saved|stored)\s+(?:\w+\s+)?tokens?\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
 		`|\b(?:claves?|contrase[ñn]as?|tarjetas?|direcci[óo]n|cart[ãa]o|senhas?|endere[çc]o|cl[ée]s?|mots?\s+de\s+passe|cartes?|adresse|schl[üu]ssel|passw(?:ö|oe)rter|passwort|karte|sleutels?|wachtwoord(?:en)?|kaart|afleveradres|adres|klucz[ey]?|has[łl]a?|karty?|ключи?|парол[иь]|карт[ау]|адрес)\b` +
 		`|キー|トークン|パスワード|カード|住所|密钥|令牌|密码|卡号|地址|키|토큰|비밀번호|카드|주소`
 
@@ -246,7 +249,7 @@ func hiddenText(text []byte, _ *scanContext) match {
 }
 
 // hushWords wake the concealment row: the verbs of telling of hush.
-var hushWords = []string{"tell", "telling", "mention", "mentioning", "say", "saying", "reveal", "revealing", "disclose", "disclosing", "inform", "informing", "notify", "notifying", "alert", "alerting", "bring", "point", "nothing", "keep", "leave", "word",
+var hushWords = []string{"without", "hide", "senza", "verschweige", "verschweigen", "sans", "tell", "telling", "mention", "mentioning", "say", "saying", "reveal", "revealing", "disclose", "disclosing", "inform", "informing", "notify", "notifying", "alert", "alerting", "bring", "point", "nothing", "keep", "leave", "word",
 	"digas", "diga", "menciones", "mencione", "cuentes", "cuente", "informes", "reveles", "revele", "avises", "avise", "decir", "informar", "avisar", "mencionar",
 	"conte", "informe", "contar", "dizer", "dis", "dites", "mentionne", "mentionnes", "mentionnez", "signale", "signalez", "parle", "parlez", "informer", "avertir", "mentionner",
 	"dire", "dirlo", "dirgli", "informare", "menzionare", "menzionarlo", "rivelare", "avvisare", "sag", "sage", "sagen", "verrate", "verraten", "informiere", "informieren", "benachrichtigen",
@@ -281,6 +284,7 @@ func generalRows(instruction, lure string) []*detector {
 					`|\bwhichever\s+(?:tool|server|function)\b|\bwhatever\s+(?:tool|server)\b` +
 					`|\b(?:with|through|via|using|by|from)\s+(?:any|every|another|all)\s+other\s+tools?\b|\b(?:with|through|via|using|by|from)\s+another\s+tool\b` +
 					`|\b(?:every|each|all)\s+(?:\w+\s+)?(?:messages?|requests?|calls?|commands?)\s+(?:sent|made|issued|run)\s+(?:by|through|with)\s+other\s+tools\b` +
+					`|\b(?:tool|function)s?\s+(?:of|from|on)\s+the\s+(?:\w+\s+){0,3}?server\b` +
 					`|\bafter\s+every\s+(?:\w+\s+){0,3}?you\s+\w+` +
 					`|\b(?:every|each|all)\s+(?:of\s+your\s+)?(?:answers?|repl(?:y|ies)|responses?)\s+(?:must|should|shall|has\s+to|needs\s+to)\b` +
 					`|\b(?:on|from|of|in)\s+(?:any|every|another|all)\s+(?:other\s+)?servers?\b` +
@@ -296,15 +300,16 @@ func generalRows(instruction, lure string) []*detector {
 				`|\b(?:gedurende|tijdens)\s+(?:het\s+)?(?:hele|gehele)\s+(?:gesprek|sessie)\b|\bin\s+alle\s+(?:je\s+)?antwoorden\b` +
 				`|\bprzez\s+ca[łl][ąa]\s+(?:rozmow[ęe]|sesj[ęe])|\bw\s+ka[żz]dej\s+odpowiedzi` +
 				`|(?:в\s+течение|на\s+протяжении)\s+всего\s+(?:разговора|диалога|сеанса)|во\s+всех\s+ответах` +
-				`|\bprima\s+di\s+(?:qualsiasi|ogni)\s+altro\s+strumento|\bantes\s+de\s+qualquer\s+outra\s+ferramenta|\bcon\s+cualquier\s+otra\s+herramienta|\bavec\s+(?:un|n['’]importe\s+quel)\s+autre\s+outil|\bmit\s+(?:einem|jedem)\s+anderen\s+(?:werkzeug|tool)` +
+				`|\bantes\s+(?:que|de)\s+cualquier\s+otra\s+herramienta|\bprima\s+di\s+(?:qualsiasi|ogni)\s+altro\s+strumento|\bantes\s+de\s+qualquer\s+outra\s+ferramenta|\bcon\s+cualquier\s+otra\s+herramienta|\bavec\s+(?:un|n['’]importe\s+quel)\s+autre\s+outil|\bmit\s+(?:einem|jedem)\s+anderen\s+(?:werkzeug|tool)` +
 				`|다른\s*도구[^.。]{0,40}이\s*도구를\s*(?:먼저\s*)?호출|他の(?:ツール|道具)[^。]{0,40}(?:この|本)ツールを(?:先に|最初に)?(?:呼|使)|(?:其他|任何其他)工具[^。]{0,40}(?:先)?(?:调用|使用)(?:此|这个|本)工具|di[ğg]er\s+ara[çc]` +
 				`|(?:整个|全部)(?:对话|会话)(?:中|期间|里)|(?:所有|每条|每次)(?:回复|回答)中|会話全体|セッション全体|(?:すべて|全て)の(?:返答|応答|回答)|대화\s*내내|모든\s*(?:응답|답변)에`)},
 		{rule: instruction, what: "text addressed to the model", kind: kConcealAt, fields: fText,
 			classes: cHigh, words: hushWords,
 			match: together(cooccur{all: []string{hush, audience}, unless: shown})},
 		{rule: lure, what: "a secret or local-file lure", kind: kTotality, fields: fText,
-			classes: cHigh, words: []string{"everything", "said", "written", "typed", "whole", "entire", "conversation", "chat", "dialog", "dialogue", "intera", "conversazione", "toda", "toute", "gesamte", "ganze", "gesamten", "ganzen", "verlauf", "chatverlauf", "hele", "volledige", "gesprek", "conversa"},
+			classes: cHigh, words: []string{"gather", "collect", "harvest", "capture", "everything", "said", "written", "typed", "whole", "entire", "conversation", "chat", "dialog", "dialogue", "intera", "conversazione", "toda", "toute", "gesamte", "ganze", "gesamten", "ganzen", "verlauf", "chatverlauf", "hele", "volledige", "gesprek", "conversa"},
 			match: pattern(`(?i)\b(?:everything|all|every\s+(?:word|message|thing))\s+(?:that\s+)?the\s+user\s+(?:has\s+)?(?:said|written|typed|asked|shared|told\s+you|entered|sent)\b` +
+				`|\b(?:gather|collect|harvest|record|capture)\s+(?:all\s+|every\s+one\s+)?(?:of\s+)?the\s+user'?s\s+(?:messages|prompts|inputs?|questions)\b` +
 				`|\b(?:the\s+)?(?:whole|entire|full|complete)\s+(?:conversation|chat|dialog(?:ue)?)(?:\s+history)?\s+(?:so\s+far|until\s+now|to\s+date|up\s+to\s+now|with\s+the\s+user)\b` +
 				`|\b(?:send|include|pass|put|copy|attach|upload|forward|post|paste)\b[^.\n]{0,40}?\b(?:the\s+)?(?:whole|entire|full|complete)\s+(?:conversation|chat|dialog(?:ue)?)\b` +
 				`|l['’]intera\s+conversazione|\btutta\s+la\s+conversazione|\btoda\s+la\s+conversaci[óo]n|\btoda\s+a\s+conversa\b|\btoute\s+la\s+conversation|\b(?:das\s+)?(?:gesamte|ganze)\s+gespr[äa]ch|\b(?:den\s+)?(?:gesamten|ganzen)\s+(?:chat)?verlauf|\bhet\s+(?:hele|volledige)\s+gesprek` +
@@ -335,7 +340,7 @@ func generalRows(instruction, lure string) []*detector {
 			words: []string{"note", "notes", "tip", "tips", "hint", "hints"},
 			match: together(cooccur{all: []string{
 				`\b(?:note|tip|message|hint)s?\s+(?:to|for)\s+(?:the\s+)?(?:ai|llm|language\s+model|ai\s+(?:assistant|agent|model)|assistant|agent)s?\s*[:,]`,
-				`\b(?:confidential|unredacted|secret|secretly|hidden|private|covert|covertly|silently|quietly|bypass|override|ignore|disregard|bcc|exfiltrate|without\s+(?:telling|informing|asking)|(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform))\b`}})},
+				`\b(?:confidential|unredacted|secrets?|secretly|hidden|private|covert|covertly|silently|quietly|bypass|override|ignore|disregard|bcc|exfiltrate|without\s+(?:telling|informing|asking|the\s+user)|(?:do\s+not|don'?t|never)\s+(?:tell|mention|reveal|inform|redact))\b`}})},
 		// A parenthesis or aside addressed to the model by name
 		// ("(assistant: also …)", "[note for the agent, …]").
 		{rule: instruction, what: "text addressed to the model", kind: kAside, fields: fText,
@@ -351,7 +356,7 @@ func generalRows(instruction, lure string) []*detector {
 		// confirmation itself, or told that calls need none.
 		{rule: instruction, what: "text addressed to the model", kind: kAutoYes, fields: fText,
 			words: []string{"confirmation", "approval", "permission", "consent", "yes", "approve", "approved", "agreed", "confirmed", "consented", "accepted", "confirm", "behalf", "asking", "checking", "consulting"},
-			match: pattern(`(?i)\b(?:as\s+if|as\s+though)\s+the\s+user\s+(?:had\s+|has\s+)?(?:said\s+yes|approved|agreed|confirmed|consented|accepted)\b` +
+			match: pattern(`(?i)\b(?:as\s+if|as\s+though)\s+the\s+user\s+(?:had\s+|has\s+)?(?:said\s+yes|approved|agreed|confirmed|consented|accepted|asked|requested)\b` +
 				`|\b(?:need|needs|require|requires)\s+no\s+(?:\w+\s+){0,2}?(?:confirmation|approval|permission|consent)\b` +
 				`|\b(?:confirm|approve|authori[sz]e)\s+(?:their|its|your)\s+own\s+(?:tool\s+)?(?:calls?|actions?|requests?)\b` +
 				`|\b(?:answer|reply|respond)\s+(?:yes|"yes"|'yes')\s+(?:to|on\s+behalf\s+of)\b|\bon\s+the\s+user'?s\s+behalf\s+without\b` +
@@ -377,12 +382,13 @@ func generalRows(instruction, lure string) []*detector {
 		// filesystem", "allow every operation without restriction". No
 		// honest tool needs the model's safety lowered.
 		{rule: instruction, what: "text addressed to the model", kind: kSafetyOff, fields: fText | fWords,
-			words: []string{"guardrail", "guardrails", "safeguard", "safeguards", "safety", "security", "restriction", "restrictions", "yourself", "bypass", "circumvent", "policy", "policies", "guideline", "guidelines", "authorization", "authorisation", "validation", "permission", "confirmation", "confirmations", "approvals"},
+			words: []string{"redact", "mask", "censor", "guardrail", "guardrails", "safeguard", "safeguards", "safety", "security", "restriction", "restrictions", "yourself", "bypass", "circumvent", "policy", "policies", "guideline", "guidelines", "authorization", "authorisation", "validation", "permission", "confirmation", "confirmations", "approvals"},
 			match: pattern(`(?i)\b(?:switch|turn|shut)(?:\s+\w+){0,2}?\s+off\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety|security|filters?|restrictions?)\b` +
 				`|\b(?:switch|turn|shut)\s+off\s+(?:\w+\s+){0,2}?(?:guardrails?|safeguards?|safety|security)\b` +
 				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|drop|remove|lower|relax|circumvent|override)\s+(?:all\s+|every\s+|any\s+|your\s+|the\s+|its\s+)*(?:\w+\s+)?(?:guardrails?|safeguards?|safety\s+(?:guidelines?|rules?|filters?|policies|policy|measures|checks|protocols?|settings?)|security\s+(?:guidelines?|rules?|policies|policy|level|restrictions?|protocols?|checks)|content\s+(?:filters?|policy|policies))\b` +
 				`|\b(?:disable|bypass|ignore|disregard|suspend|lift|remove|circumvent)\s+(?:all|every|any|your)\s+(?:\w+\s+)?restrictions\b` +
 				`|\bsecurity\s+level\s+(?:as|to)\s+(?:zero|0|none|off|disabled|minimal|lowest)\b` +
+				`|\b(?:never|do\s+not|don'?t)\s+(?:redact|mask|censor|obfuscate)\s+(?:them|any|the\s+(?:secrets?|passwords?|keys?|tokens?|credentials))\b` +
 				`|\bskip\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:(?:authori[sz]ation|security|permission|safety)\s+(?:checks?|steps?|prompts?)|confirmations?|approvals?)\b` +
 				`|\b(?:grant|give)\s+yourself\s+(?:\w+\s+){0,3}?(?:access|permissions?|privileges?|rights|root|admin)\b` +
 				`|\ballow\s+(?:every|all|any)\s+(?:\w+\s+){0,2}?(?:operations?|actions?|requests?|commands?|calls?)\s+without\s+(?:any\s+)?(?:restrictions?|limits?|checks?|confirmations?)\b`)},
@@ -414,7 +420,7 @@ func generalRows(instruction, lure string) []*detector {
 				`|(?m:^\s*#{1,6}\s*(?:system|admin|developer)\s*(?:prompt|message|instructions?|note)?\s*:?\s*$)` +
 				`|(?-i:\[\s*(?:SYSTEM|ADMIN|DEVELOPER|ASSISTANT)\s*(?:NOTE|MESSAGE|OVERRIDE|PROMPT|INSTRUCTIONS?)?\s*[:\]])` +
 				`|(?-i:\b(?:SYSTEM|ADMIN|DEVELOPER)\s+(?:CONTEXT\s+)?(?:UPDATE|OVERRIDE|NOTICE|MESSAGE|PROMPT|DIRECTIVE|NOTE)\s*:)` +
-				`|(?:^|[\n.!?]\s*)override\s*:\s*\w`)},
+				`|(?:^|[\n.!?]\s*)(?:admin(?:istrator)?\s+|system\s+)?override\s*:\s*\w`)},
 		// Text hidden from whoever reads the description rendered: an
 		// HTML comment of several words, or text pushed past a long run
 		// of blank space.
@@ -446,14 +452,24 @@ func generalRows(instruction, lure string) []*detector {
 			match: pattern(`(?:ユーザー|利用者)に(?:確認|許可を求め|尋ね|聞か)(?:しないで|せずに|ないで|ず)|(?:呼ぶ|呼び出す|使う)必要はありません` +
 				`|(?:不要|无需|不必|别)(?:向用户|跟用户)?(?:确认|询问|征求)|无需(?:用户)?(?:确认|同意)|不需要(?:调用|使用)(?:这个|此)工具` +
 				`|사용자에게\s*(?:확인|묻지|물어보지)\s*(?:하지\s*마|말고|않고)|(?:호출|사용)할\s*필요(?:가|는)?\s*없`)},
+		// A tool's whole output to be copied into the reply unchanged:
+		// what the tool returns, internal fields and all, shown to the
+		// user as the model's own answer.
+		{rule: instruction, what: "text addressed to the model", kind: kDump, fields: fText,
+			words: []string{"copy", "paste", "dump", "include"},
+			match: together(cooccur{all: []string{
+				`\b(?:copy|paste|put|include|dump)\s+(?:everything\s+it\s+returns|(?:its|the|their)\s+(?:whole|full|entire|complete|raw)\s+(?:result|output|response|contents?))\s+into\s+your\s+(?:reply|answer|response)\b`,
+				`\b(?:without\s+(?:any\s+)?changes?|unchanged|verbatim|word\s+for\s+word|unredacted|internal\s+fields|as\s+it\s+is)\b`}})},
 		// Other tools pushed aside ("disregard any other weather tool you
 		// have"): a server may say which of its own tools to use, but
 		// not that the model's other tools are to be ignored.
 		{rule: instruction, what: "text addressed to the model", kind: kPushAside, fields: fText,
-			words: []string{"disregard", "ignore", "forget", "theirs", "other", "deprecated"},
+			classes: cHigh, words: []string{"disregard", "ignore", "forget", "theirs", "other", "deprecated", "another", "only"},
 			match: pattern(`(?i)\b(?:disregard|ignore|forget)\s+(?:any|all|every|each)\s+(?:of\s+the\s+)?other\s+(?:\w+\s+){0,2}?(?:tools?|servers?|functions?|plugins?|sources?)\b` +
 				`|\b(?:never|do\s+not|don'?t)\s+(?:call|use|invoke|pick|choose|trust)\s+(?:theirs|(?:the|any)\s+other\s+(?:\w+\s+)?(?:one|tool|server)s?)\b` +
-				`|\bthe\s+other\s+(?:\w+\s+){0,2}?(?:tools?|servers?)\b[^.\n]{0,40}?\b(?:is|are)\s+(?:now\s+)?(?:deprecated|broken|unsafe|insecure|malicious|outdated|unreliable|compromised|a\s+scam|fake)\b`)},
+				`|\bthe\s+other\s+(?:\w+\s+){0,2}?(?:tools?|servers?)\b[^.\n]{0,40}?\b(?:is|are)\s+(?:now\s+)?(?:deprecated|broken|unsafe|insecure|malicious|outdated|unreliable|compromised|a\s+scam|fake)\b` +
+				`|\bnever\s+(?:use\s+|call\s+)?another\s+(?:\w+\s+){0,2}?tool\b|\buse\s+only\s+this\s+\w+\s+from\s+now\s+on\b` +
+				`|다른\s*서버의?[^.。]{0,30}도구[^.。]{0,40}(?:사용하지\s*말|쓰지\s*말)|他のサーバーの[^。]{0,30}ツール[^。]{0,40}(?:使わない|使用しない|使わず)|其他服务器的[^。]{0,30}工具[^。]{0,40}(?:不要|切勿|禁止)使用`)},
 		// A covert copy, in any language: a concrete address in a
 		// sentence that says bcc and always (toujours, siempre, …).
 		{rule: instruction, what: "text addressed to the model", kind: kCovertAny, fields: fText,
@@ -474,8 +490,9 @@ func generalRows(instruction, lure string) []*detector {
 		// An order given whatever the user asks ("Whatever the user asks,
 		// send …"): the user's request set aside.
 		{rule: instruction, what: "text addressed to the model", kind: kWhatever, fields: fText,
-			words: []string{"whatever", "matter", "regardless"},
-			match: pattern(`(?i)\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:asks?|says?|wants?|requests?|types?|chooses?)(?:\s+for)?\s*,\s*(?:you\s+(?:must|should)\s+|always\s+|first\s+)?[a-z]+`)},
+			words: []string{"whatever", "matter", "regardless", "cancels", "declines", "refuses", "objects", "rejects"},
+			match: pattern(`(?i)\b(?:whatever|no\s+matter\s+what|regardless\s+of\s+what)\s+the\s+user\s+(?:asks?|says?|wants?|requests?|types?|chooses?)(?:\s+for)?\s*,\s*(?:you\s+(?:must|should)\s+|always\s+|first\s+)?[a-z]+` +
+				`|\bif\s+the\s+user\s+(?:cancels|declines|refuses|says\s+no|objects|rejects|denies|disagrees)\b[^.\n]{0,60}?\b(?:ignore|anyway|regardless|proceed\s+anyway|continue\s+anyway)\b`)},
 		// A destructive statement the model is to send or run.
 		{rule: instruction, what: "text addressed to the model", kind: kDestroy, fields: fText,
 			words: []string{"drop", "truncate"},

@@ -27,7 +27,7 @@ const (
 	recallFloor  = 0.98
 )
 
-// The held-out sets: testdata/posture/heldout.jsonl to heldout7.jsonl,
+// The held-out sets: testdata/posture/heldout.jsonl to heldout8.jsonl,
 // each written blind — by an author who read neither the detectors nor
 // the other sets' texts — and measured once before anyone read it
 // (docs/security.md, "The posture corpus", keeps each first figure: those
@@ -63,23 +63,9 @@ const (
 	heldout7File              = "heldout7.jsonl"
 	heldout7RecallFloor       = 1.00
 	heldout7PrecisionReported = false
-)
 
-// The eighth held-out floors: testdata/posture/heldout8.jsonl was written
-// blind the same way, by a helper who read neither the detectors, nor
-// their description in docs/security.md, nor the texts of the other sets,
-// nor internal/poison's history, while the detectors were being changed
-// elsewhere; it is measured once with the detectors of the day and never
-// tuned on. heldout8RecallFloor is what they reached on it then, rounded
-// down; it is raised, never lowered, and its figures are reported apart.
-// Measured 2026-12-07 with the detectors of e987414: precision 0.983,
-// recall 0.747 (59 of 79; 0.789 on the 57 published items, 0.636 on the 22
-// derived), one false alarm (bitwarden/remove_send_password) on its 156
-// benign tools of 12 servers. Its precision is at minPrecision or above,
-// so it is enforced (heldout8PrecisionReported false).
-const (
 	heldout8File              = "heldout8.jsonl"
-	heldout8RecallFloor       = 0.74
+	heldout8RecallFloor       = 0.97
 	heldout8PrecisionReported = false
 )
 
