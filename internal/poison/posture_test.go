@@ -27,7 +27,7 @@ const (
 	recallFloor  = 0.98
 )
 
-// The held-out sets: testdata/posture/heldout.jsonl to heldout8.jsonl,
+// The held-out sets (heldoutSets): testdata/posture/heldout.jsonl to heldout8.jsonl,
 // each written blind — by an author who read neither the detectors nor
 // the other sets' texts — and measured once before anyone read it
 // (docs/security.md, "The posture corpus", keeps each first figure: those
@@ -37,37 +37,28 @@ const (
 // Every set has since been read to improve the detectors, so today each
 // floor is a training score too. A set whose precision is below
 // minPrecision when it arrives is reported without failing (its
-// PrecisionReported) until a detector change clears its false alarms; the
-// change that clears them turns the gate back on.
-const (
-	heldoutFile        = "heldout.jsonl"
-	heldoutRecallFloor = 0.98
+// precisionReported) until a detector change clears its false alarms; the
+// change that clears them turns the gate back on. A new set is one more
+// row.
+var heldoutSets = []heldoutSet{
+	{file: "heldout.jsonl", recallFloor: 0.98, least: postureMinima{50, 8, 100, 10}},
+	{file: "heldout2.jsonl", recallFloor: 1.00, least: postureMinima{60, 8, 100, 10}},
+	{file: "heldout3.jsonl", recallFloor: 0.98, least: postureMinima{60, 8, 100, 10}},
+	{file: "heldout4.jsonl", recallFloor: 1.00, least: postureMinima{60, 20, 100, 10}},
+	{file: "heldout5.jsonl", recallFloor: 1.00, least: postureMinima{60, 20, 100, 10}},
+	{file: "heldout6.jsonl", recallFloor: 1.00, least: postureMinima{60, 20, 100, 12}},
+	{file: "heldout7.jsonl", recallFloor: 1.00, least: postureMinima{60, 20, 120, 12}},
+	{file: "heldout8.jsonl", recallFloor: 0.97, least: postureMinima{60, 20, 120, 12}},
+}
 
-	heldout2File        = "heldout2.jsonl"
-	heldout2RecallFloor = 1.00
-
-	heldout3File        = "heldout3.jsonl"
-	heldout3RecallFloor = 0.98
-
-	heldout4File        = "heldout4.jsonl"
-	heldout4RecallFloor = 1.00
-
-	heldout5File              = "heldout5.jsonl"
-	heldout5RecallFloor       = 1.00
-	heldout5PrecisionReported = false
-
-	heldout6File              = "heldout6.jsonl"
-	heldout6RecallFloor       = 1.00
-	heldout6PrecisionReported = false
-
-	heldout7File              = "heldout7.jsonl"
-	heldout7RecallFloor       = 1.00
-	heldout7PrecisionReported = false
-
-	heldout8File              = "heldout8.jsonl"
-	heldout8RecallFloor       = 0.97
-	heldout8PrecisionReported = false
-)
+// A heldoutSet is one held-out file, its recall floor, the least it must
+// hold, and whether a precision below minPrecision is only reported.
+type heldoutSet struct {
+	file              string
+	recallFloor       float64
+	least             postureMinima
+	precisionReported bool
+}
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
 // lists each hit with the rules and pointers that fired.
@@ -111,80 +102,42 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the eight held-out sets, heldout.jsonl,
-// heldout2.jsonl, heldout3.jsonl, heldout4.jsonl, heldout5.jsonl,
-// heldout6.jsonl, heldout7.jsonl and heldout8.jsonl. Each line is checked: a known label, a kind, a source
-// and a licence, an id unique across all sets, a derived item's original
-// present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8 []*postureItem) {
+// driftd-written) and the held-out sets, in heldoutSets' order. Each line
+// is checked: a known label, a kind, a source and a licence, an id unique
+// across all sets, a derived item's original present in the same set, and
+// a tool that parses.
+func postureSets(tb testing.TB) (training []*postureItem, held [][]*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
+	index := map[string]int{}
+	for i, h := range heldoutSets {
+		index[h.file] = i
+	}
+	held = make([][]*postureItem, len(heldoutSets))
 	seen := map[string]bool{}
-	found, found2, found3, found4, found5, found6, found7, found8 := false, false, false, false, false, false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
-		switch filepath.Base(name) {
-		case heldoutFile:
-			heldout, found = its, true
-		case heldout2File:
-			heldout2, found2 = its, true
-		case heldout3File:
-			heldout3, found3 = its, true
-		case heldout4File:
-			heldout4, found4 = its, true
-		case heldout5File:
-			heldout5, found5 = its, true
-		case heldout6File:
-			heldout6, found6 = its, true
-		case heldout7File:
-			heldout7, found7 = its, true
-		case heldout8File:
-			heldout8, found8 = its, true
-		default:
+		if i, ok := index[filepath.Base(name)]; ok {
+			held[i] = its
+		} else {
 			training = append(training, its...)
 		}
 	}
-	if !found {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldoutFile)
-	}
-	if !found2 {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldout2File)
-	}
-	if !found3 {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldout3File)
-	}
-	if !found4 {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldout4File)
-	}
-	if !found5 {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldout5File)
-	}
-	if !found6 {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldout6File)
-	}
-	if !found7 {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldout7File)
-	}
-	if !found8 {
-		tb.Fatalf("no held-out set testdata/posture/%s", heldout8File)
-	}
 	checkDerived(tb, training)
-	checkDerived(tb, heldout)
-	checkDerived(tb, heldout2)
-	checkDerived(tb, heldout3)
-	checkDerived(tb, heldout4)
-	checkDerived(tb, heldout5)
-	checkDerived(tb, heldout6)
-	checkDerived(tb, heldout7)
-	checkDerived(tb, heldout8)
+	for i, its := range held {
+		if its == nil {
+			tb.Fatalf("no held-out set testdata/posture/%s", heldoutSets[i].file)
+		}
+		checkDerived(tb, its)
+	}
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8
+	return training, held
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -339,37 +292,30 @@ func ratio(a, b int) float64 {
 // labelled corpus, prints precision, recall (overall, by kind, and on the
 // tag-stripped variants against their originals) and the misses and false
 // alarms by id, never by text, and fails below the floors. It then does the
-// same, apart, on each held-out set: the training figures are partly a
-// training score; so, since their misses were read to improve the
-// detectors, are the first to sixth held-out sets'; the seventh's and
-// eighth's are not.
+// same, apart, on each held-out set. Every set's misses have been read to
+// improve the detectors, so all these figures are training scores; each
+// set's first, blind figure is in docs/security.md.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8 := postureSets(t)
+	training, held := postureSets(t)
 	var out strings.Builder
-	for _, set := range []struct {
-		name        string
-		items       []*postureItem
-		least       postureMinima
-		recallFloor float64
-		// precisionReported: a precision below minPrecision is logged,
-		// not failed (heldout5PrecisionReported, heldout6PrecisionReported,
-		// heldout7PrecisionReported, heldout8PrecisionReported).
-		precisionReported bool
-	}{
-		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor, false},
-		{"held-out set (" + heldoutFile + ")", heldout, postureMinima{50, 8, 100, 10}, heldoutRecallFloor, false},
-		{"held-out set 2 (" + heldout2File + ")", heldout2, postureMinima{60, 8, 100, 10}, heldout2RecallFloor, false},
-		{"held-out set 3 (" + heldout3File + ")", heldout3, postureMinima{60, 8, 100, 10}, heldout3RecallFloor, false},
-		{"held-out set 4 (" + heldout4File + ")", heldout4, postureMinima{60, 20, 100, 10}, heldout4RecallFloor, false},
-		{"held-out set 5 (" + heldout5File + ")", heldout5, postureMinima{60, 20, 100, 10}, heldout5RecallFloor, heldout5PrecisionReported},
-		{"held-out set 6 (" + heldout6File + ")", heldout6, postureMinima{60, 20, 100, 12}, heldout6RecallFloor, heldout6PrecisionReported},
-		{"held-out set 7 (" + heldout7File + ")", heldout7, postureMinima{60, 20, 120, 12}, heldout7RecallFloor, heldout7PrecisionReported},
-		{"held-out set 8 (" + heldout8File + ")", heldout8, postureMinima{60, 20, 120, 12}, heldout8RecallFloor, heldout8PrecisionReported},
-	} {
+	type set struct {
+		name string
+		heldoutSet
+		items []*postureItem
+	}
+	sets := []set{{"posture corpus", heldoutSet{recallFloor: recallFloor, least: postureMinima{80, 8, 300, 15}}, training}}
+	for i, h := range heldoutSets {
+		name := "held-out set (" + h.file + ")"
+		if i > 0 {
+			name = fmt.Sprintf("held-out set %d (%s)", i+1, h.file)
+		}
+		sets = append(sets, set{name, h, held[i]})
+	}
+	for _, set := range sets {
 		p, r := postureReport(t, &out, set.name, set.items, set.least)
 		switch {
 		case p < minPrecision && set.precisionReported:
-			t.Logf("%s: precision %.3f is below %.2f (reported, not enforced; see the set's heldoutNPrecisionReported)", set.name, p, minPrecision)
+			t.Logf("%s: precision %.3f is below %.2f (reported, not enforced: its precisionReported)", set.name, p, minPrecision)
 		case p < minPrecision:
 			t.Errorf("%s: precision %.3f is below %.2f", set.name, p, minPrecision)
 		}
