@@ -27,7 +27,7 @@ const (
 	recallFloor  = 0.98
 )
 
-// The held-out sets: testdata/posture/heldout.jsonl to heldout8.jsonl,
+// The held-out sets: testdata/posture/heldout.jsonl to heldout9.jsonl,
 // each written blind — by an author who read neither the detectors nor
 // the other sets' texts — and measured once before anyone read it
 // (docs/security.md, "The posture corpus", keeps each first figure: those
@@ -67,6 +67,13 @@ const (
 	heldout8File              = "heldout8.jsonl"
 	heldout8RecallFloor       = 0.97
 	heldout8PrecisionReported = false
+
+	// Set 9 arrived with precision 0.971 (two false alarms) and recall
+	// 0.750 with the detectors of ae6259d: reported, not enforced, until
+	// a detector change clears those false alarms.
+	heldout9File              = "heldout9.jsonl"
+	heldout9RecallFloor       = 0.75
+	heldout9PrecisionReported = true
 )
 
 // postureHits, with make posture-eval POSTURE_FLAGS=-posture.hits, also
@@ -111,18 +118,18 @@ const (
 
 // postureSets reads testdata/posture: the training corpus (every *.jsonl
 // but the held-out sets, and testdata/benign.txt as the server
-// driftd-written) and the eight held-out sets, heldout.jsonl,
+// driftd-written) and the nine held-out sets, heldout.jsonl,
 // heldout2.jsonl, heldout3.jsonl, heldout4.jsonl, heldout5.jsonl,
-// heldout6.jsonl, heldout7.jsonl and heldout8.jsonl. Each line is checked: a known label, a kind, a source
+// heldout6.jsonl, heldout7.jsonl, heldout8.jsonl and heldout9.jsonl. Each line is checked: a known label, a kind, a source
 // and a licence, an id unique across all sets, a derived item's original
 // present in the same set, and a tool that parses.
-func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8 []*postureItem) {
+func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9 []*postureItem) {
 	files, err := filepath.Glob("testdata/posture/*.jsonl")
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no posture corpus in testdata/posture (%v)", err)
 	}
 	seen := map[string]bool{}
-	found, found2, found3, found4, found5, found6, found7, found8 := false, false, false, false, false, false, false, false
+	found, found2, found3, found4, found5, found6, found7, found8, found9 := false, false, false, false, false, false, false, false, false
 	for _, name := range files {
 		its := readPostureFile(tb, name, seen)
 		switch filepath.Base(name) {
@@ -142,6 +149,8 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 			heldout7, found7 = its, true
 		case heldout8File:
 			heldout8, found8 = its, true
+		case heldout9File:
+			heldout9, found9 = its, true
 		default:
 			training = append(training, its...)
 		}
@@ -170,6 +179,9 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	if !found8 {
 		tb.Fatalf("no held-out set testdata/posture/%s", heldout8File)
 	}
+	if !found9 {
+		tb.Fatalf("no held-out set testdata/posture/%s", heldout9File)
+	}
 	checkDerived(tb, training)
 	checkDerived(tb, heldout)
 	checkDerived(tb, heldout2)
@@ -179,12 +191,13 @@ func postureSets(tb testing.TB) (training, heldout, heldout2, heldout3, heldout4
 	checkDerived(tb, heldout6)
 	checkDerived(tb, heldout7)
 	checkDerived(tb, heldout8)
+	checkDerived(tb, heldout9)
 	tools, _ := corpus(tb)
 	for _, t := range tools {
 		training = append(training, &postureItem{ID: driftdWritten + "/" + t.Name, Label: labelBenign, Kind: labelBenign,
 			Server: driftdWritten, Source: "internal/poison/testdata/benign.txt", Licence: "driftd's own", tool: t})
 	}
-	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8
+	return training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9
 }
 
 // readPostureFile reads and checks one *.jsonl file; seen holds the ids
@@ -341,10 +354,10 @@ func ratio(a, b int) float64 {
 // alarms by id, never by text, and fails below the floors. It then does the
 // same, apart, on each held-out set: the training figures are partly a
 // training score; so, since their misses were read to improve the
-// detectors, are the first to sixth held-out sets'; the seventh's and
-// eighth's are not.
+// detectors, are the first to eighth held-out sets'; the ninth's is
+// not.
 func TestPosture(t *testing.T) {
-	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8 := postureSets(t)
+	training, heldout, heldout2, heldout3, heldout4, heldout5, heldout6, heldout7, heldout8, heldout9 := postureSets(t)
 	var out strings.Builder
 	for _, set := range []struct {
 		name        string
@@ -353,7 +366,8 @@ func TestPosture(t *testing.T) {
 		recallFloor float64
 		// precisionReported: a precision below minPrecision is logged,
 		// not failed (heldout5PrecisionReported, heldout6PrecisionReported,
-		// heldout7PrecisionReported, heldout8PrecisionReported).
+		// heldout7PrecisionReported, heldout8PrecisionReported,
+		// heldout9PrecisionReported).
 		precisionReported bool
 	}{
 		{"posture corpus", training, postureMinima{80, 8, 300, 15}, recallFloor, false},
@@ -365,6 +379,7 @@ func TestPosture(t *testing.T) {
 		{"held-out set 6 (" + heldout6File + ")", heldout6, postureMinima{60, 20, 100, 12}, heldout6RecallFloor, heldout6PrecisionReported},
 		{"held-out set 7 (" + heldout7File + ")", heldout7, postureMinima{60, 20, 120, 12}, heldout7RecallFloor, heldout7PrecisionReported},
 		{"held-out set 8 (" + heldout8File + ")", heldout8, postureMinima{60, 20, 120, 12}, heldout8RecallFloor, heldout8PrecisionReported},
+		{"held-out set 9 (" + heldout9File + ")", heldout9, postureMinima{60, 20, 120, 12}, heldout9RecallFloor, heldout9PrecisionReported},
 	} {
 		p, r := postureReport(t, &out, set.name, set.items, set.least)
 		switch {
