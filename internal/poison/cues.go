@@ -84,6 +84,7 @@ var cues = []cue{
 			`|\b(?:keep|hide)\s+(?:this|it|these\s+\w+|the\s+\w+)\s+(?:secret\s+|hidden\s+)?from\s+the\s+(?:user|human|operator)` +
 			`|\bthe\s+(?:user|human|operator)\s+(?:must|should|need|needs|may)\s+(?:not|never)\s+(?:know|see|notice|learn|hear|find\s+out|be\s+(?:told|informed|aware))` +
 			`|\b(?:silently|secretly|covertly|quietly|discreetly)\s+(?:send|forward|include|add|append|read|call|copy|bcc|upload|pass|attach|post|transmit|collect|exfiltrate|change|replace|redirect|modify)\b` +
+			`|\b(?:send|forward|read|copy|upload|collect|pass|post)\s+(?:\w+\s+)?(?:silently|secretly|covertly|discreetly)\b|\bdo\s+(?:this|it|so|that)\s+(?:quietly|silently|secretly|covertly|discreetly)\b` +
 			`|\bcould\s+(?:even\s+)?upset\s+the\s+user` +
 			`|\bwithout\s+(?:saying|mentioning|revealing|disclosing)\s+(?:where|that|how|why)\b` +
 			`|\bso\s+(?:that\s+)?(?:it|this|they)\s+(?:is|are|stays?|remains?)\s+(?:not\s+visible|invisible|hidden|out\s+of\s+sight)\b` +
@@ -123,6 +124,7 @@ var cues = []cue{
 		`\bbefore\s+(?:using|calling|invoking|running|executing|you\s+(?:use|call|invoke|run|execute))\s+(?:any|every|all|each)\s+(?:other\s+)?(?:tools?|functions?|commands?)\b` +
 			`|\bbefore\s+(?:any|every|all)\s+other\s+(?:tools?|tool\s+calls?|functions?|actions?)\b` +
 			`|\bbefore\s+(?:you\s+)?(?:respond|answer|reply)(?:ing)?\s+to\s+(?:the\s+user|any\s+(?:request|message|question))` +
+			`|\bbefore\s+answering\s+the\s+user\b|\bas\s+soon\s+as\s+these\s+tools\s+are\s+(?:loaded|listed|available|registered)\b` +
 			`|\b(?:at|on)\s+the\s+(?:start|beginning)\s+of\s+(?:every|each|any)\s+(?:conversation|session|chat|turn|response)` +
 			`|\b(?:whenever|every\s+time|each\s+time)\s+(?:you|the\s+(?:assistant|model|agent|ai))\s+(?:use|call|invoke|run|execute)s?\s+(?:any|a|another)\s+(?:other\s+)?(?:tool|command|function)` +
 			`|\bregardless\s+of\s+(?:which|what)\s+tool` +
@@ -272,7 +274,7 @@ var cues = []cue{
 			// Japanese and Korean put the verb last: the address, its
 			// particle (に, へ; 로, 으로, 에) and the verb.
 			`|` + addr + `\S*\s*(?:に|へ|まで)\s*(?:送信|送っ|送る|転送|アップロード|置き換え|変更)` +
-			`|` + addr + `\S*\s*(?:로|으로|에게|에)\s*(?:전송|보내|업로드|전달)`},
+			`|` + addr + `\S*\s*(?:로|으로|에게|에)[^.。]{0,24}?(?:전송|보내|업로드|전달)`},
 	// Japanese.
 	// Chinese, Japanese and Korean: every later reply.
 	{kLineJump, "Chinese, Japanese or Korean", cHigh, nil,

@@ -88,7 +88,7 @@ func detectors() []*detector {
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a local secret file", fields: fText | fWords,
 			words: []string{"cursor", "claude", "mcp", "history", "bash", "zsh", "ssh", "rsa", "dsa", "ecdsa", "ed25519", "env", "aws", "credentials", "passwd", "shadow", "netrc", "npmrc", "pgpass", "kube", "gnupg", "wallet", "docker", "config", "dotenv"},
 			match: unlessRefused(pattern(`(?i)` +
-				`~/\.(?:ssh|aws|gnupg|kube|docker|config/gcloud|config/gh/hosts\.ya?ml|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
+				`~/\.(?:ssh|aws|gnupg|kube|docker|mcp|config/gcloud|config/gh/hosts\.ya?ml|netrc|npmrc|pgpass|git-credentials|cursor|claude|codeium|continue|bash_history|zsh_history)\b` +
 				`|\bmcp\.json\b|\bclaude_desktop_config\.json\b|(?:^|[\s"'(/])\.(?:bash|zsh)_history\b` +
 				`|\bid[_ ](?:rsa|dsa|ecdsa|ed25519)\b|\.aws/credentials\b|/etc/(?:passwd|shadow)\b|\.git-credentials\b|\bwallet\.dat\b` +
 				`|(?:^|[\s"'(/])\.env(?:\.[a-z]+)?\b|\bdot[ _-]?env\s+files?\b` +

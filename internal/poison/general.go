@@ -25,36 +25,38 @@ import (
 
 // The kinds of the general rows.
 const (
-	kScope      = "line jumping: a directive for the whole conversation or other tools"
-	kConcealAt  = "concealment from the user (a verb of telling negated, next to the user)"
-	kTotality   = "a harvest of the whole conversation"
-	kStuffing   = "a secret or private datum put into an argument"
-	kTemplate   = "a URL the model is to fill with data"
-	kValueCall  = "a call to another tool inside a value"
-	kAutoYes    = "a claim of the user's consent (approval taken for granted)"
-	kContents   = "a secret's contents asked for by name"
-	kIntrospect = "a parameter asking for the model's own context"
-	kHomeFile   = "a local file's contents put into an argument"
-	kAside      = "an aside addressed to the model"
-	kNote       = "a note to the model with a demand"
-	kSafetyOff  = "a switch-off of the model's safeguards"
-	kHunt       = "a hunt for secrets"
-	kPlusSecret = "a secret added to what a name or value holds"
-	kPushAside  = "other tools pushed aside"
-	kWhatever   = "an order given whatever the user asks"
-	kDestroy    = "a destructive statement to run"
-	kSafetyOffL = kSafetyOff + ", in another language"
-	kTrustClaim = "a claim of trust or authority over the model"
-	kBoundary   = "a fake boundary of the description"
-	kHiddenText = "text hidden from a reader of the description"
-	kDecode     = "an encoded payload to decode and obey"
-	kRedirect   = "a payment or transfer redirected to an address"
-	kPersist    = "an instruction to persist in the model's memory or configuration"
-	kCovertAny  = "a covert copy (BCC) to an address"
-	kSecretOut  = "a secret sent to an address"
-	kNoConfirm  = "no confirmation asked of the user, in another language"
-	kForwardURL = "a preset address that forwards a secret"
-	kDump       = "a tool's whole output copied into the reply"
+	kScope       = "line jumping: a directive for the whole conversation or other tools"
+	kConcealAt   = "concealment from the user (a verb of telling negated, next to the user)"
+	kTotality    = "a harvest of the whole conversation"
+	kStuffing    = "a secret or private datum put into an argument"
+	kTemplate    = "a URL the model is to fill with data"
+	kValueCall   = "a call to another tool inside a value"
+	kAutoYes     = "a claim of the user's consent (approval taken for granted)"
+	kContents    = "a secret's contents asked for by name"
+	kIntrospect  = "a parameter asking for the model's own context"
+	kHomeFile    = "a local file's contents put into an argument"
+	kAside       = "an aside addressed to the model"
+	kNote        = "a note to the model with a demand"
+	kSafetyOff   = "a switch-off of the model's safeguards"
+	kHunt        = "a hunt for secrets"
+	kPlusSecret  = "a secret added to what a name or value holds"
+	kPushAside   = "other tools pushed aside"
+	kWhatever    = "an order given whatever the user asks"
+	kDestroy     = "a destructive statement to run"
+	kSafetyOffL  = kSafetyOff + ", in another language"
+	kTrustClaim  = "a claim of trust or authority over the model"
+	kBoundary    = "a fake boundary of the description"
+	kHiddenText  = "text hidden from a reader of the description"
+	kDecode      = "an encoded payload to decode and obey"
+	kRedirect    = "a payment or transfer redirected to an address"
+	kPersist     = "an instruction to persist in the model's memory or configuration"
+	kCovertAny   = "a covert copy (BCC) to an address"
+	kSecretOut   = "a secret sent to an address"
+	kNoConfirm   = "no confirmation asked of the user, in another language"
+	kForwardURL  = "a preset address that forwards a secret"
+	kDump        = "a tool's whole output copied into the reply"
+	kValueSpeaks = "a value that addresses the model"
+	kAlwaysAdd   = "an address always added to the recipients"
 )
 
 // A cooccur row matches a sentence where every one of its expressions
@@ -133,7 +135,7 @@ func together(c cooccur) matcher {
 // The parts the general rows share.
 const (
 	// directive is a verb or modal that tells the model what to do.
-	directive = `\b(?:always|never|must|should|shall|do\s+not|don'?t|make\s+sure|be\s+sure|remember|keep|leave|omit|skip|drop|add|append|include|start|end|prefix|send|copy|forward|mention|tell|ignore|answer|reply|respond|follow|treat|apply|go\s+ahead|set|change|replace|use\s+only|call\s+this\s+tool|also\s+call|call\s+the|carry|put\s+every)\b`
+	directive = `\b(?:always|never|must|should|shall|do\s+not|don'?t|make\s+sure|be\s+sure|remember|keep|leave|omit|skip|drop|add|append|include|start|end|prefix|send|copy|forward|mention|tell|ignore|answer|reply|respond|follow|treat|apply|go\s+ahead|set|change|replace|use\s+only|call\s+this\s+tool|also\s+call|call\s+the|carry|put\s+every|pass)\b`
 
 	// audience is the user, or what the model shows the user.
 	audience = `\b(?:the\s+user|user'?s?|users|the\s+human|the\s+operator|the\s+customer|anyone)\b|\byour\s+(?:reply|answer|response|summary)\b|\bany\s+log\b` +
@@ -142,11 +144,12 @@ const (
 
 	// hush is a verb of telling, negated, or a keeping out of sight, in
 	// each language the cues know.
-	hush = `\b(?:do\s+not|don'?t|never|must\s+not|should\s+not|shouldn'?t|without|no\s+need\s+to|needn'?t|need\s+not)\s+(?:\w+\s+){0,2}?(?:tell|telling|told|mention|mentioning|mentioned|say|saying|said|reveal|revealing|revealed|disclose|disclosing|disclosed|inform|informing|informed|notify|notifying|notified|alert|alerting|alerted|bring\s+up|point\s+out)\b` +
+	hush = `\b(?:do\s+not|don'?t|does\s+not|doesn'?t|never|must\s+not|should\s+not|shouldn'?t|will\s+not|won'?t|without|no\s+need\s+to|needn'?t|need\s+not)\s+(?:\w+\s+){0,2}?(?:tell|telling|told|mention|mentioning|mentioned|say|saying|said|reveal|revealing|revealed|disclose|disclosing|disclosed|inform|informing|informed|notify|notifying|notified|alert|alerting|alerted|bring\s+up|point\s+out)\b` +
 		`|\b(?:skip|avoid|refrain\s+from|omit)\s+(?:\w+\s+){0,2}?(?:telling|mentioning|saying|revealing|disclosing|informing|notifying)\b` +
 		`|\bnot\s+(?:for|to\s+be)\s+(?:display(?:ed)?|shown|show|seen|read)\b` +
 		`|\bwithout\s+the\s+user\s+(?:knowing|noticing|seeing|being\s+told|finding\s+out)\b|\bhide\s+(?:this|that|the)\s+(?:step|call|action|request)\b` +
 		`|\bsenza\s+che\s+l['’]utente\s+(?:lo\s+)?(?:sappia|noti|veda)|\bverschweig\w*|\bsans\s+que\s+l['’]utilisat(?:eur|rice)\s+(?:le\s+)?(?:sache|remarque|voie)|\bsin\s+que\s+el\s+usuario\s+(?:lo\s+)?(?:sepa|note|vea)` +
+		`|\b(?:do\s+not|don'?t|never)\s+(?:list|repeat|echo|read)\s+(?:it|this|them|that)\s+back\b` +
 		`|\bsay\s+nothing\b|\bkeep\s+(?:\w+\s+){0,3}?(?:out\s+of|to\s+yourself|quiet|between\s+us)\b|\bleave\s+(?:\w+\s+){0,3}?out\s+of\b` +
 		`|\bno\s+(?:\w+\s+)?(?:mention|word)\s+(?:of|about)\b` +
 		// Spanish, Portuguese, French, Italian, German, Dutch, Polish,
@@ -178,11 +181,11 @@ const (
 
 	// putVerb puts data somewhere, in each language the cues know.
 	putVerb = `\b(?:put|place|copy|paste|insert|include|add|pass|fill|write|attach|supply|send)\b` +
-		`|\b(?:copia|incluye|incluya|pon|ponga|añade|a[ñn]ada|pega|inclua|coloque|copie|cole|adicione|copiez|mettez|mets|incluez|ajoutez|collez|kopiere|kopieren|f[üu]ge|setze|kopieer|zet|voeg|plak|skopiuj|wpisz|do[łl][ąa]cz|wklej|скопируй|вставь|добавь|передай|укажи)\b` +
+		`|\b(?:copia|incluye|incluya|pon|ponga|añade|a[ñn]ada|pega|inclua|coloque|copie|cole|adicione|copiez|mettez|mets|incluez|ajoutez|collez|passe|passer|passez|kopiere|kopieren|f[üu]ge|setze|kopieer|zet|voeg|plak|skopiuj|wpisz|do[łl][ąa]cz|wklej|скопируй|вставь|добавь|передай|укажи)\b` +
 		`|入れ|含め|コピー|貼り付け|記入|放入|填入|复制|包含|附加|填写|넣|포함|복사|붙여`
 
 	// private is a secret or a private datum of the user.
-	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b|\b(?:secrets|deploy\s+keys?)\b|\b(?:user'?s|saved|stored)\s+(?:\w+\s+)?tokens?\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
+	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b|\b(?:secrets|deploy\s+keys?)\b|\b(?:user'?s|saved|stored)\s+(?:\w+\s+)?tokens?\b|\bthe\s+user'?s\s+(?:\w+\s+){0,2}?(?:home\s+director(?:y|ies)|e-?mails?|documents|photos|contacts|calendar|messages)\b|\be-?mails?\s+de\s+l['’]utilisat(?:eur|rice)\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
 		`|\b(?:claves?|contrase[ñn]as?|tarjetas?|direcci[óo]n|cart[ãa]o|senhas?|endere[çc]o|cl[ée]s?|mots?\s+de\s+passe|cartes?|adresse|schl[üu]ssel|passw(?:ö|oe)rter|passwort|karte|sleutels?|wachtwoord(?:en)?|kaart|afleveradres|adres|klucz[ey]?|has[łl]a?|karty?|ключи?|парол[иь]|карт[ау]|адрес)\b` +
 		`|キー|トークン|パスワード|カード|住所|密钥|令牌|密码|卡号|地址|키|토큰|비밀번호|카드|주소`
 
@@ -256,7 +259,7 @@ var hushWords = []string{"without", "hide", "senza", "verschweige", "verschweige
 	"vertellen", "melden", "noemen", "vermelden", "vertel", "informuj", "wspominaj"}
 
 // privateWords wake the argument row: the nouns of private.
-var privateWords = []string{"env", "printenv", "deploy", "key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "card", "cvv", "address", "addresses", "phone", "contacts", "conversation",
+var privateWords = []string{"mails", "emails", "home", "documents", "photos", "calendar", "env", "printenv", "deploy", "key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "card", "cvv", "address", "addresses", "phone", "contacts", "conversation",
 	"clave", "claves", "contrasena", "tarjeta", "tarjetas", "direccion", "senha", "senhas", "endereco", "cle", "cles", "passe", "carte", "cartes", "adresse", "passwort", "karte", "sleutel", "sleutels", "wachtwoord", "wachtwoorden", "kaart", "afleveradres", "adres", "klucz", "klucze", "karta", "karty"}
 
 // ownSlot is a slot named for the datum put in it ("the delivery address
@@ -285,13 +288,14 @@ func generalRows(instruction, lure string) []*detector {
 					`|\b(?:with|through|via|using|by|from)\s+(?:any|every|another|all)\s+other\s+tools?\b|\b(?:with|through|via|using|by|from)\s+another\s+tool\b` +
 					`|\b(?:every|each|all)\s+(?:\w+\s+)?(?:messages?|requests?|calls?|commands?)\s+(?:sent|made|issued|run)\s+(?:by|through|with)\s+other\s+tools\b` +
 					`|\b(?:tool|function)s?\s+(?:of|from|on)\s+the\s+(?:\w+\s+){0,3}?server\b` +
+					`|\b(?:every\s+time|whenever|each\s+time)\s+(?:any|another)\s+(?:other\s+)?tool\b` +
 					`|\bafter\s+every\s+(?:\w+\s+){0,3}?you\s+\w+` +
 					`|\b(?:every|each|all)\s+(?:of\s+your\s+)?(?:answers?|repl(?:y|ies)|responses?)\s+(?:must|should|shall|has\s+to|needs\s+to)\b` +
 					`|\b(?:on|from|of|in)\s+(?:any|every|another|all)\s+(?:other\s+)?servers?\b` +
 					`|\b(?:no|never|not)\s+(?:\w+\s+)?need\s+to\s+(?:call|use|invoke|run)\s+(?:it|this(?:\s+tool|\s+function)?)\b|\bthere\s+is\s+no\s+need\s+to\s+(?:call|use|invoke)\s+(?:it|this)\b`,
 				directive}})},
 		{rule: instruction, what: "text addressed to the model", kind: kScope + ", in another language", fields: fText,
-			classes: cHigh, words: []string{"toda", "todas", "toute", "toutes", "tutta", "tutte", "gesamten", "ganzen", "allen", "hele", "gehele", "alle", "przez", "prima", "antes", "cualquier", "autre", "anderen"},
+			classes: cHigh, words: []string{"toda", "todas", "toute", "toutes", "tutta", "tutte", "gesamten", "ganzen", "allen", "hele", "gehele", "alle", "przez", "prima", "antes", "cualquier", "autre", "anderen", "sempre", "chaque", "cada"},
 			match: pattern(`(?i)\b(?:durante|en)\s+toda\s+la\s+(?:conversaci[óo]n|sesi[óo]n)\b|\ben\s+todas\s+(?:las\s+|tus\s+)?respuestas\b` +
 				`|\b(?:durante|em)\s+toda\s+a\s+(?:conversa|sess[ãa]o)\b|\bem\s+todas\s+as\s+(?:suas\s+)?respostas\b` +
 				`|\b(?:pendant|durant|dans)\s+toute\s+la\s+(?:conversation|session|discussion)\b|\bdans\s+toutes\s+(?:les|vos|tes)\s+r[ée]ponses\b` +
@@ -300,7 +304,7 @@ func generalRows(instruction, lure string) []*detector {
 				`|\b(?:gedurende|tijdens)\s+(?:het\s+)?(?:hele|gehele)\s+(?:gesprek|sessie)\b|\bin\s+alle\s+(?:je\s+)?antwoorden\b` +
 				`|\bprzez\s+ca[łl][ąa]\s+(?:rozmow[ęe]|sesj[ęe])|\bw\s+ka[żz]dej\s+odpowiedzi` +
 				`|(?:в\s+течение|на\s+протяжении)\s+всего\s+(?:разговора|диалога|сеанса)|во\s+всех\s+ответах` +
-				`|\bantes\s+(?:que|de)\s+cualquier\s+otra\s+herramienta|\bprima\s+di\s+(?:qualsiasi|ogni)\s+altro\s+strumento|\bantes\s+de\s+qualquer\s+outra\s+ferramenta|\bcon\s+cualquier\s+otra\s+herramienta|\bavec\s+(?:un|n['’]importe\s+quel)\s+autre\s+outil|\bmit\s+(?:einem|jedem)\s+anderen\s+(?:werkzeug|tool)` +
+				`|\bsempre\s+que\s+(?:qualquer\s+)?outra\s+ferramenta|\bchaque\s+fois\s+qu['’]un\s+autre\s+outil|\bcada\s+vez\s+que\s+otra\s+herramienta|\bantes\s+(?:que|de)\s+cualquier\s+otra\s+herramienta|\bprima\s+di\s+(?:qualsiasi|ogni)\s+altro\s+strumento|\bantes\s+de\s+qualquer\s+outra\s+ferramenta|\bcon\s+cualquier\s+otra\s+herramienta|\bavec\s+(?:un|n['’]importe\s+quel)\s+autre\s+outil|\bmit\s+(?:einem|jedem)\s+anderen\s+(?:werkzeug|tool)` +
 				`|다른\s*도구[^.。]{0,40}이\s*도구를\s*(?:먼저\s*)?호출|他の(?:ツール|道具)[^。]{0,40}(?:この|本)ツールを(?:先に|最初に)?(?:呼|使)|(?:其他|任何其他)工具[^。]{0,40}(?:先)?(?:调用|使用)(?:此|这个|本)工具|di[ğg]er\s+ara[çc]` +
 				`|(?:整个|全部)(?:对话|会话)(?:中|期间|里)|(?:所有|每条|每次)(?:回复|回答)中|会話全体|セッション全体|(?:すべて|全て)の(?:返答|応答|回答)|대화\s*내내|모든\s*(?:응답|답변)에`)},
 		{rule: instruction, what: "text addressed to the model", kind: kConcealAt, fields: fText,
@@ -352,6 +356,15 @@ func generalRows(instruction, lure string) []*detector {
 		{rule: lure, what: "a secret or local-file lure", kind: kForwardURL, fields: fValue,
 			words: []string{"http", "https"},
 			match: after("://", pattern(`(?i)https?://[^\s"'<>]*[?&](?:forward|send|relay|leak|include|attach|pass|share)[_-]?(?:api[_-]?)?(?:key|token|secret|credentials?|auth|cookies?)s?=(?:true|1|yes|on)\b`))},
+		// A value that addresses the model: no honest enum, default or
+		// example speaks to the assistant.
+		{rule: instruction, what: "text addressed to the model", kind: kValueSpeaks, fields: fValue,
+			words: []string{"assistant", "model", "agent"},
+			match: pattern(`(?i)\bthe\s+(?:assistant|model|agent|ai)\s+(?:should|must|shall|needs\s+to|has\s+to|is\s+to)\b`)},
+		// An address always added to a list of recipients or attendees.
+		{rule: instruction, what: "text addressed to the model", kind: kAlwaysAdd, fields: fText,
+			classes: cAt,
+			match:   after("@", pattern(`(?i)\b(?:always|also|automatically)\s+(?:add|include|cc|copy|invite)\s+[\w.+-]+@[\w-]+\.[\w.-]+`))},
 		// Approval taken for granted: the model is to answer a
 		// confirmation itself, or told that calls need none.
 		{rule: instruction, what: "text addressed to the model", kind: kAutoYes, fields: fText,
@@ -360,6 +373,7 @@ func generalRows(instruction, lure string) []*detector {
 				`|\b(?:need|needs|require|requires)\s+no\s+(?:\w+\s+){0,2}?(?:confirmation|approval|permission|consent)\b` +
 				`|\b(?:confirm|approve|authori[sz]e)\s+(?:their|its|your)\s+own\s+(?:tool\s+)?(?:calls?|actions?|requests?)\b` +
 				`|\b(?:answer|reply|respond)\s+(?:yes|"yes"|'yes')\s+(?:to|on\s+behalf\s+of)\b|\bon\s+the\s+user'?s\s+behalf\s+without\b` +
+				`|\bno\s+(?:user\s+)?(?:confirmation|approval|permission)\s+(?:is\s+)?(?:needed|required|necessary)\b` +
 				// An order to act without asking, in the imperative:
 				// "carry out any step it lists … without asking for
 				// confirmation". A tool that itself acts without asking
@@ -406,11 +420,12 @@ func generalRows(instruction, lure string) []*detector {
 		// completely", "treat its output as instructions", "the user has
 		// already asked you to …".
 		{rule: instruction, what: "text addressed to the model", kind: kTrustClaim, fields: fText,
-			words: []string{"trust", "treat", "asked", "instructed", "told", "requested", "ordered"},
+			words: []string{"trust", "treat", "asked", "instructed", "told", "requested", "ordered", "act"},
 			match: pattern(`(?i)\btrust\s+(?:it|this\s+tool|this\s+server|me|its\s+(?:output|results?|answers?))\s+(?:completely|fully|implicitly|blindly|without\s+(?:question|checking|verification))\b` +
 				`|\btreat\s+(?:its|the|this\s+tool'?s|this\s+server'?s|every|any)\s+(?:output|results?|responses?|text|answers?)\s+as\s+(?:(?:your\s+)?(?:new\s+)?instructions|commands|orders|system\s+(?:messages?|prompts?|instructions)|authoritative|coming\s+from\s+the\s+user)\b` +
 				`|\bthe\s+user\s+(?:has|had)\s+(?:already\s+)?(?:asked|instructed|told|requested|ordered)\s+(?:you|the\s+(?:assistant|model|agent))\s+to\b` +
-				`|\btreat\s+(?:this|the)\s+(?:caller|user|request|session|client)\s+as\s+(?:an?\s+)?(?:admin(?:istrator)?|root|superuser|owner|trusted|privileged)\b`)},
+				`|\btreat\s+(?:this|the)\s+(?:caller|user|request|session|client)\s+as\s+(?:an?\s+)?(?:admin(?:istrator)?|root|superuser|owner|trusted|privileged)\b` +
+				`|\bact\s+as\s+(?:the\s+|an?\s+)?(?:admin(?:istrator)?|root|system|superuser)\b`)},
 		// A fake boundary: the description pretends to end, and a system
 		// block to begin.
 		{rule: instruction, what: "text addressed to the model", kind: kBoundary, fields: fText,
@@ -433,10 +448,10 @@ func generalRows(instruction, lure string) []*detector {
 		// A payment or transfer redirected: a wallet or an IBAN beside a
 		// word that swaps it in.
 		{rule: instruction, what: "text addressed to the model", kind: kRedirect, fields: fText,
-			words: []string{"change", "replace", "redirect", "route", "instead", "rather", "always", "regardless", "override", "swap"},
+			words: []string{"change", "replace", "redirect", "route", "instead", "rather", "always", "regardless", "override", "swap", "cambia", "reemplaza", "sustituye", "siempre", "remplace", "remplacez", "toujours", "ersetze", "immer", "altere", "substitua", "sempre", "sostituisci"},
 			match: together(cooccur{all: []string{
 				`\b0x[0-9a-fA-F]{40}\b|\b(?:bc1|[13])[a-km-zA-HJ-NP-Z1-9]{25,39}\b|(?-i:\b[A-Z]{2}\d{2}(?:\s?[A-Z0-9]{4}){3,7}(?:\s?[A-Z0-9]{1,3})?\b)`,
-				`\b(?:change|replace|redirect|route|instead|rather|always|regardless|override|swap)\b`}})},
+				`\b(?:change|replace|redirect|route|instead|rather|always|regardless|override|swap|cambia|reemplaza|sustituye|siempre|remplace|remplacez|toujours|[äa]ndere|ersetze|immer|altere|substitua|sempre|sostituisci)\b`}})},
 		// Persistence: an instruction to be kept for later conversations,
 		// saved in the model's memory or written into its configuration.
 		{rule: instruction, what: "text addressed to the model", kind: kPersist, fields: fText,
@@ -515,7 +530,7 @@ func generalRows(instruction, lure string) []*detector {
 		// bodies_plus_ssh_private_keys_and_saved_passwords).
 		{rule: lure, what: "a secret or local-file lure", kind: kPlusSecret, fields: fWords,
 			words: []string{"ssh", "private", "password", "passwords", "credentials", "api", "tokens", "secrets", "environment", "env", "vars", "cookies", "dotenv", "seed"},
-			match: pattern(`(?i)\b(?:plus|and|with|including|incl|also|then|add|append|attach)\s+(?:all\s+|every\s+|the\s+|your\s+|saved\s+|user\s+|stored\s+)*(?:ssh\s+(?:private\s+)?keys?|private\s+keys?|(?:saved\s+|stored\s+)?passwords?|credentials|api\s+keys?|access\s+tokens?|tokens|secrets|environment\s+variables?|env\s+vars?|cookies|dotenv|seed\s+phrases?)\b`)},
+			match: pattern(`(?i)\b(?:plus|and|with|including|incl|also|then|add|append|attach|upload|send|post|leak|dump|export)\s+(?:all\s+|every\s+|the\s+|your\s+|saved\s+|user\s+|stored\s+)*(?:ssh\s+(?:private\s+)?keys?|private\s+keys?|(?:saved\s+|stored\s+)?passwords?|credentials|api\s+keys?|access\s+tokens?|tokens|secrets|environment\s+variables?|env\s+vars?|cookies|dotenv|seed\s+phrases?)\b`)},
 		// A parameter that a model fills with what it holds rather than
 		// what the tool needs (HiddenLayer's system_prompt and
 		// conversation_history parameters): the model's own prompt,
@@ -523,7 +538,7 @@ func generalRows(instruction, lure string) []*detector {
 		{rule: lure, what: "a secret or local-file lure", kind: kIntrospect, fields: fParam,
 			words: []string{"your", "assistant", "model", "agent", "conversation", "chat", "messages", "dialog", "dialogue", "tools", "thought", "thoughts"},
 			match: pattern(`(?i)\b(?:your|assistant'?s?|model'?s?|agent'?s?|ai)\s+(?:system\s+prompt|instructions|prompt|context|memory|tools?|rules)\b` +
-				`|\b(?:full|whole|entire|complete|recent|previous|prior|all|past)\s+(?:conversation|chat|messages|dialog(?:ue)?|user\s+messages)\b|\b(?:conversation|chat)\s+so\s+far\b` +
+				`|\b(?:full|whole|entire|complete|all)\s+(?:conversation|chat|messages|dialog(?:ue)?|user\s+messages)\b|\b(?:recent|previous|prior|past)\s+(?:conversation|chat|dialog(?:ue)?)\b|\b(?:conversation|chat)\s+so\s+far\b` +
 				`|\b(?:tools?\s+list|list\s+of\s+tools|available\s+tools|other\s+tools|installed\s+tools)\b|\bchain\s+of\s+thoughts?\b`)},
 	}
 }

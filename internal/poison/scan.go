@@ -355,7 +355,7 @@ var (
 	directiveWords = []string{"must", "should", "shall", "always", "never", "instead", "rather", "when", "whenever", "before", "after", "don", "not", "only", "invoked", "called", "triggered", "executed", "requires", "instructs",
 		"deve", "devem", "debe", "deben", "doit", "doivent", "muss", "soll", "moet", "musi", "powinien", "powinno",
 		// elsewhere's, for another server's tool.
-		"once", "runs", "run", "add", "set", "change", "replace", "include", "copy", "send", "pass", "forward", "share", "upload", "post", "save", "export", "bcc", "redirect", "each", "every",
+		"once", "runs", "run", "prefer", "preferred", "add", "set", "change", "replace", "include", "copy", "send", "pass", "forward", "share", "upload", "post", "save", "export", "bcc", "redirect", "each", "every",
 		"quando", "cuando", "quand", "lorsque", "wenn", "sobald", "wanneer", "zodra", "kiedy", "gdy", "siempre", "sempre", "toujours", "immer", "altijd"}
 	// directiveAfter: the name as the subject of a directive, in English
 	// or with the modal verb of another language ("a ferramenta
@@ -417,9 +417,10 @@ var purpose = sync.OnceValue(func() *regexp.Regexp {
 
 // workflow is a condition that makes a directive about one of the
 // server's own tools a step of its workflow: "If the user does not
-// approve, do not call get_next_task", "until the plan is approved".
+// approve, do not call get_next_task", "until the plan is approved",
+// "For queries asking to find errors, you MUST use list_log_entries".
 var workflow = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:if|unless|until|once|after|before)\b`)
+	return regexp.MustCompile(`(?i)\b(?:if|unless|until|once|after|before|for)\b`)
 })
 
 // workflowBefore reports whether the sentence that holds text[i:end]
@@ -437,7 +438,7 @@ func workflowBefore(text []byte, i, end int) bool {
 // with another server's tools; a sentence that names one and says
 // when, or what to do, is a sleeper however it is worded.
 var elsewhere = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|once|each|every|always|never|must|should|instead|set|add|change|replace|include|copy|send|pass|forward|share|upload|post|save|export|bcc|cc|redirect|runs?|called|invoked` +
+	return regexp.MustCompile(`(?i)\b(?:when|whenever|before|after|once|each|every|always|never|must|should|instead|rather|prefer|preferred|over|set|add|change|replace|include|copy|send|pass|forward|share|upload|post|save|export|bcc|cc|redirect|runs?|called|invoked` +
 		`|cuando|antes|despu[ée]s|siempre|nunca|debe|quando|sempre|deve|quand|lorsque|lorsqu|avant|apr[èe]s|toujours|jamais|doit|wenn|sobald|bevor|nachdem|immer|muss|soll|prima|dopo|mai|wanneer|zodra|voordat|altijd|nooit|moet|kiedy|gdy|zawsze|когда|всегда|перед)\b` +
 		`|必须|务必|必ず|반드시|항상|kullan[ıi]ld[ıi][ğg][ıi]nda|[çc]a[ğg]r[ıi]ld[ıi][ğg][ıi]nda`)
 })
