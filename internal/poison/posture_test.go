@@ -27,7 +27,7 @@ const (
 	recallFloor  = 0.98
 )
 
-// The held-out sets (heldoutSets): testdata/posture/heldout.jsonl to heldout9.jsonl,
+// The held-out sets (heldoutSets): testdata/posture/heldout.jsonl to heldout10.jsonl,
 // each written blind — by an author who read neither the detectors nor
 // the other sets' texts — and measured once before anyone read it
 // (docs/security.md, "The posture corpus", keeps each first figure: those
@@ -50,6 +50,7 @@ var heldoutSets = []heldoutSet{
 	{file: "heldout7.jsonl", recallFloor: 1.00, least: postureMinima{60, 20, 120, 12}},
 	{file: "heldout8.jsonl", recallFloor: 0.97, least: postureMinima{60, 20, 120, 12}},
 	{file: "heldout9.jsonl", recallFloor: 0.94, least: postureMinima{60, 20, 120, 12}},
+	{file: "heldout10.jsonl", recallFloor: 0.76, least: postureMinima{60, 20, 120, 12}, precisionReported: true},
 }
 
 // A heldoutSet is one held-out file, its recall floor, the least it must

@@ -4,19 +4,19 @@
 Run: python3 internal/poison/testdata/posture/overlap_check.py [SET] [DIR]
 
 SET is heldout2.jsonl (the default), heldout3.jsonl, heldout4.jsonl,
-heldout5.jsonl, heldout6.jsonl, heldout7.jsonl, heldout8.jsonl or heldout9.jsonl; it is compared with every set written
+heldout5.jsonl, heldout6.jsonl, heldout7.jsonl, heldout8.jsonl, heldout9.jsonl or heldout10.jsonl; it is compared with every set written
 before it: poisoned.jsonl, benign.jsonl and heldout.jsonl, for
 heldout3.jsonl heldout2.jsonl too, for heldout4.jsonl all five other
 files, for heldout5.jsonl all six other files, for heldout6.jsonl
 all seven other files, for heldout7.jsonl all eight other files, for
-heldout8.jsonl all nine other files, and for heldout9.jsonl all ten
-other files. DIR defaults to this script's
+heldout8.jsonl all nine other files, for heldout9.jsonl all ten
+other files, and for heldout10.jsonl all eleven other files. DIR defaults to this script's
 folder. Reads the other files' texts only to compare them; prints ids and
 counts, never a text of another set.
 """
 import json, re, sys, difflib, collections
 import os
-ORDER = ["poisoned.jsonl", "benign.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl", "heldout8.jsonl", "heldout9.jsonl"]
+ORDER = ["poisoned.jsonl", "benign.jsonl", "heldout.jsonl", "heldout2.jsonl", "heldout3.jsonl", "heldout4.jsonl", "heldout5.jsonl", "heldout6.jsonl", "heldout7.jsonl", "heldout8.jsonl", "heldout9.jsonl", "heldout10.jsonl"]
 args = sys.argv[1:]
 name = next((a for a in args if a.endswith(".jsonl")), "heldout2.jsonl")
 d = next((a for a in args if not a.endswith(".jsonl")), os.path.dirname(os.path.abspath(__file__)))
