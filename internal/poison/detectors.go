@@ -100,12 +100,12 @@ func detectors() []*detector {
 		// history"): "read the file once in the conversation" is not.
 		{rule: catalogue.SecSecretLure, what: "a secret or local-file lure", kind: "a data-moving verb next to a secret", fields: fText,
 			words: []string{"key", "keys", "token", "tokens", "password", "passwords", "secret", "secrets", "credentials", "cookie", "cookies", "prompt", "conversation", "history", "variables", "card", "cvv", "phrase", "chat", "home", "passport", "birth", "authorization"},
-			match: except(ownOutput, pattern(`(?i)`+
+			match: described(except(ownOutput, pattern(`(?i)`+
 				`\b(?:read|include|send|pass|attach|append|copy|extract|forward|upload|output|print|leak|exfiltrate|collect|embed|put|paste|place|insert|dump)\b[^.\n]{0,60}?\b`+secretNouns+
 				`|\bset\s+(?:it\s+)?to\s+[^.\n]{0,40}?\b`+secretNouns+
 				`|\b(?:add|append|attach|include|put)\b[^.\n]{0,30}?\b(?:(?:whole|full|entire|complete)\s+(?:conversation|chat)|(?:chat|conversation)\s+history)\b`+
 				`|\byour\s+system[ _-]prompt\b|\b(?:show|display|reveal|print|paste|leak)\s+(?:the\s+|your\s+)?(?:full|whole|entire|complete|raw|unmasked)\s+(?:\w+\s+)?(?:tokens?|passwords?|secrets?|credentials|api\s+keys?)\b`+
-				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`))},
+				`|\bwith\s+the\s+user'?s\s+(?:full\s+)?(?:card\s+number|credit\s+card(?:\s+number)?|cvv|seed\s+phrase|recovery\s+phrase|social\s+security\s+number)`)))},
 		// A harvest of what the conversation holds: every earlier
 		// message, everything the user writes, every id the model has
 		// seen, what it can collect from the chat or the user's files.
@@ -207,6 +207,29 @@ const ownOutput = `(?i)\b(?:returned|generated|newly\s+created|resulting|issued)
 var refusedAfter = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(?:[\s"'\x60(),\]]|\b(?:or|and)\b|~?/[\w./-]*)*?\s(?:are|is|will\s+be|get)\s+(?:always\s+)?(?:rejected|refused|denied|blocked|forbidden|disallowed|not\s+(?:allowed|permitted|accepted))\b`)
 })
+
+// describedBefore and describedAfter are what makes a verb next to a
+// secret a description, not an order: a relative clause ("apps that
+// read environment variables at start"), or the secret as a noun the
+// text goes on to describe ("Upload credentials are generated and used
+// internally").
+var (
+	describedBefore = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:that|which|who|apps?|applications?|programs?|processes|frameworks?)\s+$`)
+	})
+	describedAfter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s+(?:are|is|were|was|will\s+be|gets?)\s+(?:\w+\s+)?(?:generated|created|issued|used|managed|handled|stored|rotated|kept|never)\b`)
+	})
+)
+
+// described returns m without the matches a description frames
+// (describedBefore, describedAfter).
+func described(m matcher) matcher {
+	return dropping(m, func(rest []byte, off, n int) bool {
+		end := off + n
+		return describedBefore().Match(rest[max(0, off-24):off]) || describedAfter().Match(rest[end:min(len(rest), end+60)])
+	})
+}
 
 // unlessRefused returns m without the matches that the text right after
 // them refuses (refusedAfter).

@@ -185,7 +185,7 @@ const (
 		`|入れ|含め|コピー|貼り付け|記入|放入|填入|复制|包含|附加|填写|넣|포함|복사|붙여`
 
 	// private is a secret or a private datum of the user.
-	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b|\b(?:secrets|deploy\s+keys?)\b|\b(?:user'?s|saved|stored)\s+(?:\w+\s+)?tokens?\b|\bthe\s+user'?s\s+(?:\w+\s+){0,2}?(?:home\s+director(?:y|ies)|e-?mails?|documents|photos|contacts|calendar|messages)\b|\be-?mails?\s+de\s+l['’]utilisat(?:eur|rice)\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|conversation|chat\s+history)\b` +
+	private = `(?-i:\b[A-Z][A-Z0-9]*_(?:TOKEN|KEY|SECRET|PASSWORD|PASS|PAT|CREDENTIALS?)\b)|\benv(?:ironment)?\s+variables?\b|\boutput\s+of\s+(?:the\s+)?(?:env|printenv)\s+command\b|\b(?:secrets|deploy\s+keys?)\b|\b(?:user'?s|saved|stored)\s+(?:\w+\s+)?tokens?\b|\bthe\s+user'?s\s+(?:\w+\s+){0,2}?(?:home\s+director(?:y|ies)|e-?mails?|documents|photos|contacts|calendar|messages)\b|\be-?mails?\s+de\s+l['’]utilisat(?:eur|rice)\b|\b(?:(?:api|private|secret|ssh|access)\s+keys?|(?:access|auth|bearer|session|api|refresh)\s+tokens?|passwords?|credentials|(?:session\s+)?cookies|(?:saved\s+|credit\s+|debit\s+)?card(?:\s+numbers?)?|cvv|(?:delivery|home|billing|shipping|postal)\s+address(?:es)?|phone\s+numbers?|contacts|(?:whole|entire|full)\s+conversation|conversation\s+(?:history|so\s+far)|chat\s+history)\b` +
 		`|\b(?:claves?|contrase[ñn]as?|tarjetas?|direcci[óo]n|cart[ãa]o|senhas?|endere[çc]o|cl[ée]s?|mots?\s+de\s+passe|cartes?|adresse|schl[üu]ssel|passw(?:ö|oe)rter|passwort|karte|sleutels?|wachtwoord(?:en)?|kaart|afleveradres|adres|klucz[ey]?|has[łl]a?|karty?|ключи?|парол[иь]|карт[ау]|адрес)\b` +
 		`|キー|トークン|パスワード|カード|住所|密钥|令牌|密码|卡号|地址|키|토큰|비밀번호|카드|주소`
 
@@ -530,7 +530,7 @@ func generalRows(instruction, lure string) []*detector {
 		// bodies_plus_ssh_private_keys_and_saved_passwords).
 		{rule: lure, what: "a secret or local-file lure", kind: kPlusSecret, fields: fWords,
 			words: []string{"ssh", "private", "password", "passwords", "credentials", "api", "tokens", "secrets", "environment", "env", "vars", "cookies", "dotenv", "seed"},
-			match: pattern(`(?i)\b(?:plus|and|with|including|incl|also|then|add|append|attach|upload|send|post|leak|dump|export)\s+(?:all\s+|every\s+|the\s+|your\s+|saved\s+|user\s+|stored\s+)*(?:ssh\s+(?:private\s+)?keys?|private\s+keys?|(?:saved\s+|stored\s+)?passwords?|credentials|api\s+keys?|access\s+tokens?|tokens|secrets|environment\s+variables?|env\s+vars?|cookies|dotenv|seed\s+phrases?)\b`)},
+			match: pattern(`(?i)\b(?:plus|and|with|including|incl|also|then|add|append|attach)\s+(?:(?:upload|send|post|leak|dump|export)\s+)?(?:all\s+|every\s+|the\s+|your\s+|saved\s+|user\s+|stored\s+)*(?:ssh\s+(?:private\s+)?keys?|private\s+keys?|(?:saved\s+|stored\s+)?passwords?|credentials|api\s+keys?|access\s+tokens?|tokens|secrets|environment\s+variables?|env\s+vars?|cookies|dotenv|seed\s+phrases?)\b`)},
 		// A parameter that a model fills with what it holds rather than
 		// what the tool needs (HiddenLayer's system_prompt and
 		// conversation_history parameters): the model's own prompt,

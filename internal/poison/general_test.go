@@ -155,6 +155,10 @@ func TestGeneralShapes(t *testing.T) {
 		"If the user declines the dialog, the call returns an error.",
 		"Always add a subject line; the attendee list comes from the invite.",
 		"Previous conversation messages, for multi-turn detection.",
+		"Upload credentials are generated and used internally.",
+		"Restart the app for frameworks that read environment variables at start.",
+		"Exports design tokens to CSS.",
+		"Pass the session_id back into ask_question to continue an existing conversation.",
 	}
 	checkShapes(t, s, fire, quiet)
 }
@@ -195,6 +199,11 @@ func TestOtherServerSentence(t *testing.T) {
 	}
 	if fs := rulesOf(s.Tool(toolWith("Pairs with open_pull_request from the forge server."))); len(fs) != 0 {
 		t.Errorf("a plain mention: %v", fs)
+	}
+	// A precondition on the server's own tool is a state, not a directive.
+	audio := NewScanner([]mcp.Tool{{Name: "get_audio_status"}}, nil)
+	if fs := rulesOf(audio.Tool(toolWith("Pre-condition: get_audio_status must report ready."))); len(fs) != 0 {
+		t.Errorf("own precondition: %v", fs)
 	}
 	// The server's own workflow: polling after calling its own tool.
 	own := NewScanner([]mcp.Tool{{Name: "use_template"}}, nil)

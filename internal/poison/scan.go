@@ -401,6 +401,13 @@ var (
 	})
 )
 
+// A precondition says what one of the server's own tools must have
+// answered before this one is called ("get_audio_status must report
+// ready"): a state, not a directive.
+var precondition = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^[` + "`" + `'"]?(?:\s+tool)?\s+must\s+(?:first\s+)?(?:report|return|be|have|show|succeed|complete|exist|contain|match|finish)\b`)
+})
+
 // A prerequisite names the tool to call first ("you must call
 // 'resolve-library-id' first to obtain the ID"): a workflow, not a
 // directive about the other tool.
@@ -494,7 +501,7 @@ func shadowing(text []byte, c *scanContext) match {
 			// X or other tools to apply the changes") is a server's
 			// workflow: it controls both. Steering away from another
 			// server's tool is not.
-			if directiveAfter().Match(after) ||
+			if directiveAfter().Match(after) && (other || !precondition().Match(after)) ||
 				other && directiveBefore().Match(before) ||
 				!other && directiveBefore().Match(before) && !prerequisite().Match(after) && !purpose().Match(after) && !workflowBefore(text, i, end) ||
 				other && temporalBefore().Match(before) ||
