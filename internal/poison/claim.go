@@ -91,7 +91,6 @@ func firstWord(name string) string {
 // firstVerb returns a description's first word, lower case, after up to
 // two adverbs of manner ("Permanently deletes …").
 func firstVerb(desc string) string {
-	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 	for n := 0; n < 3; n++ {
 		for desc != "" && !letter(desc[0]) {
 			desc = desc[1:]

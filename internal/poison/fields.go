@@ -90,8 +90,7 @@ func (s *Scanner) Tool(t mcp.Tool) []catalogue.Finding {
 			// A member MCP does not define (x-agent-notes): a client
 			// that hands the whole definition to the model hands it
 			// this too.
-			s.text([]byte(key), fName|fWords, field{leaf: "extra key's name"}, "")
-			s.strings(j, fText|fWords, field{leaf: "extra key"})
+			s.extraKey(j, []byte(key), "", fText|fWords)
 		}
 	})
 	return append(out, annotationClaim(t)...)
@@ -265,11 +264,17 @@ func (s *Scanner) schema(i int, root string) {
 					s.schema(j, root)
 					return
 				}
-				s.text(key, fName|fWords, field{root, "extra key's name"}, "")
-				s.strings(j, fText, field{root, "extra key"})
+				s.extraKey(j, key, root, fText)
 			}
 		})
 	}
+}
+
+// extraKey scans member j, a key no schema or MCP defines, under root:
+// its name as a name, every string inside it as values (text).
+func (s *Scanner) extraKey(j int, key []byte, root string, values fieldMask) {
+	s.text(key, fName|fWords, field{root, "extra key's name"}, "")
+	s.strings(j, values, field{root, "extra key"})
 }
 
 // senderWords are the words of a property that names who sends or
@@ -414,11 +419,15 @@ func plainOf(text, p []byte, at []int) ([]byte, []int) {
 	mixed := mixedWords(text)
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRune(text[i:])
+		latin := byte(0)
+		if len(mixed) > 0 && inSpans(mixed, i) {
+			latin = latinOf(r)
+		}
 		switch {
 		case isInvisible(r) || isTag(r):
 			changed = true
-		case len(mixed) > 0 && inSpans(mixed, i) && latinOf(r) != 0:
-			p, at, changed = append(p, latinOf(r)), append(at, i), true
+		case latin != 0:
+			p, at, changed = append(p, latin), append(at, i), true
 		default:
 			for k := 0; k < size; k++ {
 				p, at = append(p, text[i+k]), append(at, i+k)

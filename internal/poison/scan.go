@@ -502,8 +502,7 @@ func shadowing(text []byte, c *scanContext) match {
 			// workflow: it controls both. Steering away from another
 			// server's tool is not.
 			if directiveAfter().Match(after) && (other || !precondition().Match(after)) ||
-				other && directiveBefore().Match(before) ||
-				!other && directiveBefore().Match(before) && !prerequisite().Match(after) && !purpose().Match(after) && !workflowBefore(text, i, end) ||
+				directiveBefore().Match(before) && (other || !prerequisite().Match(after) && !purpose().Match(after) && !workflowBefore(text, i, end)) ||
 				other && temporalBefore().Match(before) ||
 				sleeperBefore().Match(before) && sleeperAfter().Match(after) ||
 				cjkSleeperAfter().Match(after) ||
